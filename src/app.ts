@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import formbody from "@fastify/formbody";
+import multipart from "@fastify/multipart";
+import rateLimit from "@fastify/rate-limit";
+import fastifyStatic from "@fastify/static";
+import swagger from "@fastify/swagger";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { Config } from "./config.js";
+import type { Civic } from "./core/context.js";
+import { type Database, openDatabase } from "./core/db/database.js";
+import { migrateToLatest } from "./core/db/migrations/index.js";
+import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
+import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { AppError } from "./core/http/errors.js";
+import { loggerOptions } from "./core/http/logger.js";
+import { registerSecurityHeaders } from "./core/http/security.js";
+import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
+import { publicDir } from "./core/web/paths.js";
+import { councillorRoutes } from "./councillors/routes.js";
+import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { healthRoutes } from "./health/routes.js";
+import { projectRoutes } from "./projects/routes.js";
+import { siteRoutes } from "./site/routes.js";
+
+export interface AppOptions {
+  /** An already opened database (tests); otherwise one is opened from the config. */
+  database?: Database;
+  /** The clock (tests). */
+  now?: () => Date;
+  /** Overrides the logger (tests pass false). */
+  logger?: FastifyServerOptions["logger"];
+  assets?: AssetManifest;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/**
+ * Builds the whole platform as a Fastify instance, without listening: opens the database, runs migrations, loads
+ * the demo village into an empty database when SEED_DEMO is on, and registers every feature.
+ */
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true } },
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const now = options.now ?? (() => new Date());
+  const civic: Civic = {
+    config,
+    database,
+    site: {
+      villageName: config.village.name,
+      councilName: config.village.councilName,
+      contactEmail: config.village.contactEmail,
+      baseUrl: config.baseUrl,
+    },
+    assets: options.assets ?? loadAssetManifest(),
+    formTokens: new FormTokens(config.sessionSecret, () => now().getTime()),
+    now,
+    workers: [],
+  };
+  app.decorate("civic", civic);
+
+  app.addHook("onClose", async () => {
+    await Promise.all(civic.workers.map((w) => w.stop()));
+    await database.close();
+  });
+
+  try {
+    await migrateToLatest(database.db);
+    if (config.seedDemo && (await isDatabaseEmpty(database.db))) {
+      await seedDemoVillage(database.db, now());
+      app.log.info("loaded the demo village into the empty database");
+    }
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  await registerSecurityHeaders(app, config);
+  registerErrorHandling(app);
+
+  await app.register(formbody, { bodyLimit: 256 * 1024 });
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    limits: {
+      fileSize: config.uploads.maxPhotoBytes,
+      files: Math.max(config.uploads.maxPhotos, 1),
+      fields: 100,
+      fieldSize: 64 * 1024,
+      parts: 120,
+    },
+  });
+  await app.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError("rate_limited", `Too many requests. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`, {
+        headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },
+      }),
+  });
+  await app.register(fastifyStatic, {
+    root: join(publicDir, "assets"),
+    prefix: "/assets/",
+    wildcard: false,
+    index: false,
+    cacheControl: false,
+    setHeaders(res, path) {
+      // File names carry a content hash, so they never change.
+      res.setHeader(
+        "cache-control",
+        path.endsWith("manifest.json") ? "no-cache" : "public, max-age=31536000, immutable",
+      );
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: `${config.village.name} Community Platform API`, version: "1.0.0" },
+      servers: [{ url: config.baseUrl }],
+    },
+  });
+
+  // Every browser form post carries a valid form token and comes from our own origin.
+  const ownOrigins = [new URL(config.baseUrl).origin];
+  app.addHook("preHandler", async (request) => {
+    if (
+      request.method !== "POST" &&
+      request.method !== "PUT" &&
+      request.method !== "PATCH" &&
+      request.method !== "DELETE"
+    )
+      return;
+    if (routeFamily(request.url) !== "html" || request.routeOptions.config.csrf === false) return;
+    checkSameOrigin(request, ownOrigins);
+    if (!civic.formTokens.verify(formField(request.body, "_csrf"))) {
+      throw new AppError(
+        "csrf_failed",
+        "This form has expired or was not sent from this website. Please reload the page and try again.",
+      );
+    }
+  });
+
+  await app.register(healthRoutes);
+  await app.register(siteRoutes);
+  await app.register(councillorRoutes);
+  await app.register(projectRoutes);
+
+  return app;
+}

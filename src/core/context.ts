@@ -1,0 +1,48 @@
+import type { FastifyRequest } from "fastify";
+import type { Config } from "../config.js";
+import type { SiteInfo } from "../site/content/types.js";
+import type { Database } from "./db/database.js";
+import type { FormTokens } from "./http/csrf.js";
+import type { AssetManifest } from "./web/assets.js";
+import type { PageContext } from "./web/layout.js";
+
+/** A background job (mail outbox, …) that the server starts and stops with the process. */
+export interface Worker {
+  name: string;
+  start(): void;
+  /** Resolves when the worker has finished what it was doing. */
+  stop(): Promise<void>;
+}
+
+/** What the app shares with every feature: decorated on the Fastify instance as `app.civic`. */
+export interface Civic {
+  config: Config;
+  database: Database;
+  site: SiteInfo;
+  assets: AssetManifest;
+  formTokens: FormTokens;
+  /** The clock; tests replace it. */
+  now(): Date;
+  workers: Worker[];
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    civic: Civic;
+  }
+  interface FastifyContextConfig {
+    /** false for form-like POST routes that are not browser forms (APIs authenticate otherwise). */
+    csrf?: boolean;
+  }
+}
+
+/** The context a page needs to render the layout. */
+export function pageContext(request: FastifyRequest): PageContext {
+  const civic = request.server.civic;
+  return {
+    site: civic.site,
+    path: request.url.split("?")[0] ?? "/",
+    assets: civic.assets,
+    csrfToken: civic.formTokens.issue(),
+  };
+}

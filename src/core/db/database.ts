@@ -1,0 +1,85 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import type { DB } from "./schema.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+/** An open database: the typed Kysely instance plus what the app needs to know about it. */
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** Answers when the database responds to a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  /** Overrides `$dataDir/civic.db`, e.g. ":memory:". */
+  sqliteFile?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+let pgParsersInstalled = false;
+
+function installPgTypeParsers(): void {
+  if (pgParsersInstalled) return;
+  pgParsersInstalled = true;
+  // int8 (count(*), bigserial): numbers are safe for our sizes.
+  pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+  // numeric: used by some aggregates.
+  pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+  // timestamptz and timestamp: the same ISO 8601 UTC strings SQLite stores.
+  pg.types.setTypeParser(1184, (v) => new Date(v).toISOString());
+  pg.types.setTypeParser(1114, (v) => new Date(`${v.replace(" ", "T")}Z`).toISOString());
+}
+
+/** Opens SQLite under DATA_DIR, or PostgreSQL when a DATABASE_URL is given. */
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.databaseUrl) {
+    installPgTypeParsers();
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // Every session works in UTC so timestamps compare and print the same on both dialects.
+      options: "-c TimeZone=UTC",
+    });
+    // A broken idle connection must not crash the process; the next query gets a fresh one.
+    pool.on("error", () => {});
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: "postgres",
+      ping: () => ping(db),
+      close: () => db.destroy(),
+    };
+  }
+  const file = options.sqliteFile ?? join(options.dataDir, "civic.db");
+  if (file !== ":memory:") mkdirSync(options.dataDir, { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("synchronous = NORMAL");
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: "sqlite",
+    ping: () => ping(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function ping(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

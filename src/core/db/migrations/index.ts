@@ -1,0 +1,35 @@
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely";
+import * as m0001 from "./0001_core.js";
+import * as m0002 from "./0002_businesses.js";
+import * as m0003 from "./0003_reports.js";
+
+/**
+ * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
+ * the order they run, and a migration that has shipped is never edited.
+ */
+export const migrations: Record<string, Migration> = {
+  "0001_core": m0001,
+  "0002_businesses": m0002,
+  "0003_reports": m0003,
+};
+
+export class MigrationError extends Error {
+  constructor(
+    readonly migration: string | undefined,
+    cause: unknown,
+  ) {
+    super(`Migration ${migration ?? "(unknown)"} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "MigrationError";
+  }
+}
+
+/** Brings the schema up to date. Returns the names of the migrations that ran. */
+export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === "Error");
+    throw new MigrationError(failed?.migrationName, result.error);
+  }
+  return (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

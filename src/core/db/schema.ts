@@ -1,0 +1,227 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/**
+ * Typed table interfaces for both dialects. Conventions that keep one migration set working on SQLite and
+ * PostgreSQL:
+ * - timestamps are UTC ISO 8601 strings (`2026-11-22T16:00:00.000Z`): TEXT on SQLite, timestamptz on
+ *   PostgreSQL (read back as the same ISO string by the pg type parser in `database.ts`);
+ * - booleans are integers 0/1;
+ * - JSON values are TEXT holding JSON, parsed in repositories.
+ */
+export type Timestamp = string;
+type Id = Generated<number>;
+
+export interface PlacesTable {
+  id: string;
+  name: string;
+  kind: "street" | "landmark";
+  latitude: number;
+  longitude: number;
+}
+
+export interface CouncillorsTable {
+  id: string;
+  name: string;
+  role: string;
+  ward: string;
+  party: string | null;
+  email: string;
+  phone: string | null;
+  surgery: string | null;
+  /** JSON string[] */
+  responsibilities: string;
+  sort_order: number;
+}
+
+export interface ProjectsTable {
+  id: string;
+  title: string;
+  summary: string;
+  body: string;
+  status: "planned" | "active" | "completed";
+  started_on: string;
+  lead: string;
+  volunteers_wanted: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BusinessesTable {
+  id: string;
+  name: string;
+  schema_type: string;
+  category: string;
+  description: string | null;
+  street_address: string | null;
+  locality: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  telephone: string | null;
+  email: string | null;
+  url: string | null;
+  /** JSON array of schema.org OpeningHoursSpecification-like objects */
+  opening_hours: string;
+  /** JSON string[] */
+  same_as: string;
+  image: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set when deleted: the row stays as a tombstone for the diff feed. */
+  deleted_at: Timestamp | null;
+}
+
+export interface BusinessChangesTable {
+  seq: Id;
+  business_id: string;
+  kind: "added" | "updated" | "removed";
+  changed_at: Timestamp;
+}
+
+export interface CategoriesTable {
+  /** Open311 service_code */
+  code: string;
+  name: string;
+  description: string;
+  group_name: string | null;
+  /** JSON string[] */
+  keywords: string;
+  department_name: string | null;
+  department_email: string | null;
+  /** JSON array of Open311 attribute definitions */
+  attributes: string;
+  is_public: number;
+  sort_order: number;
+}
+
+export type ReportStatus =
+  | "open"
+  | "investigating"
+  | "in_progress"
+  | "action_scheduled"
+  | "fixed"
+  | "closed"
+  | "duplicate"
+  | "not_responsible";
+
+export type ReportVisibility = "public" | "hidden" | "removed";
+
+export interface ReportsTable {
+  id: Id;
+  /** Human-friendly reference number; the Open311 service_request_id. */
+  reference: string;
+  category_code: string;
+  title: string;
+  description: string;
+  latitude: number | null;
+  longitude: number | null;
+  /** Address or description of the place as given by the reporter. */
+  location_text: string | null;
+  place_id: string | null;
+  address_id: string | null;
+  /** JSON object: attribute code -> string | string[] */
+  attributes: string;
+  status: ReportStatus;
+  visibility: ReportVisibility;
+  /** Private: never leaves the server except to the reporter and, with consent, the council. */
+  reporter_email: string | null;
+  reporter_name: string | null;
+  reporter_phone: string | null;
+  /** 1 when the reporter agreed that the council may see their contact details. */
+  share_contact: number;
+  device_id: string | null;
+  account_id: string | null;
+  source: "web" | "open311" | "demo";
+  api_key_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  forwarded_at: Timestamp | null;
+  forwarded_to: string | null;
+  expected_at: Timestamp | null;
+}
+
+export interface ReportPhotosTable {
+  id: Id;
+  report_id: number;
+  position: number;
+  /** sha256 of the processed image; the storage key. */
+  hash: string;
+  width: number;
+  height: number;
+  content_type: string;
+  created_at: Timestamp;
+}
+
+export interface ReportUpdatesTable {
+  id: Id;
+  report_id: number;
+  status: ReportStatus;
+  previous_status: ReportStatus | null;
+  /** Public note shown in the report's history. */
+  note: string;
+  created_at: Timestamp;
+}
+
+export interface OutboxTable {
+  id: Id;
+  /** What the message is, e.g. "report-confirmation", "report-forward". */
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  /** Stable Message-ID, so a retried send is recognisable as the same message. */
+  message_id: string;
+  created_at: Timestamp;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  /** A worker holds the message until this time while sending it. */
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  sent_at: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  name: string;
+  /** sha256 of the key; the key itself is shown once and never stored. */
+  key_hash: string;
+  /** First characters of the key, to tell keys apart in listings. */
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+export interface DB {
+  places: PlacesTable;
+  councillors: CouncillorsTable;
+  projects: ProjectsTable;
+  businesses: BusinessesTable;
+  business_changes: BusinessChangesTable;
+  categories: CategoriesTable;
+  reports: ReportsTable;
+  report_photos: ReportPhotosTable;
+  report_updates: ReportUpdatesTable;
+  outbox: OutboxTable;
+  api_keys: ApiKeysTable;
+}
+
+export type Business = Selectable<BusinessesTable>;
+export type NewBusiness = Insertable<BusinessesTable>;
+export type BusinessUpdate = Updateable<BusinessesTable>;
+export type Category = Selectable<CategoriesTable>;
+export type Report = Selectable<ReportsTable>;
+export type NewReport = Insertable<ReportsTable>;
+export type ReportUpdate = Selectable<ReportUpdatesTable>;
+export type ReportPhoto = Selectable<ReportPhotosTable>;
+export type OutboxMessage = Selectable<OutboxTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type Place = Selectable<PlacesTable>;
+export type Councillor = Selectable<CouncillorsTable>;
+export type Project = Selectable<ProjectsTable>;
+
+/** Used by count(): PostgreSQL returns bigint, parsed to number in `database.ts`. */
+export type Count = ColumnType<number, never, never>;

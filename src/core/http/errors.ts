@@ -1,0 +1,64 @@
+/**
+ * The error catalogue: every error the platform answers with has a stable code, an HTTP status and a safe
+ * message. Clients match on `code`, never on the message text.
+ */
+export const errorCatalogue = {
+  bad_request: { status: 400, title: "Bad Request" },
+  validation_failed: { status: 400, title: "Bad Request" },
+  api_key_required: { status: 403, title: "Forbidden" },
+  api_key_invalid: { status: 403, title: "Forbidden" },
+  csrf_failed: { status: 403, title: "Forbidden" },
+  not_found: { status: 404, title: "Not Found" },
+  method_not_allowed: { status: 405, title: "Method Not Allowed" },
+  not_acceptable: { status: 406, title: "Not Acceptable" },
+  gone: { status: 410, title: "Gone" },
+  payload_too_large: { status: 413, title: "Content Too Large" },
+  unsupported_media_type: { status: 415, title: "Unsupported Media Type" },
+  rate_limited: { status: 429, title: "Too Many Requests" },
+  internal: { status: 500, title: "Internal Server Error" },
+  service_unavailable: { status: 503, title: "Service Unavailable" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** A problem with one input field, named as the client sent it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  fields?: FieldProblem[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error that is safe to show: its message is written for the person or program that made the request. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly fields: FieldProblem[];
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.status = errorCatalogue[code].status;
+    this.fields = options.fields ?? [];
+    this.headers = options.headers ?? {};
+  }
+
+  get title(): string {
+    return errorCatalogue[this.code].title;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+export const notFound = (what = "The page or resource you asked for does not exist.") =>
+  new AppError("not_found", what);

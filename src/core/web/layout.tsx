@@ -1,0 +1,115 @@
+import type { ComponentChildren } from "preact";
+import type { SiteInfo } from "../../site/content/types.js";
+import type { AssetManifest } from "./assets.js";
+import { footerPages, navPages } from "./sitemap.js";
+
+/** What every page needs to render the shell: the site, the current path and the asset URLs. */
+export interface PageContext {
+  site: SiteInfo;
+  path: string;
+  assets: AssetManifest;
+  /** The form token to put into every form posted back to us. */
+  csrfToken: string;
+}
+
+export interface LayoutProps {
+  ctx: PageContext;
+  title: string;
+  description?: string;
+  /** Extra stylesheets by asset name (e.g. "leaflet.css"). */
+  styles?: string[];
+  /** Progressive-enhancement scripts by asset name (e.g. "report-map.js"). */
+  scripts?: string[];
+  /** Extra elements for <head> (feeds, JSON-LD). */
+  head?: ComponentChildren;
+  children: ComponentChildren;
+}
+
+function isCurrent(navPath: string, path: string): boolean {
+  return path === navPath || (navPath !== "/" && path.startsWith(`${navPath}/`));
+}
+
+/** The page shell: skip link, header with navigation, main landmark, footer. Works without JavaScript. */
+export function Layout({ ctx, title, description, styles = [], scripts = [], head, children }: LayoutProps) {
+  const { site, path, assets } = ctx;
+  const fullTitle = path === "/" ? `${site.villageName} Community Platform` : `${title} – ${site.villageName}`;
+  return (
+    <html lang="en-GB">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{fullTitle}</title>
+        {description ? <meta name="description" content={description} /> : null}
+        <link rel="stylesheet" href={assets.url("site.css")} />
+        {styles.map((s) => (
+          <link rel="stylesheet" href={assets.url(s)} key={s} />
+        ))}
+        <link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom" />
+        {head}
+      </head>
+      <body>
+        <a class="skip-link" href="#main">
+          Skip to main content
+        </a>
+        <header class="site-header">
+          <div class="wrap">
+            <a class="brand" href="/">
+              {site.villageName} <span>Community Platform</span>
+            </a>
+            <nav class="site-nav" aria-label="Main">
+              <ul>
+                {navPages().map((p) => (
+                  <li key={p.path}>
+                    <a href={p.path} aria-current={isCurrent(p.path, path) ? "page" : undefined}>
+                      {p.navLabel ?? p.title}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+        <footer class="site-footer">
+          <div class="wrap">
+            <p>
+              <strong>An independent community project run by volunteers.</strong> This is not a council service.
+              Reports may be forwarded to {site.councilName}; response times depend on the council.
+            </p>
+            <p>
+              <strong>Not for emergencies.</strong> If someone is in danger, call 999. For a dangerous road hazard, call
+              the council's emergency line. Gas leak: 0800 111 999. Power cut: 105.
+            </p>
+            <nav aria-label="Footer">
+              <ul>
+                {footerPages().map((p) => (
+                  <li key={p.path}>
+                    <a href={p.path} aria-current={path === p.path ? "page" : undefined}>
+                      {p.title}
+                    </a>
+                  </li>
+                ))}
+                <li>
+                  <a href="/developers">Developers and open data</a>
+                </li>
+                <li>
+                  <a href={`mailto:${site.contactEmail}`}>Contact the volunteers</a>
+                </li>
+              </ul>
+            </nav>
+          </div>
+        </footer>
+        {scripts.map((s) => (
+          <script type="module" src={assets.url(s)} key={s} />
+        ))}
+      </body>
+    </html>
+  );
+}
+
+/** The hidden form-token field every form posted back to the platform carries. */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}

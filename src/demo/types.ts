@@ -1,0 +1,147 @@
+/**
+ * Shapes of the fictional demo village. The data lives in `village.ts`; `seed.ts` loads it into a database.
+ * Everything here is fictional: names, addresses, phone numbers (Ofcom drama ranges) and example.org emails.
+ */
+
+export type DayOfWeek = "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday" | "Sunday";
+
+export interface DemoVillageInfo {
+  /** e.g. "Ashcombe St Mary" */
+  name: string;
+  /** The (fictional) local council that reports may be forwarded to. */
+  councilName: string;
+  /** Public contact address of the volunteers who run the platform (example.org). */
+  contactEmail: string;
+  centre: { lat: number; lng: number };
+  /** The village area: reports must fall inside it. */
+  bounds: { south: number; west: number; north: number; east: number };
+}
+
+export interface DemoOpeningHours {
+  dayOfWeek: DayOfWeek[];
+  /** "HH:MM", 24-hour */
+  opens: string;
+  closes: string;
+}
+
+export interface DemoBusiness {
+  /** URL-safe slug, unique, e.g. "the-old-bakery" */
+  id: string;
+  name: string;
+  /** Most specific schema.org LocalBusiness subtype, e.g. "Bakery", "CafeOrCoffeeShop", "Pharmacy". */
+  schemaType: string;
+  /** Human display category, e.g. "Food and drink" */
+  category: string;
+  description: string;
+  address: {
+    streetAddress: string;
+    addressLocality: string;
+    addressRegion: string;
+    postalCode: string;
+    addressCountry: "GB";
+  };
+  geo: { latitude: number; longitude: number };
+  telephone?: string;
+  email?: string;
+  url?: string;
+  openingHours: DemoOpeningHours[];
+  sameAs?: string[];
+  image?: string;
+}
+
+export type AttributeDatatype = "string" | "number" | "datetime" | "text" | "singlevaluelist" | "multivaluelist";
+
+/** An Open311 service-definition attribute: an extra question a category asks. */
+export interface DemoAttribute {
+  code: string;
+  datatype: AttributeDatatype;
+  /** false = informational only (shown to the user, no input) */
+  variable: boolean;
+  required: boolean;
+  order: number;
+  /** The question as shown to the user. */
+  description: string;
+  datatypeDescription?: string;
+  /** Only for singlevaluelist / multivaluelist */
+  values?: { key: string; name: string }[];
+}
+
+/** A report category = an Open311 service. */
+export interface DemoCategory {
+  /** Open311 service_code, URL-safe, e.g. "streetlight" */
+  code: string;
+  name: string;
+  description: string;
+  /** Open311 group, e.g. "Streets and lighting" */
+  group: string;
+  keywords: string[];
+  /** Council department address reports are forwarded to (example.org), or null when not forwarded. */
+  departmentName: string | null;
+  departmentEmail: string | null;
+  attributes: DemoAttribute[];
+}
+
+/** The gazetteer: streets and landmarks a resident can pick instead of using the map. */
+export interface DemoPlace {
+  id: string;
+  name: string;
+  kind: "street" | "landmark";
+  lat: number;
+  lng: number;
+}
+
+export interface DemoCouncillor {
+  id: string;
+  name: string;
+  /** e.g. "Parish councillor", "District councillor" */
+  role: string;
+  ward: string;
+  party: string | null;
+  email: string;
+  phone: string | null;
+  /** When and where they hold surgeries, free text. */
+  surgery: string | null;
+  responsibilities: string[];
+}
+
+export type DemoProjectStatus = "planned" | "active" | "completed";
+
+export interface DemoProject {
+  id: string;
+  title: string;
+  summary: string;
+  /** Several paragraphs, separated by blank lines. */
+  body: string;
+  status: DemoProjectStatus;
+  /** YYYY-MM-DD */
+  startedOn: string;
+  lead: string;
+  volunteersWanted: boolean;
+}
+
+export type DemoReportStatus =
+  | "open"
+  | "investigating"
+  | "in_progress"
+  | "action_scheduled"
+  | "fixed"
+  | "closed"
+  | "duplicate"
+  | "not_responsible";
+
+export interface DemoReport {
+  categoryCode: string;
+  title: string;
+  description: string;
+  /** Gazetteer place id the report is near, if any. */
+  placeId: string | null;
+  lat: number;
+  lng: number;
+  /** Text description of the location, e.g. "Outside 12 Church Lane". */
+  locationText: string;
+  /** Answers to the category's attributes, by attribute code. Lists as arrays of keys. */
+  attributes: Record<string, string | string[]>;
+  createdDaysAgo: number;
+  /** Public status history after "open", oldest first; the last one is the current status. */
+  history: { status: DemoReportStatus; daysAgo: number; note: string }[];
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { pageContext } from "../core/context.js";
+import type { Project } from "../core/db/schema.js";
+import { notFound } from "../core/http/errors.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+
+const STATUS_LABEL: Record<Project["status"], string> = {
+  planned: "Planned",
+  active: "Under way",
+  completed: "Completed",
+};
+
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+
+/** /projects and /projects/{id}: community projects, what is planned, under way and done. */
+export async function projectRoutes(app: FastifyInstance): Promise<void> {
+  const db = () => app.civic.database.db;
+
+  app.get("/projects", { schema: { hide: true } }, async (request, reply) => {
+    const rows = await db().selectFrom("projects").selectAll().orderBy("started_on", "desc").execute();
+    const ctx = pageContext(request);
+    const groups: Project["status"][] = ["active", "planned", "completed"];
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Projects" description="Community projects: what is planned, under way and done.">
+        <h1>Community projects</h1>
+        <p class="lead">
+          What volunteers in the village are working on. Want to help? See how to <a href="/volunteer">volunteer</a>.
+        </p>
+        {groups.map((status) => {
+          const items = rows.filter((p) => p.status === status);
+          if (items.length === 0) return null;
+          return (
+            <section key={status} aria-labelledby={`projects-${status}`}>
+              <h2 id={`projects-${status}`}>{STATUS_LABEL[status]}</h2>
+              <ul class="cards">
+                {items.map((p) => (
+                  <li class="card" key={p.id}>
+                    <h3>
+                      <a href={`/projects/${p.id}`}>{p.title}</a>
+                    </h3>
+                    <p>{p.summary}</p>
+                    {p.volunteers_wanted ? <p class="tag">Volunteers wanted</p> : null}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          );
+        })}
+      </Layout>,
+    );
+  });
+
+  app.get(
+    "/projects/:id",
+    { schema: { hide: true, params: Type.Object({ id: Type.String({ maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
+      if (!p) throw notFound("There is no project at this address.");
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title={p.title} description={p.summary}>
+          <p>
+            <a href="/projects">All projects</a>
+          </p>
+          <h1>{p.title}</h1>
+          <p class="lead">{p.summary}</p>
+          <dl>
+            <dt>Status</dt>
+            <dd>{STATUS_LABEL[p.status]}</dd>
+            <dt>Started</dt>
+            <dd>
+              <time dateTime={p.started_on}>{dateFormat.format(new Date(`${p.started_on}T00:00:00Z`))}</time>
+            </dd>
+            <dt>Led by</dt>
+            <dd>{p.lead}</dd>
+          </dl>
+          {p.body.split(/\n\s*\n/).map((para, i) => (
+            <p key={i}>{para}</p>
+          ))}
+          {p.volunteers_wanted ? (
+            <p>
+              <strong>Volunteers wanted.</strong> <a href="/volunteer">Find out how to help</a>.
+            </p>
+          ) : null}
+        </Layout>,
+      );
+    },
+  );
+}

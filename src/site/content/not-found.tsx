@@ -1,0 +1,29 @@
+import type { ContentProps } from "./types.js";
+
+export function NotFoundContent({ site }: ContentProps) {
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>Sorry, we could not find the page you asked for.</p>
+      <p>If you typed the web address, check it is correct.</p>
+      <p>If you pasted the web address, check you copied the whole address.</p>
+
+      <h2>What you can do next</h2>
+      <ul>
+        <li>
+          <a href="/">Go to the {site.villageName} community platform home page</a>
+        </li>
+        <li>
+          <a href="/reports">Search and browse reports</a>
+        </li>
+        <li>
+          <a href="/status">Check a report's status using its reference</a>
+        </li>
+      </ul>
+      <p>
+        If you followed a link on this site and it brought you here, please let us know at{" "}
+        <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a> so we can fix it.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,183 @@
+import type { ContentProps } from "./types.js";
+
+export function PrivacyContent({ site }: ContentProps) {
+  const mail = <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>;
+  return (
+    <>
+      <h1>Privacy notice</h1>
+      <p>
+        <strong>Last updated: 22 November 2026</strong>
+      </p>
+      <p>
+        This notice explains what personal data the {site.villageName} community platform collects, why we collect it,
+        how long we keep it and what your rights are. We collect as little as we can.
+      </p>
+
+      <h2>Who we are</h2>
+      <p>
+        The platform is run by a group of volunteers in {site.villageName}. We are the "controller" of your personal
+        data. This means we decide how it is used and we are responsible for looking after it.
+      </p>
+      <p>We are an independent community project. We are not part of {site.councilName}.</p>
+      <p>You can contact us about your data at {mail}.</p>
+
+      <h2>What we store and why</h2>
+      <table>
+        <caption>The information we store, why we use it and who can see it</caption>
+        <thead>
+          <tr>
+            <th scope="col">Information</th>
+            <th scope="col">Why we use it</th>
+            <th scope="col">Who can see it</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>Reports: title, description, category and location</td>
+            <td>To record the problem and help get it fixed.</td>
+            <td>Everyone. This is public content.</td>
+          </tr>
+          <tr>
+            <td>Your email address, and your name if you give it</td>
+            <td>To confirm your report and send you updates about it.</td>
+            <td>Our volunteers. It is never published. We only share it with the council if you agree.</td>
+          </tr>
+          <tr>
+            <td>Photos you add to a report</td>
+            <td>To show the problem clearly.</td>
+            <td>
+              Everyone. We automatically remove location data (<abbr title="Exchangeable Image File Format">EXIF</abbr>{" "}
+              and <abbr title="Global Positioning System">GPS</abbr> data) from photos before they are stored.
+            </td>
+          </tr>
+          <tr>
+            <td>Account details, if you create an account</td>
+            <td>To let you sign in and see your reports in one place.</td>
+            <td>You and our volunteers.</td>
+          </tr>
+          <tr>
+            <td>Volunteer sign-ups</td>
+            <td>To put you in touch with the project or role you signed up for.</td>
+            <td>Our volunteers and the organisers of that project.</td>
+          </tr>
+          <tr>
+            <td>Newsletter subscription: your email address</td>
+            <td>To send you the newsletter.</td>
+            <td>Our volunteers.</td>
+          </tr>
+          <tr>
+            <td>
+              Server logs, including <abbr title="Internet Protocol">IP</abbr> addresses
+            </td>
+            <td>
+              To keep the site secure and to stop misuse, for example by limiting how many requests one address can
+              make. We never write email addresses to our logs.
+            </td>
+            <td>Only the volunteers who look after the server.</td>
+          </tr>
+        </tbody>
+      </table>
+
+      <h2>Our lawful basis</h2>
+      <p>Data protection law says we must have a valid reason, called a lawful basis, to use your data.</p>
+      <ul>
+        <li>
+          <strong>Legitimate interests:</strong> to run the platform, publish reports, send you updates about your own
+          report, manage accounts and keep the site secure. We only use your data in ways you would reasonably expect.
+        </li>
+        <li>
+          <strong>Consent:</strong> to share your contact details with the council, to send you the newsletter and to
+          pass on your volunteer sign-up. You can withdraw your consent at any time.
+        </li>
+      </ul>
+
+      <h2>No tracking and no adverts</h2>
+      <ul>
+        <li>
+          Our visitor statistics do not use cookies and collect no personal data. They only count things like how many
+          times a page is viewed.
+        </li>
+        <li>We use no tracking cookies.</li>
+        <li>We have no advertising and no advertising scripts.</li>
+        <li>We load no scripts from other companies.</li>
+      </ul>
+      <h3>Map images</h3>
+      <p>
+        When you view a map, your browser fetches the map images, called tiles, from a separate map tile server. Like
+        any website you visit, that server can see your IP address. It does not receive your name, your email address or
+        anything you write in a report.
+      </p>
+      <p>
+        You do not have to use the map. You can give a location by choosing a street or landmark, or by typing a
+        description.
+      </p>
+
+      <h2>Who we share your data with</h2>
+      <p>
+        <strong>We never sell, rent or share your personal data with third parties.</strong>
+      </p>
+      <p>
+        The only exception is when you agree that we can forward your report to {site.councilName} or another body
+        responsible for the problem. Even then, we only send what they need to deal with it.
+      </p>
+
+      <h2>How long we keep your data</h2>
+      <ul>
+        <li>
+          <strong>Reports and photos</strong> stay public as a record of problems in the village. You can ask us to
+          remove a report you made.
+        </li>
+        <li>
+          <strong>Your email address and name</strong> are kept only while we need them to send you updates, or until
+          you ask us to delete them.
+        </li>
+        <li>
+          <strong>Account details</strong> are kept until you close your account or ask us to delete them.
+        </li>
+        <li>
+          <strong>Volunteer sign-ups</strong> are kept until you tell us you no longer want to volunteer.
+        </li>
+        <li>
+          <strong>Newsletter subscriptions</strong> are kept until you unsubscribe.
+        </li>
+        <li>
+          <strong>IP addresses in server logs</strong> are kept for 14 days at most.
+        </li>
+      </ul>
+
+      <h2>Your rights</h2>
+      <p>You have the right to:</p>
+      <ul>
+        <li>ask for a copy of the personal data we hold about you;</li>
+        <li>ask us to correct data that is wrong;</li>
+        <li>ask us to delete your data;</li>
+        <li>withdraw your consent at any time, where we rely on consent;</li>
+        <li>object to how we use your data, where we rely on legitimate interests;</li>
+        <li>complain to the Information Commissioner's Office.</li>
+      </ul>
+
+      <h3>How to use your rights</h3>
+      <p>
+        Email us at {mail}. Tell us what you would like us to do. We may need to check that the data is yours before we
+        act. We will answer within one month. It is free.
+      </p>
+
+      <h3>How to complain</h3>
+      <p>
+        If you are unhappy with how we have used your data, please tell us first, so we can try to put it right. You can
+        also complain to the <abbr title="Information Commissioner's Office">ICO</abbr>, the UK's data protection
+        regulator: <a href="https://ico.org.uk/make-a-complaint/">make a complaint to the ICO</a>.
+      </p>
+
+      <h2>Cookies</h2>
+      <p>
+        We only use cookies that are strictly necessary for the site to work, if we use any at all. For example, a
+        cookie may keep you signed in if you have an account. The law does not require us to ask for consent for these
+        cookies. We never use cookies for tracking or advertising.
+      </p>
+
+      <h2>Changes to this notice</h2>
+      <p>If we change this notice, we will update the "Last updated" date at the top of this page.</p>
+    </>
+  );
+}

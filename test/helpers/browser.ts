@@ -1,0 +1,99 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/**
+ * Whether browser tests can run. Locally a missing Chromium skips them with a message; in CI (CI=true) it is an
+ * error, because .ci/run installs Chromium.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true;
+  if (process.env.CI) throw new Error(`Chromium is required in CI but ${CHROMIUM_PATH} is missing`);
+  console.warn(`Skipping browser tests: ${CHROMIUM_PATH} not found (apt-get install chromium).`);
+  return false;
+}
+
+export interface TestBrowser {
+  browser: Browser;
+  newContext(options?: { javaScriptEnabled?: boolean }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** Launches Debian's Chromium headless with a fresh profile and no background networking. */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), "civic-chromium-"));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+      `--user-data-dir=${profile}`,
+    ],
+  });
+  return {
+    browser,
+    newContext: (options = {}) => browser.newContext({ locale: "en-GB", ...options }),
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/** Runs axe-core in the page with the WCAG 2.0/2.1 A and AA rules; returns the violations. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  // Evaluated through the DevTools protocol, so the page's strict CSP stays in force for everything else.
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+      resultTypes: ["violations"],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+}
+
+/** A readable summary of violations for a failing assertion. */
+export function formatViolations(url: string, violations: AxeViolation[]): string {
+  return violations
+    .map((v) => `${url}: [${v.id}] ${v.help}\n${v.nodes.map((n) => `    at ${n.target.join(" ")}`).join("\n")}`)
+    .join("\n");
+}
+
+/** Collects Content-Security-Policy violations and page errors, which must stay empty. */
+export function watchPageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
+  });
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  return problems;
+}
