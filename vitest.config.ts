@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   test: {
     include: ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"],
     globalSetup: ["test/setup/postgres.ts"],

@@ -1,7 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -23,9 +21,11 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-/** Launches Debian's Chromium headless with a fresh profile and no background networking. */
+/**
+ * Launches Debian's Chromium headless with no background networking. Playwright gives every launch a fresh,
+ * temporary user-data-dir of its own (it refuses a --user-data-dir argument) and removes it on close.
+ */
 export async function launchBrowser(): Promise<TestBrowser> {
-  const profile = mkdtempSync(join(tmpdir(), "civic-chromium-"));
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -38,7 +38,6 @@ export async function launchBrowser(): Promise<TestBrowser> {
       "--disable-sync",
       "--disable-quic",
       "--no-first-run",
-      `--user-data-dir=${profile}`,
     ],
   });
   return {
@@ -46,7 +45,6 @@ export async function launchBrowser(): Promise<TestBrowser> {
     newContext: (options = {}) => browser.newContext({ locale: "en-GB", ...options }),
     async close() {
       await browser.close();
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,87 @@
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sitePages } from "../../src/core/web/sitemap.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import {
+  axeViolations,
+  browserAvailable,
+  formatViolations,
+  launchBrowser,
+  type TestBrowser,
+  watchPageProblems,
+} from "../helpers/browser.js";
+
+/**
+ * Every page of the site map (plus the error pages) in real Chromium: WCAG 2.0/2.1 A and AA rules via axe-core,
+ * no Content-Security-Policy violations, and the keyboard reaches the skip link first.
+ */
+describe.skipIf(!browserAvailable())("every page in Chromium", () => {
+  let t: TestApp;
+  let browser: TestBrowser;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestApp("sqlite", { seed: true });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const extraPages = ["/this-page-does-not-exist"];
+
+  it("passes axe on every page, with JavaScript and without", async () => {
+    const paths = [
+      ...sitePages.map((p) => p.path).filter((path) => t.app.hasRoute({ method: "GET", url: path })),
+      ...extraPages,
+    ];
+    const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await t.app.inject("/projects")).body)?.[1];
+    if (projectLink) paths.push(projectLink);
+    expect(paths.length).toBeGreaterThanOrEqual(10);
+    const failures: string[] = [];
+    for (const javaScriptEnabled of [true, false]) {
+      const context = await browser.newContext({ javaScriptEnabled });
+      const page = await context.newPage();
+      const problems = watchPageProblems(page);
+      for (const path of paths) {
+        await page.goto(`${base}${path}`, { waitUntil: "load" });
+        if (javaScriptEnabled) {
+          const violations = await axeViolations(page);
+          if (violations.length > 0) failures.push(formatViolations(path, violations));
+        }
+      }
+      await context.close();
+      expect(problems, "CSP violations or script errors").toEqual([]);
+    }
+    expect(failures.join("\n\n")).toBe("");
+  });
+
+  it("lets keyboard users skip straight to the content", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/about`);
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
+    expect(focused).toBe("Skip to main content");
+    expect(await page.isVisible(".skip-link")).toBe(true);
+    await page.keyboard.press("Enter");
+    expect(page.url()).toMatch(/#main$/);
+    const focusedId = await page.evaluate(() => document.activeElement?.id);
+    expect(focusedId).toBe("main");
+    await context.close();
+  });
+
+  it("stays readable on a small screen without horizontal scrolling", async () => {
+    const context = await browser.browser.newContext({ viewport: { width: 320, height: 640 } });
+    const page = await context.newPage();
+    for (const path of ["/", "/terms", "/councillors"]) {
+      await page.goto(`${base}${path}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await context.close();
+  });
+});
