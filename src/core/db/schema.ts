@@ -140,6 +140,8 @@ export interface ReportsTable {
   forwarded_at: Timestamp | null;
   forwarded_to: string | null;
   expected_at: Timestamp | null;
+  /** Open311 media_url supplied by an API client (an image hosted elsewhere); null otherwise. */
+  media_url: string | null;
 }
 
 export interface ReportPhotosTable {

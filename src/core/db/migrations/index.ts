@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "
 import * as m0001 from "./0001_core.js";
 import * as m0002 from "./0002_businesses.js";
 import * as m0003 from "./0003_reports.js";
+import * as m0005 from "./0005_reports_extra.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -11,6 +12,7 @@ export const migrations: Record<string, Migration> = {
   "0001_core": m0001,
   "0002_businesses": m0002,
   "0003_reports": m0003,
+  "0005_reports_extra": m0005,
 };
 
 export class MigrationError extends Error {
@@ -25,7 +27,12 @@ export class MigrationError extends Error {
 
 /** Brings the schema up to date. Returns the names of the migrations that ran. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    // Features add their migrations side by side; one that lands after a higher-numbered one still runs.
+    allowUnorderedMigrations: true,
+  });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === "Error");

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { DB } from "../db/schema.js";
+
+/** An email to send through the outbox. */
+export interface OutgoingMail {
+  /** What the message is, e.g. "report-confirmation", "report-forward". */
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  /** Right-hand side of the Message-ID: the site's host name (default "civic.invalid"). */
+  domain?: string;
+}
+
+/**
+ * Puts a message into the outbox; the mail worker sends it. Call it inside the transaction that creates what the
+ * message is about, so the message exists exactly when the record does. Returns the outbox id.
+ */
+export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number> {
+  const at = now.toISOString();
+  const row = await db
+    .insertInto("outbox")
+    .values({
+      kind: mail.kind,
+      to_address: mail.to,
+      subject: mail.subject,
+      text_body: mail.text,
+      html_body: mail.html,
+      message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
+      created_at: at,
+      attempts: 0,
+      next_attempt_at: at,
+      locked_until: null,
+      last_error: null,
+      sent_at: null,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+
+/**
+ * Where uploaded media is kept, addressed by key (content-hash based, so a key's content never changes). Local disk
+ * now; an object store can implement the same three methods later.
+ */
+export interface Storage {
+  put(key: string, data: Buffer): Promise<void>;
+  /** The stored bytes, or null when there is nothing under the key. */
+  get(key: string): Promise<Buffer | null>;
+  has(key: string): Promise<boolean>;
+}
+
+const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
+
+function checkKey(key: string): void {
+  if (!KEY.test(key) || key.includes("..") || key.includes("//")) throw new Error(`invalid storage key "${key}"`);
+}
+
+/** Files under a directory. Writes go to a temporary file first and are renamed into place, so readers never see half a file. */
+export class LocalDiskStorage implements Storage {
+  constructor(readonly root: string) {}
+
+  private path(key: string): string {
+    checkKey(key);
+    return join(this.root, key);
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const file = this.path(key);
+    if (await this.has(key)) return;
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+    await writeFile(tmp, data);
+    await rename(tmp, file);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.path(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.path(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The platform's media storage under DATA_DIR/media. */
+export function mediaStorage(dataDir: string): Storage {
+  return new LocalDiskStorage(join(dataDir, "media"));
+}

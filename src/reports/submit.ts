@@ -1,0 +1,377 @@
+import type { Civic } from "../core/context.js";
+import type { Category } from "../core/db/schema.js";
+import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+import { ImageError, type ProcessedImage, photoKey, processPhoto } from "../core/media/images.js";
+import { mediaStorage } from "../core/media/storage.js";
+import { type AttributeValues, categoryAttributes, validateAttributes } from "./attributes.js";
+import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
+import { reportPhotoUrl } from "./photos.js";
+import { isUniqueViolation, newReference } from "./reference.js";
+
+/** Limits of a report's fields (shown in the form and the API documentation). */
+export const REPORT_LIMITS = {
+  title: 120,
+  description: 4000,
+  locationText: 300,
+  email: 254,
+  name: 100,
+  phone: 40,
+  mediaUrl: 2000,
+} as const;
+
+/** What a new report consists of, whichever way it arrives (web form or Open311). */
+export interface ReportSubmission {
+  categoryCode: string;
+  /** null → derived from the description (Open311 has no title). An empty string is a missing title. */
+  title: string | null;
+  description: string;
+  lat: number | null;
+  lng: number | null;
+  /** Typed address / description of the place (Open311 address_string). */
+  locationText: string | null;
+  /** Gazetteer place (web). */
+  placeId: string | null;
+  /** Open311 address_id. */
+  addressId: string | null;
+  attributes: AttributeValues;
+  photos: { data: Buffer; filename?: string }[];
+  /** Open311 media_url supplied by an API client. */
+  mediaUrl: string | null;
+  reporter: { email: string | null; name: string | null; phone: string | null; shareContact: boolean };
+  deviceId: string | null;
+  accountId: string | null;
+  source: "web" | "open311";
+  apiKeyId: number | null;
+}
+
+export interface SubmittedReport {
+  id: number;
+  reference: string;
+  /** Open311 service_notice: what happens next. */
+  serviceNotice: string;
+}
+
+/** Said after every submission, in the confirmation page, email and the Open311 answer. */
+export function serviceNotice(councilName: string): string {
+  return `Thank you. Volunteers usually review new reports within 5 working days. Reports may be forwarded to ${councilName}; response times depend on the council.`;
+}
+
+const HTML_TAG = /<\s*\/?\s*[a-zA-Z!?][^>]*>/;
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+const PHONE = /^\+?[0-9 ()-]{6,}$/;
+// Control characters other than tab and newlines never belong in a report.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of the check.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+function clean(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.replace(/\r\n?/g, "\n").trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+/** A title from the first sentence or line of the description, cut at a word boundary. */
+export function titleFromDescription(description: string, max = 80): string {
+  const first = (description.split(/\n|(?<=[.!?])\s/)[0] ?? description).trim();
+  if (first.length <= max) return first.replace(/[.!?]+$/, "") || first;
+  const cut = first.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+interface Checked {
+  category: Category;
+  title: string;
+  description: string;
+  lat: number | null;
+  lng: number | null;
+  locationText: string | null;
+  placeId: string | null;
+  placeName: string | null;
+  addressId: string | null;
+  attributes: AttributeValues;
+  email: string | null;
+  name: string | null;
+  phone: string | null;
+  mediaUrl: string | null;
+  photos: ProcessedImage[];
+}
+
+async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
+  const db = civic.database.db;
+  const problems: FieldProblem[] = [];
+  const problem = (field: string, message: string) => problems.push({ field, message });
+
+  const category = input.categoryCode
+    ? await db
+        .selectFrom("categories")
+        .selectAll()
+        .where("code", "=", input.categoryCode)
+        .where("is_public", "=", 1)
+        .executeTakeFirst()
+    : undefined;
+  if (!category) problem("category", input.categoryCode ? "is not a category we know" : "Choose a category");
+
+  const description = clean(input.description) ?? "";
+  if (!description) problem("description", "Describe the problem");
+  else if (description.length > REPORT_LIMITS.description)
+    problem("description", `must be at most ${REPORT_LIMITS.description} characters`);
+  else if (HTML_TAG.test(description) || CONTROL.test(description))
+    problem("description", "must be plain text, without HTML tags");
+
+  let title: string;
+  if (input.title === null) {
+    title = description ? titleFromDescription(description) : "";
+  } else {
+    title = clean(input.title) ?? "";
+    if (!title) problem("title", "Give the report a short title");
+    else if (title.length > REPORT_LIMITS.title) problem("title", `must be at most ${REPORT_LIMITS.title} characters`);
+    else if (HTML_TAG.test(title) || /[\n\r]/.test(title) || CONTROL.test(title))
+      problem("title", "must be one line of plain text");
+  }
+
+  // Location: a point inside the village, or a gazetteer place, or a description of the place.
+  let lat = input.lat;
+  let lng = input.lng;
+  let placeName: string | null = null;
+  const locationText = clean(input.locationText);
+  if (locationText && locationText.length > REPORT_LIMITS.locationText)
+    problem("location", `The description of the place must be at most ${REPORT_LIMITS.locationText} characters`);
+  else if (locationText && (HTML_TAG.test(locationText) || CONTROL.test(locationText)))
+    problem("location", "The description of the place must be plain text");
+  const placeId = clean(input.placeId);
+  if (placeId) {
+    const place = await db
+      .selectFrom("places")
+      .select(["id", "name", "latitude", "longitude"])
+      .where("id", "=", placeId)
+      .executeTakeFirst();
+    if (!place) problem("location", "Choose a street or place from the list");
+    else {
+      placeName = place.name;
+      if (lat === null && lng === null) {
+        lat = place.latitude;
+        lng = place.longitude;
+      }
+    }
+  }
+  if ((lat === null) !== (lng === null)) {
+    problem(lat === null ? "lat" : "lng", "Both latitude and longitude are needed");
+  } else if (lat !== null && lng !== null) {
+    const b = civic.config.village.bounds;
+    if (!Number.isFinite(lat) || lat < -90 || lat > 90) problem("lat", "is not a valid latitude");
+    else if (!Number.isFinite(lng) || lng < -180 || lng > 180) problem("lng", "is not a valid longitude");
+    else if (lat < b.south || lat > b.north || lng < b.west || lng > b.east)
+      problem("location", `The place must be within ${civic.config.village.name}`);
+  } else if (!placeId && !locationText) {
+    problem("location", "Show where the problem is: put a pin on the map, choose a street or describe the place");
+  }
+
+  const email = clean(input.reporter.email)?.toLowerCase() ?? null;
+  if (email && (email.length > REPORT_LIMITS.email || !EMAIL.test(email)))
+    problem("email", "Enter an email address like name@example.com");
+  const name = clean(input.reporter.name);
+  if (name && (name.length > REPORT_LIMITS.name || HTML_TAG.test(name) || CONTROL.test(name)))
+    problem("name", `must be plain text of at most ${REPORT_LIMITS.name} characters`);
+  const phone = clean(input.reporter.phone);
+  if (phone && (phone.length > REPORT_LIMITS.phone || !PHONE.test(phone)))
+    problem("phone", "Enter a phone number using digits, spaces and an optional +");
+
+  const mediaUrl = clean(input.mediaUrl);
+  if (mediaUrl && (mediaUrl.length > REPORT_LIMITS.mediaUrl || !/^https?:\/\/[^\s]+$/i.test(mediaUrl)))
+    problem("media_url", "must be an http or https URL");
+  else if (mediaUrl) {
+    try {
+      new URL(mediaUrl);
+    } catch {
+      problem("media_url", "must be an http or https URL");
+    }
+  }
+
+  let attributes: AttributeValues = {};
+  if (category) {
+    const result = validateAttributes(categoryAttributes(category), input.attributes);
+    attributes = result.values;
+    problems.push(...result.problems);
+  }
+
+  const photos: ProcessedImage[] = [];
+  const { maxPhotos, maxPhotoBytes } = civic.config.uploads;
+  const given = input.photos.filter((p) => p.data.length > 0);
+  if (given.length > maxPhotos) {
+    problem("photos", maxPhotos === 0 ? "Photos are not accepted" : `Add at most ${maxPhotos} photos`);
+  } else {
+    for (const [i, photo] of given.entries()) {
+      const label = photo.filename ? `“${photo.filename.slice(0, 80)}”` : `Photo ${i + 1}`;
+      if (photo.data.length > maxPhotoBytes) {
+        problem("photos", `${label} is larger than ${Math.round(maxPhotoBytes / 1024 / 1024)} MB`);
+        continue;
+      }
+      try {
+        photos.push(await processPhoto(photo.data));
+      } catch (error) {
+        if (!(error instanceof ImageError)) throw error;
+        problem("photos", `${label} ${error.message}`);
+      }
+    }
+  }
+
+  if (problems.length > 0 || !category) {
+    const count = problems.length;
+    throw new AppError(
+      "validation_failed",
+      `The report could not be accepted: ${count === 1 ? "there is 1 problem" : `there are ${count} problems`}.`,
+      { fields: problems },
+    );
+  }
+  return {
+    category,
+    title,
+    description,
+    lat,
+    lng,
+    locationText,
+    placeId,
+    placeName,
+    addressId: clean(input.addressId),
+    attributes,
+    email,
+    name,
+    phone,
+    mediaUrl,
+    photos,
+  };
+}
+
+/** How the place reads in messages: gazetteer name, the description given, or the coordinates. */
+export function describeWhere(r: {
+  placeName: string | null;
+  locationText: string | null;
+  lat: number | null;
+  lng: number | null;
+}): string {
+  const parts = [r.placeName, r.locationText].filter((p): p is string => !!p);
+  if (parts.length > 0) return parts.join(": ");
+  if (r.lat !== null && r.lng !== null) return `Map pin at ${r.lat.toFixed(5)}, ${r.lng.toFixed(5)}`;
+  return "Not given";
+}
+
+const REFERENCE_ATTEMPTS = 6;
+
+/**
+ * Validates and stores a new report: photos are cleaned and stored first (content-addressed, so a failed
+ * submission leaves at most an unreferenced file), then the report, its first "open" history entry, its photos
+ * and its emails (confirmation, council forwarding) are written in one transaction. Throws
+ * `validation_failed` with every field problem at once.
+ */
+export async function submitReport(civic: Civic, input: ReportSubmission): Promise<SubmittedReport> {
+  const c = await check(civic, input);
+  const storage = mediaStorage(civic.config.dataDir);
+  for (const photo of c.photos) {
+    await storage.put(photoKey(photo.hash, "full"), photo.full);
+    await storage.put(photoKey(photo.hash, "thumb"), photo.thumb);
+  }
+
+  const { baseUrl } = civic.config;
+  const notice = serviceNotice(civic.config.village.councilName);
+  const domain = new URL(baseUrl).hostname;
+  const departmentEmail = c.category.department_email;
+  const definitions = categoryAttributes(c.category);
+
+  for (let attempt = 1; ; attempt++) {
+    const reference = newReference();
+    const now = civic.now();
+    const at = now.toISOString();
+    try {
+      const id = await civic.database.db.transaction().execute(async (tx) => {
+        const row = await tx
+          .insertInto("reports")
+          .values({
+            reference,
+            category_code: c.category.code,
+            title: c.title,
+            description: c.description,
+            latitude: c.lat,
+            longitude: c.lng,
+            location_text: c.locationText,
+            place_id: c.placeId,
+            address_id: c.addressId,
+            attributes: JSON.stringify(c.attributes),
+            status: "open",
+            visibility: "public",
+            reporter_email: c.email,
+            reporter_name: c.name,
+            reporter_phone: c.phone,
+            share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
+            device_id: clean(input.deviceId),
+            account_id: clean(input.accountId),
+            source: input.source,
+            api_key_id: input.apiKeyId,
+            created_at: at,
+            updated_at: at,
+            forwarded_at: departmentEmail ? at : null,
+            forwarded_to: departmentEmail ?? null,
+            expected_at: null,
+            media_url: c.mediaUrl,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await tx
+          .insertInto("report_updates")
+          .values({ report_id: row.id, status: "open", previous_status: null, note: "", created_at: at })
+          .execute();
+        if (c.photos.length > 0) {
+          await tx
+            .insertInto("report_photos")
+            .values(
+              c.photos.map((p, position) => ({
+                report_id: row.id,
+                position,
+                hash: p.hash,
+                width: p.width,
+                height: p.height,
+                content_type: p.contentType,
+                created_at: at,
+              })),
+            )
+            .execute();
+        }
+        const facts: ReportMailFacts = {
+          reference,
+          title: c.title,
+          description: c.description,
+          categoryName: c.category.name,
+          where: describeWhere(c),
+          lat: c.lat,
+          lng: c.lng,
+          link: `${baseUrl}/reports/${reference}`,
+          villageName: civic.config.village.name,
+          councilName: civic.config.village.councilName,
+          contactEmail: civic.config.village.contactEmail,
+          domain,
+        };
+        if (c.email) await enqueueMail(tx, confirmationMail(c.email, facts, notice), now);
+        if (departmentEmail) {
+          const share = input.reporter.shareContact && (c.email || c.phone);
+          await enqueueMail(
+            tx,
+            forwardMail(
+              departmentEmail,
+              facts,
+              { definitions, values: c.attributes },
+              c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
+              c.mediaUrl,
+              share ? { name: c.name, email: c.email, phone: c.phone } : null,
+            ),
+            now,
+          );
+        }
+        return row.id;
+      });
+      return { id, reference, serviceNotice: notice };
+    } catch (error) {
+      if (attempt < REFERENCE_ATTEMPTS && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
