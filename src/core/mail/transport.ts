@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+
+/** One message as the transport needs it. */
+export interface MailEnvelope {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  /** Stable Message-ID: a retried message is recognisably the same message. */
+  messageId: string;
+  date: Date;
+}
+
+/** Delivers a message or throws. */
+export interface MailTransport {
+  readonly description: string;
+  send(message: MailEnvelope): Promise<void>;
+  close(): void;
+}
+
+function toNodemailer(m: MailEnvelope) {
+  return {
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    text: m.text,
+    ...(m.html ? { html: m.html } : {}),
+    messageId: m.messageId,
+    date: m.date,
+    headers: { "Auto-Submitted": "auto-generated" },
+  };
+}
+
+/** Sends through an SMTP server given as smtp://user:pass@host:port or smtps://…. */
+export function smtpTransport(smtpUrl: string): MailTransport {
+  const transporter = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  const url = new URL(smtpUrl);
+  return {
+    description: `SMTP ${url.hostname}:${url.port || (url.protocol === "smtps:" ? 465 : 25)}`,
+    async send(message) {
+      await transporter.sendMail(toNodemailer(message));
+    },
+    close() {
+      transporter.close();
+    },
+  };
+}
+
+/**
+ * Writes each message as an .eml file under a directory (no SMTP server configured: development, demos). The file
+ * is named after the outbox id, so writing a message again replaces it instead of duplicating it.
+ */
+export function fileTransport(dir: string): MailTransport {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  return {
+    description: `files in ${dir}`,
+    async send(message) {
+      const info = await composer.sendMail(toNodemailer(message));
+      const data = info.message as Buffer;
+      await mkdir(dir, { recursive: true });
+      const name = `${message.date.toISOString().replace(/[:.]/g, "-")}-${message.messageId.replace(/[^A-Za-z0-9.-]/g, "")}.eml`;
+      const tmp = join(dir, `.${name}.${randomBytes(4).toString("hex")}.tmp`);
+      await writeFile(tmp, data);
+      await rename(tmp, join(dir, name));
+    },
+    close() {
+      composer.close();
+    },
+  };
+}
