@@ -20,8 +20,12 @@ import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
 import { councillorRoutes } from "./councillors/routes.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { developerRoutes } from "./developers/routes.js";
 import { healthRoutes } from "./health/routes.js";
+import { swaggerOptions } from "./openapi/document.js";
+import { openApiRoutes } from "./openapi/routes.js";
 import { projectRoutes } from "./projects/routes.js";
+import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
 
 export interface AppOptions {
@@ -68,8 +72,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     formTokens: new FormTokens(config.sessionSecret, () => now().getTime()),
     now,
     workers: [],
+    routes: [],
   };
   app.decorate("civic", civic);
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) civic.routes.push({ method, url: route.url });
+  });
 
   app.addHook("onClose", async () => {
     await Promise.all(civic.workers.map((w) => w.stop()));
@@ -126,13 +135,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       );
     },
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: `${config.village.name} Community Platform API`, version: "1.0.0" },
-      servers: [{ url: config.baseUrl }],
-    },
-  });
+  await app.register(swagger, swaggerOptions(config));
 
   // Every browser form post carries a valid form token and comes from our own origin.
   const ownOrigins = [new URL(config.baseUrl).origin];
@@ -158,6 +161,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
   await app.register(projectRoutes);
+  await app.register(developerRoutes);
+  await app.register(discoveryRoutes);
+  await app.register(openApiRoutes);
 
   return app;
 }

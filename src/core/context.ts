@@ -24,6 +24,8 @@ export interface Civic {
   /** The clock; tests replace it. */
   now(): Date;
   workers: Worker[];
+  /** Every route registered, for the OpenAPI coverage check and the site map. */
+  routes: { method: string; url: string }[];
 }
 
 declare module "fastify" {

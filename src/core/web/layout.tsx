@@ -92,9 +92,6 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
                   </li>
                 ))}
                 <li>
-                  <a href="/developers">Developers and open data</a>
-                </li>
-                <li>
                   <a href={`mailto:${site.contactEmail}`}>Contact the volunteers</a>
                 </li>
               </ul>

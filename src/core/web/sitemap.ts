@@ -91,6 +91,74 @@ export const sitePages: SitePage[] = [
     summary: "How accessible the platform is (target WCAG 2.1 AA) and how to tell us about problems.",
     placement: "footer",
   },
+  {
+    path: "/developers",
+    title: "Developers and open data",
+    summary: "The open APIs (business directory JSON-LD, Open311), the dataset export, API keys and examples.",
+    placement: "footer",
+  },
+];
+
+/** Machine-readable resources, listed in /llms.txt and on the developers page. */
+export interface MachineResource {
+  /** Path and query, relative to BASE_URL. */
+  path: string;
+  title: string;
+  summary: string;
+  section: "APIs" | "Data";
+}
+
+export const machineResources: MachineResource[] = [
+  {
+    path: "/api/v1/businesses",
+    title: "Business directory API",
+    summary:
+      "All local businesses as a schema.org ItemList in JSON-LD; filter with category, schemaType and q (free text).",
+    section: "APIs",
+  },
+  {
+    path: "/api/v1/diff?since=2026-01-01",
+    title: "Business directory diff feed",
+    summary: "What was added, updated and removed since a date (YYYY-MM-DD), to keep a copy in sync.",
+    section: "APIs",
+  },
+  {
+    path: "/api/v2/discovery.json",
+    title: "Open311 GeoReport v2 discovery",
+    summary: "Where the Open311 endpoints are and which formats they speak (JSON and XML).",
+    section: "APIs",
+  },
+  {
+    path: "/api/v2/services.json",
+    title: "Open311 services",
+    summary: "The report categories, with extra questions described at /api/v2/services/{service_code}.json.",
+    section: "APIs",
+  },
+  {
+    path: "/api/v2/requests.json",
+    title: "Open311 requests",
+    summary: "Public reports, newest first; POST with an api_key to submit one.",
+    section: "APIs",
+  },
+  {
+    path: "/data/businesses-canonical.json",
+    title: "Business dataset export",
+    summary: "The full canonical business dataset as one static JSON file (ODbL 1.0), with ETag for caching.",
+    section: "Data",
+  },
+  {
+    path: "/openapi.yaml",
+    title: "OpenAPI description",
+    summary:
+      "OpenAPI 3.1 description of every public API endpoint (also at /.well-known/openapi.yaml and /openapi.json).",
+    section: "Data",
+  },
+  {
+    path: "/reports.atom",
+    title: "New reports feed",
+    summary: "Atom feed of new public reports.",
+    section: "Data",
+  },
 ];
 
 export const navPages = (): SitePage[] => sitePages.filter((p) => p.placement === "nav");

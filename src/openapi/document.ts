@@ -1,0 +1,163 @@
+import type { SwaggerOptions } from "@fastify/swagger";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { Config } from "../config.js";
+
+type JsonSchema = OpenAPIV3_1.SchemaObject;
+
+/** Paths that belong to the public API description; HTML pages and assets do not. */
+export function isDescribedPath(url: string): boolean {
+  return url.startsWith("/api/") || url.startsWith("/data/");
+}
+
+const PROBLEM_SCHEMA: JsonSchema = {
+  type: "object",
+  description: "An RFC 9457 problem details object, as sent with every error under /api/v1 and /data.",
+  required: ["type", "title", "status", "detail", "code"],
+  properties: {
+    type: { type: "string", description: "Always `about:blank`: the `code` member identifies the problem." },
+    title: { type: "string", description: "The HTTP status phrase.", examples: ["Bad Request"] },
+    status: { type: "integer", examples: [400] },
+    detail: { type: "string", description: "What went wrong, in words a developer can act on." },
+    code: {
+      type: "string",
+      description: "A stable machine-readable error code from the platform's error catalogue.",
+      examples: ["validation_failed", "not_found", "gone"],
+    },
+    instance: { type: "string", description: "The request path." },
+    requestId: { type: "string", description: "Quote it when asking the volunteers about an error." },
+    errors: {
+      type: "array",
+      description: "Per-parameter problems, for validation errors.",
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string" }, message: { type: "string" } },
+      },
+    },
+  },
+};
+
+const OPEN311_ERRORS_SCHEMA: JsonSchema = {
+  type: "array",
+  description: "The Open311 GeoReport v2 error list. In XML: `<errors><error><code/><description/></error></errors>`.",
+  items: {
+    type: "object",
+    required: ["code", "description"],
+    properties: {
+      code: { type: "integer", description: "The HTTP status code.", examples: [400] },
+      description: { type: "string", description: "What went wrong." },
+    },
+  },
+};
+
+/** The long description at the top of the document: what the APIs are and every choice made where the spec is silent. */
+export function apiDescription(config: Config): string {
+  const windowSeconds = Math.round(config.rateLimit.windowMs / 1000);
+  return `Public APIs of the ${config.village.name} Community Platform, a volunteer-run civic platform for one village.
+It is an independent community project, not a council service, and it is not for emergencies.
+
+Two API families share this description:
+
+* **Business directory** (\`/api/v1/\`, tag *Businesses*) and its static export
+  \`/data/businesses-canonical.json\`: schema.org JSON-LD, open to any origin, no key.
+* **Open311 GeoReport v2** (\`/api/v2/\`, tag *Open311*): report local, non-urgent issues and read public reports.
+  Reading needs no key; submitting needs an \`api_key\`.
+
+Machine-readable aids: this description at \`/openapi.yaml\`, \`/.well-known/openapi.yaml\` and \`/openapi.json\`;
+a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
+
+## Caching and conditional requests (business directory)
+
+* Every \`/api/v1\` response carries \`ETag\` (a hash of the dataset content), \`Vary: Accept-Encoding\` and
+  \`Access-Control-Allow-Origin: *\`; \`ETag\` and \`X-Dataset-Version\` are listed in
+  \`Access-Control-Expose-Headers\` so browsers can read them cross-origin.
+* \`Cache-Control\`: \`max-age=3600, s-maxage=86400\` on the list and single-business endpoints, \`max-age=300\` on
+  the diff feed.
+* \`X-Dataset-Version\` (SemVer of the dataset *schema*) is sent on the list endpoint only; the dataset *content*
+  version is the \`ETag\`.
+* Conditional requests follow RFC 9110: \`If-None-Match\` may hold a list of entity tags or \`*\`, and is compared with
+  the weak comparison function; a match answers \`304 Not Modified\` with the same caching headers a \`200\` would send.
+  \`HEAD\` is supported everywhere \`GET\` is.
+* Responses are negotiated as gzip or brotli (\`Accept-Encoding\`). Each encoding has its own entity tag (a suffix on
+  the identity ETag), so no tag claims byte identity across encodings.
+* An \`OPTIONS\` preflight is answered with open CORS headers, including for \`If-None-Match\`.
+
+## Errors
+
+* \`/api/v1\` and \`/data\`: \`application/problem+json\` (RFC 9457) with a stable \`code\` and a helpful \`detail\`.
+  An unknown business id is \`404\`; a deleted one is \`410 Gone\`; an invalid or missing \`since\` and a \`q\` longer than
+  200 characters are \`400\`.
+* \`/api/v2\`: the Open311 error list (\`[{"code":400,"description":"…"}]\` or \`<errors>\` in XML), with HTTP 400
+  (bad parameters), 403 (missing or invalid \`api_key\`), 404 (unknown \`service_code\` or request id) and 429.
+
+## Rate limits
+
+The Open311 API is rate-limited per client address and, for submissions, per API key: ${config.rateLimit.readMax}
+reads and ${config.rateLimit.writeMax} submissions per ${windowSeconds} seconds (operators can change these). Responses
+carry the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers; a \`429\` carries
+\`Retry-After\` (seconds).
+
+## Privacy
+
+A reporter's name, email, phone, device id and account id are never returned by any endpoint. Photos are stripped
+of all metadata (EXIF, GPS) before they are stored.
+
+## Versioning and compatibility
+
+The business API is versioned by path (\`/api/v1/\`). Within v1, changes are additive only: new optional fields or
+parameters. A breaking change would get a new path version, with the old one kept for at least six months and
+announced with \`Deprecation\` and \`Sunset\` headers. The dataset schema has its own SemVer (\`X-Dataset-Version\`):
+a minor bump adds fields, a major bump changes or removes them. The Open311 API follows GeoReport v2.`.replace(
+    /([^\n])\n(?![\n*#])\s*/g,
+    "$1 ",
+  );
+}
+
+/** Options for @fastify/swagger: what the document says beyond the route schemas. */
+export function swaggerOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: `${config.village.name} Community Platform API`,
+        version: "1.0.0",
+        summary: "Business directory (schema.org JSON-LD) and Open311 GeoReport v2 issue reporting.",
+        description: apiDescription(config),
+        contact: { name: "The volunteers", email: config.village.contactEmail, url: `${config.baseUrl}/developers` },
+        license: { name: "AGPL-3.0-or-later (code); ODbL-1.0 (business dataset)", identifier: "AGPL-3.0-or-later" },
+      },
+      servers: [{ url: config.baseUrl, description: "This platform" }],
+      tags: [
+        {
+          name: "Businesses",
+          description: "The local business directory as schema.org JSON-LD, its diff feed and static dataset export.",
+        },
+        { name: "Open311", description: "Open311 GeoReport v2: report categories (services) and reports (requests)." },
+      ],
+      externalDocs: { description: "Developer guide", url: `${config.baseUrl}/developers` },
+      components: {
+        securitySchemes: {
+          open311ApiKey: {
+            type: "apiKey",
+            in: "query",
+            name: "api_key",
+            description:
+              "Needed to submit reports. Send it as the `api_key` form field (Open311 sends it with the request body); " +
+              "ask the volunteers for a key (`civic api-keys create`).",
+          },
+        },
+        schemas: {
+          Problem: PROBLEM_SCHEMA,
+          Open311Errors: OPEN311_ERRORS_SCHEMA,
+        },
+      },
+      // Everything is public unless an operation says otherwise.
+      security: [],
+    },
+    hideUntagged: false,
+    transform({ schema, url }) {
+      if (!isDescribedPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
+      return { schema, url };
+    },
+  };
+}

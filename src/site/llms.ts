@@ -1,0 +1,47 @@
+import { machineResources, sitePages } from "../core/web/sitemap.js";
+import type { SiteInfo } from "./content/types.js";
+
+/**
+ * /llms.txt in the llmstxt.org format: an H1 with the name, a blockquote summary, what the service is and is not,
+ * then H2 sections of `- [name](absolute url): note` items. Generated from the site map the navigation uses.
+ */
+export function llmsTxt(site: SiteInfo): string {
+  const url = (path: string) => `${site.baseUrl}${path}`;
+  const item = (title: string, path: string, note: string) => `- [${title}](${url(path)}): ${note}`;
+  const main = sitePages.filter((p) => p.placement !== "footer" && p.path !== "/");
+  const about = sitePages.filter((p) => p.placement === "footer");
+  const section = (name: "APIs" | "Data") =>
+    machineResources.filter((r) => r.section === name).map((r) => item(r.title, r.path, r.summary));
+  return [
+    `# ${site.villageName} Community Platform`,
+    "",
+    `> A volunteer-run civic platform for the village of ${site.villageName}: residents report local, non-urgent ` +
+      "issues (potholes, streetlights, fly-tipping) on a map, read every public report and check its status by " +
+      "reference number, find local businesses, reach their councillors and follow community projects.",
+    "",
+    `It is an independent community project, not a council service: reports may be forwarded to ${site.councilName}, ` +
+      "and response times depend on the council. It is not for emergencies (call 999). Reports are public except " +
+      "the reporter's name and contact details, which are never published. There are no tracking cookies and " +
+      "personal data is never sold.",
+    "",
+    "Two open APIs: a schema.org JSON-LD business directory under /api/v1/ (with a static dataset export) and an " +
+      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key).",
+    "",
+    "## Pages",
+    "",
+    ...main.map((p) => item(p.title, p.path, p.summary)),
+    "",
+    "## APIs",
+    "",
+    ...section("APIs"),
+    "",
+    "## Data",
+    "",
+    ...section("Data"),
+    "",
+    "## Optional",
+    "",
+    ...about.map((p) => item(p.title, p.path, p.summary)),
+    "",
+  ].join("\n");
+}
