@@ -120,14 +120,7 @@ export interface DemoProject {
 }
 
 export type DemoReportStatus =
-  | "open"
-  | "investigating"
-  | "in_progress"
-  | "action_scheduled"
-  | "fixed"
-  | "closed"
-  | "duplicate"
-  | "not_responsible";
+  "open" | "investigating" | "in_progress" | "action_scheduled" | "fixed" | "closed" | "duplicate" | "not_responsible";
 
 export interface DemoReport {
   categoryCode: string;

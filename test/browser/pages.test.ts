@@ -21,7 +21,13 @@ describe.skipIf(!browserAvailable())("every page in Chromium", () => {
   let base: string;
 
   beforeAll(async () => {
-    t = await createTestApp("sqlite", { seed: true });
+    t = await createTestApp("sqlite", {
+      seed: true,
+      routes: (app) =>
+        app.get("/test-server-error", async () => {
+          throw new Error("boom");
+        }),
+    });
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
@@ -31,7 +37,7 @@ describe.skipIf(!browserAvailable())("every page in Chromium", () => {
     await t?.close();
   });
 
-  const extraPages = ["/this-page-does-not-exist"];
+  const extraPages = ["/this-page-does-not-exist", "/test-server-error"];
 
   it("passes axe on every page, with JavaScript and without", async () => {
     const paths = [

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { runCli } from "../../src/cli.js";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../helpers/app.js";
 

@@ -84,7 +84,12 @@ export interface TestApp {
 /** Builds the whole app on a fresh database of the given kind. */
 export async function createTestApp(
   dialect: Dialect,
-  options: { env?: Record<string, string | undefined>; seed?: boolean } & Omit<AppOptions, "database"> = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    seed?: boolean;
+    /** Extra routes a test needs (registered before the app is ready). */
+    routes?: (app: FastifyInstance) => void;
+  } & Omit<AppOptions, "database"> = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(dialect, { migrate: false });
   const config = testConfig(db.dataDir, {
@@ -92,7 +97,9 @@ export async function createTestApp(
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...options.env,
   });
-  const app = await buildApp(config, { logger: false, ...options, database: db.database });
+  const { env: _env, seed: _seed, routes, ...appOptions } = options;
+  const app = await buildApp(config, { logger: false, ...appOptions, database: db.database });
+  routes?.(app);
   await app.ready();
   return {
     app,

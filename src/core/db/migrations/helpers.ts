@@ -1,7 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, PostgresAdapter, sql } from "kysely";
 
 /** Migrations see the database untyped: they describe tables, they do not use them. */
-// biome-ignore lint/suspicious/noExplicitAny: Kysely migrations are written against an untyped schema.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations describe tables, untyped by design
 export type MigrationDb = Kysely<any>;
 
 export function isPostgres(db: MigrationDb): boolean {
