@@ -7,6 +7,7 @@ import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { businessRoutes } from "./businesses/routes.js";
 import type { Config } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
@@ -161,6 +162,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
   await app.register(projectRoutes);
+  await app.register(businessRoutes);
   await app.register(developerRoutes);
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);

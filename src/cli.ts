@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
@@ -44,6 +45,7 @@ export const commands: Record<string, Command> = {
       return 0;
     },
   },
+  ...businessCommands,
 };
 
 function help(out: (line: string) => void): void {

@@ -1,0 +1,160 @@
+import { promisify } from "node:util";
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+/**
+ * HTTP representations prepared once per dataset version: the JSON bytes, their gzip and brotli encodings, and an
+ * entity tag per encoding. Sending one is copying bytes: no serialisation, no compression per request.
+ */
+
+export type Coding = "br" | "gzip" | "identity";
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+const LARGE = 256 * 1024;
+
+function brotliOptions(size: number) {
+  return {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: size > LARGE ? 5 : 11,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: size,
+    },
+  };
+}
+
+const gzipOptions = (size: number) => ({ level: size > LARGE ? 6 : 9 });
+
+/** One resource's bytes in every encoding we offer, with a strong ETag per encoding. */
+export class Prepared {
+  private gz: Buffer | undefined;
+  private brotli: Buffer | undefined;
+
+  /**
+   * @param identity the uncompressed JSON
+   * @param tag the opaque part of the entity tag (the dataset version, or a version of it); each encoding gets its
+   *   own suffix, because the encoded bytes differ and a strong tag promises byte identity.
+   */
+  constructor(
+    readonly identity: Buffer,
+    readonly tag: string,
+  ) {}
+
+  /** Compresses both encodings off the main thread (for the large, always-requested documents). */
+  async precompress(): Promise<this> {
+    const [gz, br] = await Promise.all([
+      gzipAsync(this.identity, gzipOptions(this.identity.length)),
+      brotliAsync(this.identity, brotliOptions(this.identity.length)),
+    ]);
+    this.gz = gz;
+    this.brotli = br;
+    return this;
+  }
+
+  /** The bytes for an encoding, compressed on first use and kept. */
+  body(coding: Coding): Buffer {
+    if (coding === "gzip") {
+      this.gz ??= gzipSync(this.identity, gzipOptions(this.identity.length));
+      return this.gz;
+    }
+    if (coding === "br") {
+      this.brotli ??= brotliCompressSync(this.identity, brotliOptions(this.identity.length));
+      return this.brotli;
+    }
+    return this.identity;
+  }
+
+  /** The quoted strong entity tag of one encoding. */
+  etag(coding: Coding): string {
+    return coding === "identity" ? `"${this.tag}"` : `"${this.tag}-${coding}"`;
+  }
+}
+
+const CODING = /^\s*([A-Za-z0-9*!#$%&'+.^_`|~-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*$/;
+const PREFERENCE: Coding[] = ["br", "gzip", "identity"];
+
+/**
+ * Picks the response encoding from Accept-Encoding (RFC 9110 §12.5.3): the acceptable coding with the highest
+ * q-value, ties broken in favour of brotli, then gzip. Identity is acceptable unless refused, and is also the
+ * answer when nothing else is (we never answer 406 for an encoding).
+ */
+export function negotiateEncoding(header: string | string[] | undefined): Coding {
+  const value = Array.isArray(header) ? header.join(",") : header;
+  if (!value) return "identity";
+  const q = new Map<string, number>();
+  for (const part of value.split(",")) {
+    const m = CODING.exec(part);
+    if (!m) continue;
+    const weight = m[2] === undefined ? 1 : Number(m[2]);
+    if (!Number.isFinite(weight)) continue;
+    q.set((m[1] as string).toLowerCase(), Math.min(weight, 1));
+  }
+  const star = q.get("*");
+  const weightOf = (c: Coding) => {
+    const direct = c === "gzip" ? (q.get("gzip") ?? q.get("x-gzip")) : q.get(c);
+    if (direct !== undefined) return direct;
+    if (star !== undefined) return star;
+    return c === "identity" ? 0.001 : 0;
+  };
+  let best: Coding = "identity";
+  let bestWeight = 0;
+  for (const c of PREFERENCE) {
+    const w = weightOf(c);
+    if (w > bestWeight) {
+      best = c;
+      bestWeight = w;
+    }
+  }
+  return best;
+}
+
+const ENTITY_TAG = /\s*(?:(W\/)?"([^"]*)"|(\*))\s*(?:,|$)/y;
+
+/**
+ * RFC 9110 §13.1.2 If-None-Match for GET and HEAD: true when the header is `*` or lists a tag that matches
+ * `etag` under the weak comparison (a `W/` prefix on either side is ignored). An unparsable header matches nothing.
+ */
+export function noneMatchSatisfied(header: string | string[] | undefined, etag: string): boolean {
+  const value = (Array.isArray(header) ? header.join(",") : header)?.trim();
+  if (!value) return false;
+  const wanted = etag.replace(/^W\//, "");
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < value.length) {
+    const start = ENTITY_TAG.lastIndex;
+    const m = ENTITY_TAG.exec(value);
+    if (!m || ENTITY_TAG.lastIndex === start) return false;
+    if (m[3] === "*") return true;
+    if (`"${m[2]}"` === wanted) return true;
+  }
+  return false;
+}
+
+export interface RepresentationHeaders {
+  cacheControl: string;
+  /** Extra headers a 200 and a 304 both carry (e.g. X-Dataset-Version). */
+  extra?: Record<string, string>;
+  contentType?: string;
+}
+
+/**
+ * Sends a prepared representation with its validators and caching headers, or a 304 with the same headers when
+ * If-None-Match matches. The payload is a Buffer, so Fastify sends it as it is.
+ */
+export function sendPrepared(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  prepared: Prepared,
+  headers: RepresentationHeaders,
+): FastifyReply {
+  const coding = negotiateEncoding(request.headers["accept-encoding"]);
+  const etag = prepared.etag(coding);
+  reply.header("cache-control", headers.cacheControl).header("vary", "Accept-Encoding").header("etag", etag);
+  for (const [name, value] of Object.entries(headers.extra ?? {})) reply.header(name, value);
+  if (noneMatchSatisfied(request.headers["if-none-match"], etag)) {
+    return reply.code(304).send();
+  }
+  reply.header("content-type", headers.contentType ?? "application/json");
+  if (coding !== "identity") reply.header("content-encoding", coding);
+  return reply.code(200).send(prepared.body(coding));
+}

@@ -1,0 +1,250 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { Static } from "typebox";
+import type { Civic } from "../core/context.js";
+import { AppError } from "../core/http/errors.js";
+import { BusinessDataset, CANONICAL_PATH, LIST_PATH, type ListFilters } from "./dataset.js";
+import { DATASET_SCHEMA_VERSION } from "./model.js";
+import { businessPages } from "./pages.js";
+import { sendPrepared } from "./representation.js";
+import {
+  BusinessSchema,
+  DiffQuery,
+  DiffSchema,
+  IdParams,
+  ItemListSchema,
+  ListQuery,
+  notModified,
+  problems,
+  representationHeaders,
+} from "./schemas.js";
+import { vocabularySource } from "./vocabulary.js";
+
+/** Cache-Control of the list and single-business responses (spec §8), and of the canonical export. */
+export const DIRECTORY_CACHE_CONTROL = "max-age=3600, s-maxage=86400";
+/** Cache-Control of the diff feed (spec §8). */
+export const DIFF_CACHE_CONTROL = "max-age=300";
+
+/** CORS headers on every /api/v1 (and /data) response, errors included. */
+export const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "ETag, X-Dataset-Version",
+} as const;
+
+const datasets = new WeakMap<Civic, BusinessDataset>();
+
+/** The dataset an app serves (tests use it to wait for a change to show). */
+export function businessDataset(app: FastifyInstance): BusinessDataset {
+  const found = datasets.get(app.civic);
+  if (!found) throw new Error("the business routes are not registered");
+  return found;
+}
+
+function isOpenDataUrl(url: string): boolean {
+  return url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?") || url.startsWith("/data/");
+}
+
+const SINCE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Validates `since`: present and a real calendar date (2026-02-30 is not). */
+export function parseSince(since: string | undefined): string {
+  const fail = (message: string) =>
+    new AppError("validation_failed", `since ${message}. Give a calendar date as YYYY-MM-DD, e.g. since=2026-11-01.`, {
+      fields: [{ field: "since", message }],
+    });
+  if (since === undefined || since === "") throw fail("is required");
+  const m = SINCE.exec(since);
+  if (!m) throw fail(`"${since}" is not in the form YYYY-MM-DD`);
+  const date = new Date(`${since}T00:00:00.000Z`);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== since) {
+    throw fail(`"${since}" is not a real calendar date`);
+  }
+  return since;
+}
+
+/** Filters as given (empty parameters count as absent) and the list's canonical query string. */
+export function listFilters(query: Static<typeof ListQuery>): { filters: ListFilters; search: string } {
+  const filters: ListFilters = {};
+  const params = new URLSearchParams();
+  for (const key of ["category", "schemaType", "q"] as const) {
+    const value = query[key];
+    if (value === undefined || value.trim() === "") continue;
+    filters[key] = value;
+    params.set(key, value);
+  }
+  return { filters, search: params.toString() };
+}
+
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+
+const API_DESCRIPTION = `Open data about local businesses as schema.org JSON-LD. Every response allows any origin. Responses carry a strong ETag per content encoding (identity, gzip, br) derived from the dataset content version; send it back in If-None-Match for a 304. schemaType subtype matching uses the schema.org vocabulary (${vocabularySource}).`;
+
+/**
+ * The business directory: the `/api/v1` JSON-LD API, the canonical export, the diff feed and the directory pages.
+ * Registered without encapsulation so that its CORS headers also reach /api/v1 errors and unknown /api/v1 paths.
+ */
+export const businessRoutes = fp(
+  async function businessRoutes(app: FastifyInstance): Promise<void> {
+    const civic = app.civic;
+    const dataset = new BusinessDataset(civic.database.db, civic.config.baseUrl);
+    datasets.set(civic, dataset);
+    let timer: NodeJS.Timeout | undefined;
+    civic.workers.push({
+      name: "business-dataset",
+      start() {
+        // Keeps this instance's view of the change log at most a second old, so requests never wait on a check.
+        timer = setInterval(() => {
+          dataset.refresh().catch((error: unknown) => app.log.error({ err: error }, "business dataset refresh failed"));
+        }, 1000);
+        timer.unref();
+      },
+      async stop() {
+        clearInterval(timer);
+        await dataset.refresh().catch(() => {});
+      },
+    });
+    const snapshot = () => dataset.fresh() ?? dataset.current();
+
+    app.addHook("onRequest", async (request, reply) => {
+      if (isOpenDataUrl(request.url)) reply.headers(CORS_HEADERS);
+    });
+
+    // Preflight: anything a browser may ask for is allowed; no credentials are involved.
+    const preflight = { schema: { hide: true }, config: { csrf: false } };
+    const answerPreflight = async (request: FastifyRequest, reply: FastifyReply) => {
+      const asked = request.headers["access-control-request-headers"];
+      const allowHeaders =
+        typeof asked === "string" && /^[A-Za-z0-9!#$%&'*+.^_`|~, -]{1,1000}$/.test(asked) ? asked : "If-None-Match";
+      return reply
+        .code(204)
+        .headers({
+          ...CORS_HEADERS,
+          "access-control-allow-methods": "GET, HEAD, OPTIONS",
+          "access-control-allow-headers": allowHeaders,
+          "access-control-max-age": "86400",
+          vary: "Access-Control-Request-Headers",
+          "cache-control": "max-age=86400",
+        })
+        .send();
+    };
+    app.options("/api/v1/*", preflight, answerPreflight);
+    app.options("/data/*", preflight, answerPreflight);
+
+    // The bodies are prepared Buffers; this keeps Fastify from compiling serialisers it would never use.
+    const prepared = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
+    app.get(
+      LIST_PATH,
+      {
+        ...prepared,
+        schema: {
+          summary: "List businesses",
+          description: `${API_DESCRIPTION}\n\nReturns a schema.org ItemList of the businesses matching every given filter (AND). Empty parameters are ignored. Sends X-Dataset-Version.`,
+          tags: ["Businesses"],
+          querystring: ListQuery,
+          response: {
+            200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, true) },
+            304: notModified(DIRECTORY_CACHE_CONTROL, true),
+            400: problems.badRequest,
+          },
+        },
+      },
+      async (request, reply) => {
+        const snap = await snapshot();
+        const { filters, search } = listFilters(request.query as Static<typeof ListQuery>);
+        return sendPrepared(request, reply, snap.listFor(filters, search), {
+          cacheControl: DIRECTORY_CACHE_CONTROL,
+          extra: { "x-dataset-version": DATASET_SCHEMA_VERSION },
+        });
+      },
+    );
+
+    app.get(
+      `${LIST_PATH}/:id`,
+      {
+        ...prepared,
+        schema: {
+          summary: "Get one business",
+          description:
+            "A schema.org LocalBusiness (its most specific subtype) as JSON-LD. An unknown id is a 404; a business that was removed is a 410.",
+          tags: ["Businesses"],
+          params: IdParams,
+          response: {
+            200: { ...BusinessSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
+            304: notModified(DIRECTORY_CACHE_CONTROL, false),
+            404: problems.notFound,
+            410: problems.gone,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as Static<typeof IdParams>;
+        const snap = await snapshot();
+        const entry = snap.byId.get(id);
+        if (!entry) {
+          const deletedAt = snap.deleted.get(id);
+          if (deletedAt) {
+            throw new AppError(
+              "gone",
+              `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+            );
+          }
+          throw new AppError(
+            "not_found",
+            `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
+          );
+        }
+        return sendPrepared(request, reply, snap.single(entry), { cacheControl: DIRECTORY_CACHE_CONTROL });
+      },
+    );
+
+    app.get(
+      "/api/v1/diff",
+      {
+        ...prepared,
+        schema: {
+          summary: "Changes since a date",
+          description:
+            "What was added, updated and removed since 00:00 UTC on `since`, for clients that keep a copy of the dataset. Poll it (it may be cached for 5 minutes) and apply it; removed businesses are tombstones with their deletion time.",
+          tags: ["Businesses"],
+          querystring: DiffQuery,
+          response: {
+            200: { ...DiffSchema, headers: representationHeaders(DIFF_CACHE_CONTROL, false) },
+            304: notModified(DIFF_CACHE_CONTROL, false),
+            400: problems.badRequest,
+          },
+        },
+      },
+      async (request, reply) => {
+        const since = parseSince((request.query as Static<typeof DiffQuery>).since);
+        const snap = await snapshot();
+        const diff = await snap.diff(civic.database.db, since);
+        return sendPrepared(request, reply, diff, { cacheControl: DIFF_CACHE_CONTROL });
+      },
+    );
+
+    app.get(
+      CANONICAL_PATH,
+      {
+        ...prepared,
+        schema: {
+          summary: "The whole business dataset",
+          description:
+            "The canonical dataset: every business as a schema.org ItemList ordered by identifier. Its ETag (without quotes) is the sha-256 of these bytes and is the dataset content version. Same conditional-request rules as the API. `civic businesses export` writes the same bytes and `civic businesses import` reads them.",
+          tags: ["Businesses"],
+          response: {
+            200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
+            304: notModified(DIRECTORY_CACHE_CONTROL, false),
+          },
+        },
+      },
+      async (request, reply) => {
+        const snap = await snapshot();
+        return sendPrepared(request, reply, snap.canonical, { cacheControl: DIRECTORY_CACHE_CONTROL });
+      },
+    );
+
+    await app.register(businessPages, { dataset });
+  },
+  { name: "businesses" },
+);

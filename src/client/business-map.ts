@@ -1,0 +1,21 @@
+// Shows a business's location on a map on /businesses/{id}. The address and an OpenStreetMap link are on the page
+// already, so without this script nothing is lost.
+import L from "leaflet";
+
+const el = document.getElementById("business-map");
+if (el) {
+  const lat = Number(el.dataset.lat);
+  const lng = Number(el.dataset.lng);
+  const tileUrl = el.dataset.tileUrl;
+  if (Number.isFinite(lat) && Number.isFinite(lng) && tileUrl) {
+    el.hidden = false;
+    el.setAttribute("role", "region");
+    el.setAttribute("aria-label", `Map showing where ${el.dataset.name ?? "the business"} is`);
+    const map = L.map(el, { scrollWheelZoom: false }).setView([lat, lng], 17);
+    L.tileLayer(tileUrl, { attribution: el.dataset.attribution ?? "", maxZoom: 19 }).addTo(map);
+    // A vector marker: no marker images to load.
+    L.circleMarker([lat, lng], { radius: 10, weight: 3, color: "#0b4f8a", fillOpacity: 0.6 })
+      .addTo(map)
+      .bindTooltip(el.dataset.name ?? "");
+  }
+}
