@@ -23,6 +23,7 @@ import { councillorRoutes } from "./councillors/routes.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { developerRoutes } from "./developers/routes.js";
 import { healthRoutes } from "./health/routes.js";
+import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { openApiRoutes } from "./openapi/routes.js";
 import { projectRoutes } from "./projects/routes.js";
@@ -163,6 +164,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(councillorRoutes);
   await app.register(projectRoutes);
   await app.register(businessRoutes);
+  await app.register(open311Routes);
   await app.register(developerRoutes);
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);

@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { apiKeyCommands } from "./open311/cli.js";
 
 /** What a command gets: the configuration, an open, migrated database, its arguments and an output. */
 export interface CommandContext {
@@ -45,6 +46,7 @@ export const commands: Record<string, Command> = {
       return 0;
     },
   },
+  ...apiKeyCommands,
   ...businessCommands,
 };
 

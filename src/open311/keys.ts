@@ -1,0 +1,89 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+
+/** Every key starts with this, so a leaked key is recognisable (e.g. by secret scanners). */
+const KEY_PREFIX = "civic_";
+const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6;
+
+/** sha256 of a key, hex: the only form a key is stored in. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** A new random key: 192 bits, URL-safe. */
+export function generateApiKey(): string {
+  return `${KEY_PREFIX}${randomBytes(24).toString("base64url")}`;
+}
+
+export interface CreatedApiKey {
+  id: number;
+  name: string;
+  /** The key itself: shown once, never stored. */
+  key: string;
+  prefix: string;
+}
+
+/** Creates a key for an Open311 client. Only its hash and its first characters are stored. */
+export async function createApiKey(db: Kysely<DB>, name: string, now: Date): Promise<CreatedApiKey> {
+  const key = generateApiKey();
+  const prefix = key.slice(0, SHOWN_PREFIX_LENGTH);
+  const row = await db
+    .insertInto("api_keys")
+    .values({ name, key_hash: hashApiKey(key), prefix, created_at: now.toISOString() })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { id: row.id, name, key, prefix };
+}
+
+export interface ApiKeyListing {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** All keys, oldest first, without their hashes. */
+export async function listApiKeys(db: Kysely<DB>): Promise<ApiKeyListing[]> {
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "name", "prefix", "created_at", "revoked_at", "last_used_at"])
+    .orderBy("id")
+    .execute();
+}
+
+/** Revokes a key. Returns false when there is no such key or it was already revoked. */
+export async function revokeApiKey(db: Kysely<DB>, id: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("api_keys")
+    .set({ revoked_at: now.toISOString() })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The client a valid key belongs to. */
+export interface ApiClient {
+  id: number;
+  name: string;
+}
+
+/** Finds the active (not revoked) key with this value; null for an unknown or revoked key. */
+export async function findActiveApiKey(db: Kysely<DB>, key: string): Promise<ApiClient | null> {
+  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
+  const row = await db
+    .selectFrom("api_keys")
+    .select(["id", "name"])
+    .where("key_hash", "=", hashApiKey(key))
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Records that a key was used (for `api-keys list`). */
+export async function touchApiKey(db: Kysely<DB>, id: number, now: Date): Promise<void> {
+  await db.updateTable("api_keys").set({ last_used_at: now.toISOString() }).where("id", "=", id).execute();
+}

@@ -1,0 +1,234 @@
+import { type Kysely, sql } from "kysely";
+import type { Category, DB, ReportStatus } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+import { open311Status, STATUS_LABELS } from "../reports/model.js";
+import { reportPhotoUrl } from "../reports/photos.js";
+import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
+import type { ServiceRequest } from "./schemas.js";
+
+/**
+ * The only report columns the Open311 API reads. The reporter's name, email, phone, device and account ids are not
+ * among them, so no GET can return them whatever the presenter does.
+ */
+const PUBLIC_COLUMNS = [
+  "reports.id",
+  "reports.reference",
+  "reports.category_code",
+  "reports.title",
+  "reports.description",
+  "reports.latitude",
+  "reports.longitude",
+  "reports.location_text",
+  "reports.place_id",
+  "reports.address_id",
+  "reports.status",
+  "reports.created_at",
+  "reports.updated_at",
+  "reports.expected_at",
+  "reports.forwarded_at",
+  "reports.media_url",
+] as const;
+
+export interface PublicReportRow {
+  id: number;
+  reference: string;
+  category_code: string;
+  title: string;
+  description: string;
+  latitude: number | null;
+  longitude: number | null;
+  location_text: string | null;
+  place_id: string | null;
+  address_id: string | null;
+  status: ReportStatus;
+  created_at: string;
+  updated_at: string;
+  expected_at: string | null;
+  forwarded_at: string | null;
+  media_url: string | null;
+}
+
+const METRES_PER_DEGREE_LAT = 111_320;
+
+/** A bounding box around a point, then the distance on an equirectangular projection (exact enough for a village). */
+function nearHere(near: NearHere) {
+  const dLat = near.radiusM / METRES_PER_DEGREE_LAT;
+  const mPerDegLng = METRES_PER_DEGREE_LAT * Math.cos((near.lat * Math.PI) / 180);
+  const dLng = near.radiusM / Math.max(mPerDegLng, 1);
+  const dy = sql`(${sql.ref("reports.latitude")} - ${near.lat}) * ${METRES_PER_DEGREE_LAT}`;
+  const dx = sql`(${sql.ref("reports.longitude")} - ${near.lng}) * ${mPerDegLng}`;
+  return {
+    south: near.lat - dLat,
+    north: near.lat + dLat,
+    west: near.lng - dLng,
+    east: near.lng + dLng,
+    within: sql<boolean>`(${dy}) * (${dy}) + (${dx}) * (${dx}) <= ${near.radiusM * near.radiusM}`,
+  };
+}
+
+/** The Kysely query for a filter (also used by the benchmark to print query plans). */
+export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
+  let q = db.selectFrom("reports").select(PUBLIC_COLUMNS).where("reports.visibility", "=", "public");
+  if (filter.kind === "ids") {
+    return q
+      .where("reports.reference", "in", filter.references)
+      .orderBy("reports.created_at", "desc")
+      .orderBy("reports.id", "desc");
+  }
+  q = q.where("reports.created_at", ">=", filter.from).where("reports.created_at", "<=", filter.to);
+  if (filter.serviceCodes) q = q.where("reports.category_code", "in", filter.serviceCodes);
+  if (filter.statuses) q = q.where("reports.status", "in", filter.statuses);
+  if (filter.near) {
+    const box = nearHere(filter.near);
+    q = q
+      .where("reports.latitude", ">=", box.south)
+      .where("reports.latitude", "<=", box.north)
+      .where("reports.longitude", ">=", box.west)
+      .where("reports.longitude", "<=", box.east)
+      .where(box.within);
+  }
+  return q
+    .orderBy("reports.created_at", "desc")
+    .orderBy("reports.id", "desc")
+    .limit(filter.limit)
+    .offset(filter.offset);
+}
+
+/** Everything about a page of reports that the presenter needs besides the rows. */
+export interface ReportExtras {
+  categories: Map<string, Category>;
+  /** report id → the note of its latest public update ("" when it had none). */
+  latestNotes: Map<number, string>;
+  /** report id → hash of its first photo. */
+  firstPhotos: Map<number, string>;
+  places: Map<string, string>;
+}
+
+async function loadExtras(db: Kysely<DB>, rows: PublicReportRow[]): Promise<ReportExtras> {
+  const ids = rows.map((r) => r.id);
+  const placeIds = [...new Set(rows.map((r) => r.place_id).filter((p): p is string => p !== null))];
+  const codes = [...new Set(rows.map((r) => r.category_code))];
+  const none = ids.length === 0;
+  const [categories, updates, photos, places] = await Promise.all([
+    codes.length === 0 ? [] : db.selectFrom("categories").selectAll().where("code", "in", codes).execute(),
+    none
+      ? []
+      : db
+          .selectFrom("report_updates")
+          .select(["report_id", "note"])
+          .where("report_id", "in", ids)
+          .orderBy("report_id")
+          .orderBy("created_at", "desc")
+          .orderBy("id", "desc")
+          .execute(),
+    none
+      ? []
+      : db
+          .selectFrom("report_photos")
+          .select(["report_id", "hash"])
+          .where("report_id", "in", ids)
+          .orderBy("report_id")
+          .orderBy("position")
+          .execute(),
+    placeIds.length === 0 ? [] : db.selectFrom("places").select(["id", "name"]).where("id", "in", placeIds).execute(),
+  ]);
+  const latestNotes = new Map<number, string>();
+  for (const u of updates) if (!latestNotes.has(u.report_id)) latestNotes.set(u.report_id, u.note.trim());
+  const firstPhotos = new Map<number, string>();
+  for (const p of photos) if (!firstPhotos.has(p.report_id)) firstPhotos.set(p.report_id, p.hash);
+  return {
+    categories: new Map(categories.map((c) => [c.code, c])),
+    latestNotes,
+    firstPhotos,
+    places: new Map(places.map((p) => [p.id, p.name])),
+  };
+}
+
+const MAX_DESCRIPTION = 4000;
+
+/** Open311 has no title: the description starts with it unless it already does (titles derived from it). */
+function open311Description(title: string, description: string): string {
+  const stem = title.replace(/…$/, "");
+  const text = description.startsWith(stem) ? description : `${title}: ${description}`;
+  return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
+}
+
+export interface PresenterContext {
+  baseUrl: string;
+  /** Named as the agency for categories the council does not handle. */
+  villageName: string;
+}
+
+/**
+ * A public report as an Open311 service request. This is where the API's privacy rule lives: only public facts
+ * are copied, by name. Internal statuses become open/closed, with the latest public note (or the detailed status)
+ * in status_notes.
+ */
+export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx: PresenterContext): ServiceRequest {
+  const category = extras.categories.get(row.category_code);
+  const note = extras.latestNotes.get(row.id);
+  const photo = extras.firstPhotos.get(row.id);
+  const place = row.place_id ? extras.places.get(row.place_id) : undefined;
+  const addressParts = [row.location_text, place].filter((p): p is string => !!p);
+  const address =
+    addressParts.length === 2 && addressParts[0]?.includes(addressParts[1] as string)
+      ? addressParts[0]
+      : addressParts.join(", ");
+  const agency = category ? (category.department_name ?? `${ctx.villageName} community volunteers`) : null;
+  return {
+    service_request_id: row.reference,
+    status: open311Status(row.status),
+    status_notes: note ? note : STATUS_LABELS[row.status],
+    service_name: category?.name ?? null,
+    service_code: row.category_code,
+    description: open311Description(row.title, row.description),
+    agency_responsible: agency,
+    service_notice:
+      row.forwarded_at && category?.department_name
+        ? `Forwarded to ${category.department_name} on ${row.forwarded_at.slice(0, 10)}.`
+        : null,
+    requested_datetime: row.created_at,
+    updated_datetime: row.updated_at,
+    expected_datetime: row.expected_at,
+    address: address || null,
+    address_id: row.address_id,
+    zipcode: null,
+    lat: row.latitude,
+    long: row.longitude,
+    media_url: photo ? reportPhotoUrl(ctx.baseUrl, photo, "full") : row.media_url,
+  };
+}
+
+/** GET requests: the public reports matching a filter, newest first, as Open311 service requests. */
+export async function findServiceRequests(
+  db: Kysely<DB>,
+  filter: RequestFilter,
+  ctx: PresenterContext,
+): Promise<ServiceRequest[]> {
+  const rows: PublicReportRow[] = await requestsQuery(db, filter).execute();
+  const extras = await loadExtras(db, rows);
+  return rows.map((r) => toServiceRequest(r, extras, ctx));
+}
+
+/** GET requests/{id}: one public report, or a 404 (hidden and removed reports do not exist for the API). */
+export async function findServiceRequest(
+  db: Kysely<DB>,
+  reference: string,
+  ctx: PresenterContext,
+): Promise<ServiceRequest> {
+  const [found] = await findServiceRequests(db, { kind: "ids", references: referenceCandidates(reference) }, ctx);
+  if (!found) throw new AppError("not_found", `service_request_id "${reference}" was not found.`);
+  return found;
+}
+
+/** Codes of public categories among the given ones. */
+export async function knownServiceCodes(db: Kysely<DB>, codes: string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("categories")
+    .select("code")
+    .where("code", "in", codes)
+    .where("is_public", "=", 1)
+    .execute();
+  return new Set(rows.map((r) => r.code));
+}

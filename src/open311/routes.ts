@@ -1,0 +1,345 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { AppError } from "../core/http/errors.js";
+import { discoveryDocument } from "./discovery.js";
+import { type ApiClient, findActiveApiKey, touchApiKey } from "./keys.js";
+import { createServiceRequest, readPostBody } from "./post.js";
+import { parseRequestsQuery, referenceCandidates } from "./query.js";
+import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
+import {
+  CreatedRequests,
+  Discovery,
+  errorResponses,
+  type Format,
+  FormatParams,
+  jsonOrXml,
+  PostBodyForm,
+  PostBodyMultipart,
+  ReadQuery,
+  RequestIdParams,
+  RequestsQuery,
+  ServiceCodeParams,
+  ServiceDefinition,
+  ServiceRequests,
+  Services,
+  TAG,
+  TokenParams,
+  TokenResponse,
+} from "./schemas.js";
+import { publicCategories, publicCategory, toService, toServiceDefinition } from "./services.js";
+import { type SparkValue, toOpen311Xml } from "./xml.js";
+
+const PREFIX = "/api/v2";
+const READ_CACHE = "public, max-age=60";
+const SERVICES_CACHE = "public, max-age=300";
+
+/** Sends an Open311 body as JSON (serialised through the route's response schema) or as XML with its root element. */
+function sendFormat(reply: FastifyReply, format: Format, root: string, body: SparkValue) {
+  if (format === "xml") return reply.type("text/xml; charset=utf-8").send(toOpen311Xml(root, body));
+  return reply.type("application/json; charset=utf-8").send(body);
+}
+
+function isOpen311Path(url: string): boolean {
+  return url === PREFIX || url.startsWith(`${PREFIX}/`) || url.startsWith(`${PREFIX}?`);
+}
+
+/**
+ * The Open311 GeoReport v2 API under /api/v2: discovery, services, service definitions, requests (GET and POST)
+ * and tokens, each as .json and .xml. Reads need no key and allow any origin; POST needs an API key. Every route is
+ * rate-limited per API key when a valid one is given, otherwise per client address.
+ */
+export const open311Routes = fp(
+  async (root: FastifyInstance) => {
+    const app = root.withTypeProvider<TypeBoxTypeProvider>();
+    const civic = app.civic;
+    const db = () => civic.database.db;
+    const { readMax, writeMax, windowMs } = civic.config.rateLimit;
+    const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
+
+    // Open CORS for the whole API family, errors and unknown /api/v2 paths included: no cookie or ambient
+    // credential is ever used here (POST authenticates with api_key in the body).
+    app.addHook("onSend", async (request, reply) => {
+      if (isOpen311Path(request.url)) reply.header("access-control-allow-origin", "*");
+    });
+
+    const clients = new WeakMap<FastifyRequest, ApiClient>();
+    const bucket = (request: FastifyRequest) => {
+      const client = clients.get(request);
+      return client ? `key:${client.id}` : `addr:${request.ip}`;
+    };
+    const readLimiter = app.createRateLimit({ max: readMax, timeWindow: windowMs, keyGenerator: bucket });
+    const writeLimiter = app.createRateLimit({ max: writeMax, timeWindow: windowMs, keyGenerator: bucket });
+
+    const limit = (limiter: typeof readLimiter) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const result = await limiter(request);
+      if (result.isAllowed) return;
+      const headers = {
+        "ratelimit-limit": String(result.max),
+        "ratelimit-remaining": String(result.remaining),
+        "ratelimit-reset": String(result.ttlInSeconds),
+      };
+      reply.headers(headers);
+      if (result.isExceeded) {
+        throw new AppError("rate_limited", `Too many requests. Please try again in ${result.ttlInSeconds} seconds.`, {
+          headers: { ...headers, "retry-after": String(result.ttlInSeconds) },
+        });
+      }
+    };
+
+    /** A read may carry a key (for its own rate limit); an unknown or revoked one is ignored, not refused. */
+    const readClient = async (request: FastifyRequest) => {
+      const key = (request.query as { api_key?: unknown }).api_key;
+      if (typeof key === "string" && key !== "") {
+        const client = await findActiveApiKey(db(), key);
+        if (client) clients.set(request, client);
+      }
+    };
+    const checkFormat = async (request: FastifyRequest) => {
+      const { format } = request.params as { format?: string };
+      if (format !== "json" && format !== "xml") {
+        throw new AppError("not_found", "Unknown format: add .json or .xml to the address.");
+      }
+    };
+    const readHooks = { onRequest: checkFormat, preHandler: [readClient, limit(readLimiter)] };
+
+    app.get(
+      `${PREFIX}/discovery.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "Service discovery",
+          description:
+            "The Open311 service discovery document: contact, how to get an API key, and the GeoReport v2 endpoint with its formats.",
+          tags: [TAG],
+          params: FormatParams,
+          querystring: ReadQuery,
+          response: {
+            200: jsonOrXml("The discovery document (root element `discovery`).", Discovery),
+            ...errorResponses(404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.header("cache-control", SERVICES_CACHE);
+        return sendFormat(reply, request.params.format, "discovery", discoveryDocument(civic));
+      },
+    );
+
+    app.get(
+      `${PREFIX}/services.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "List services",
+          description:
+            "Every public report category as an Open311 service. `metadata` is true when the category asks extra questions (read its service definition). All services are `realtime`.",
+          tags: [TAG],
+          params: FormatParams,
+          querystring: ReadQuery,
+          response: {
+            200: jsonOrXml("The services (root `services`, items `service`).", Services),
+            ...errorResponses(400, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const services = (await publicCategories(db())).map(toService);
+        reply.header("cache-control", SERVICES_CACHE);
+        return sendFormat(reply, request.params.format, "services", services);
+      },
+    );
+
+    app.get(
+      `${PREFIX}/services/:service_code.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "Service definition",
+          description:
+            "The extra questions (attributes) of one service: datatype (string, number, datetime, text, singlevaluelist, multivaluelist), variable, required, order, description and list values. 404 for an unknown service_code.",
+          tags: [TAG],
+          params: ServiceCodeParams,
+          querystring: ReadQuery,
+          response: {
+            200: jsonOrXml(
+              "The definition (root `service_definition`, lists `attributes/attribute` and `values/value`).",
+              ServiceDefinition,
+            ),
+            ...errorResponses(400, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const category = await publicCategory(db(), request.params.service_code);
+        reply.header("cache-control", SERVICES_CACHE);
+        return sendFormat(reply, request.params.format, "service_definition", toServiceDefinition(category));
+      },
+    );
+
+    app.get(
+      `${PREFIX}/requests.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "Query service requests",
+          description:
+            "Public reports, newest first. `service_request_id` (comma list) overrides every other filter. Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes.",
+          tags: [TAG],
+          params: FormatParams,
+          querystring: RequestsQuery,
+          response: {
+            200: jsonOrXml("The matching requests (root `service_requests`, items `request`).", ServiceRequests),
+            ...errorResponses(400, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const filter = parseRequestsQuery(request.query, civic.now());
+        if (filter.kind === "search" && filter.serviceCodes) {
+          const known = await knownServiceCodes(db(), filter.serviceCodes);
+          const unknown = filter.serviceCodes.filter((c) => !known.has(c));
+          if (unknown.length > 0) {
+            throw new AppError("not_found", `service_code ${unknown.map((c) => `"${c}"`).join(", ")} was not found.`);
+          }
+        }
+        const requests = await findServiceRequests(db(), filter, presenter);
+        reply.header("cache-control", READ_CACHE);
+        return sendFormat(reply, request.params.format, "service_requests", requests);
+      },
+    );
+
+    app.get(
+      `${PREFIX}/requests/:service_request_id.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "One service request",
+          description:
+            "One public report by its reference number, as a one-element list. 404 when there is no such public report.",
+          tags: [TAG],
+          params: RequestIdParams,
+          querystring: ReadQuery,
+          response: {
+            200: jsonOrXml("A list with the one request (root `service_requests`).", ServiceRequests),
+            ...errorResponses(400, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const found = await findServiceRequest(db(), request.params.service_request_id, presenter);
+        reply.header("cache-control", READ_CACHE);
+        return sendFormat(reply, request.params.format, "service_requests", [found]);
+      },
+    );
+
+    app.get(
+      `${PREFIX}/tokens/:token.:format`,
+      {
+        ...readHooks,
+        schema: {
+          summary: "service_request_id from a token",
+          description:
+            "Every service here is realtime: POST answers with the service_request_id at once and never issues a token. For clients that always ask, a token maps to itself: the reference number of a public report answers with that report's id; anything else is a 404.",
+          tags: [TAG],
+          params: TokenParams,
+          querystring: ReadQuery,
+          response: {
+            200: jsonOrXml("The token and its service_request_id (root `service_requests`).", TokenResponse),
+            ...errorResponses(400, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const [found] = await findServiceRequests(
+          db(),
+          { kind: "ids", references: referenceCandidates(request.params.token) },
+          presenter,
+        );
+        if (!found) {
+          throw new AppError(
+            "not_found",
+            `Token "${request.params.token}" was not found. This server is realtime and issues no tokens: POST requests answers with the service_request_id directly.`,
+          );
+        }
+        reply.header("cache-control", READ_CACHE);
+        return sendFormat(reply, request.params.format, "service_requests", [
+          { service_request_id: found.service_request_id, token: request.params.token },
+        ]);
+      },
+    );
+
+    /** POST: resolve the key, count the attempt (per key, or per address without a valid key), then require it. */
+    const writeClient = async (request: FastifyRequest) => {
+      const body = await readPostBody(request.body);
+      const keys = body.fields.get("api_key") ?? [];
+      const key = keys.length === 1 ? keys[0]?.trim() : undefined;
+      if (key) {
+        const client = await findActiveApiKey(db(), key);
+        if (client) clients.set(request, client);
+      }
+      postBodies.set(request, body);
+    };
+    const postBodies = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof readPostBody>>>();
+    const requireKey = async (request: FastifyRequest) => {
+      if (clients.has(request)) return;
+      const given = postBodies.get(request)?.fields.get("api_key")?.[0]?.trim();
+      throw given
+        ? new AppError("api_key_invalid", "Invalid api_key received: it is unknown or has been revoked.")
+        : new AppError("api_key_required", "api_key was not provided: submitting a request needs an API key.");
+    };
+
+    app.post(
+      `${PREFIX}/requests.:format`,
+      {
+        onRequest: checkFormat,
+        preHandler: [writeClient, limit(writeLimiter), requireKey],
+        attachValidation: true,
+        config: { csrf: false },
+        schema: {
+          summary: "Create a service request",
+          description:
+            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
+          tags: [TAG],
+          params: FormatParams,
+          body: {
+            content: {
+              "application/x-www-form-urlencoded": { schema: PostBodyForm },
+              "multipart/form-data": { schema: PostBodyMultipart },
+            },
+          },
+          response: {
+            200: jsonOrXml(
+              "The new request's id (its reference number) and a service notice (root `service_requests`).",
+              CreatedRequests,
+            ),
+            ...errorResponses(400, 403, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const client = clients.get(request);
+        const body = postBodies.get(request);
+        if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
+        const contentType = request.headers["content-type"] ?? "";
+        if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
+        const created = await createServiceRequest(civic, client, body);
+        await touchApiKey(db(), client.id, civic.now());
+        reply.header("cache-control", "no-store");
+        return sendFormat(reply, request.params.format, "service_requests", [created]);
+      },
+    );
+
+    // CORS preflight for the whole family.
+    app.options(`${PREFIX}/*`, { schema: { hide: true } }, async (_request, reply) => {
+      return reply
+        .code(204)
+        .header("access-control-allow-origin", "*")
+        .header("access-control-allow-methods", "GET, POST, OPTIONS")
+        .header("access-control-allow-headers", "Content-Type")
+        .header("access-control-max-age", "86400")
+        .send();
+    });
+  },
+  { name: "open311" },
+);

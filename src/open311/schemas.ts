@@ -1,0 +1,277 @@
+import { type Static, type TSchema, Type } from "typebox";
+
+/**
+ * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
+ * serialised through them, so a field that is not listed here never leaves the server) and the OpenAPI document.
+ * Field names and shapes follow the standard (https://wiki.open311.org/GeoReport_v2/) and the public Open311 JSON
+ * Schemas; every id and code is a string and every datetime carries a timezone.
+ */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const TAG = "Open311";
+
+export const Format = Type.Union([Type.Literal("json"), Type.Literal("xml")], {
+  description: "Response format: `json` (application/json) or `xml` (text/xml), as the file extension.",
+});
+export type Format = Static<typeof Format>;
+
+export const FormatParams = Type.Object({ format: Format });
+
+const JurisdictionId = Type.Optional(
+  Type.String({
+    maxLength: 200,
+    description: "Accepted and ignored: this endpoint serves one jurisdiction (the standard allows ignoring it).",
+  }),
+);
+
+export const ReadQuery = Type.Object(
+  {
+    jurisdiction_id: JurisdictionId,
+    api_key: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: "Optional on reads. A valid key is rate-limited per key instead of per client address.",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+// --- Errors --------------------------------------------------------------------------------------------------
+
+export const Open311Error = Type.Object({
+  code: Type.Integer({ description: "The HTTP status code of the response." }),
+  description: Type.String({ description: "What went wrong, for the person using the client." }),
+});
+export const Open311Errors = Type.Array(Open311Error, {
+  description: "The standard's error list. In XML: `<errors><error><code/><description/></error></errors>`.",
+});
+
+// --- Discovery -----------------------------------------------------------------------------------------------
+
+export const DiscoveryEndpoint = Type.Object({
+  specification: Type.String({ description: "Always http://wiki.open311.org/GeoReport_v2" }),
+  url: Type.String({ format: "uri", description: "Base URL of the GeoReport v2 endpoint (/api/v2)." }),
+  changeset: Type.String({ description: "When the services or their definitions last changed (sortable)." }),
+  type: Type.Union([Type.Literal("production"), Type.Literal("test")]),
+  formats: Type.Array(Type.String(), { description: "Supported MIME types: text/xml and application/json." }),
+});
+
+export const Discovery = Type.Object({
+  changeset: Type.String({ description: "When this document last changed (sortable)." }),
+  contact: Type.String(),
+  key_service: Type.String({ description: "How to get an API key (needed for POST requests only)." }),
+  endpoints: Type.Array(DiscoveryEndpoint),
+});
+export type Discovery = Static<typeof Discovery>;
+
+// --- Services ------------------------------------------------------------------------------------------------
+
+export const Service = Type.Object({
+  service_code: Type.String({ description: "Unique identifier of the service (report category)." }),
+  service_name: Type.String(),
+  description: Nullable(Type.String()),
+  metadata: Type.Boolean({ description: "true when the service asks extra questions: read its definition." }),
+  type: Type.Union([Type.Literal("realtime"), Type.Literal("batch"), Type.Literal("blackbox")], {
+    description: "Always `realtime`: a POST answers with the service_request_id at once.",
+  }),
+  keywords: Nullable(Type.String({ description: "Comma-separated keywords." })),
+  group: Nullable(Type.String()),
+});
+export type Service = Static<typeof Service>;
+export const Services = Type.Array(Service);
+
+export const AttributeValue = Type.Object({
+  key: Type.String(),
+  name: Type.String(),
+});
+
+export const ServiceAttribute = Type.Object({
+  variable: Type.Boolean({ description: "false: information only, shown to the user, takes no answer." }),
+  code: Type.String(),
+  datatype: Type.Union([
+    Type.Literal("string"),
+    Type.Literal("number"),
+    Type.Literal("datetime"),
+    Type.Literal("text"),
+    Type.Literal("singlevaluelist"),
+    Type.Literal("multivaluelist"),
+  ]),
+  required: Type.Boolean(),
+  datatype_description: Nullable(Type.String()),
+  order: Type.Integer({ minimum: 1 }),
+  description: Type.String(),
+  values: Type.Optional(Type.Array(AttributeValue, { description: "Only for singlevaluelist and multivaluelist." })),
+});
+
+export const ServiceDefinition = Type.Object({
+  service_code: Type.String(),
+  attributes: Type.Array(ServiceAttribute),
+});
+export type ServiceDefinition = Static<typeof ServiceDefinition>;
+
+export const ServiceCodeParams = Type.Object({
+  service_code: Type.String({ minLength: 1, maxLength: 100, description: "A service_code from the service list." }),
+  format: Format,
+});
+
+// --- Service requests ----------------------------------------------------------------------------------------
+
+export const ServiceRequest = Type.Object({
+  service_request_id: Type.String({ description: "The report's reference number." }),
+  status: Type.Union([Type.Literal("open"), Type.Literal("closed")]),
+  status_notes: Nullable(
+    Type.String({ description: "The latest public update note, or the detailed status when there is none." }),
+  ),
+  service_name: Nullable(Type.String()),
+  service_code: Type.String(),
+  description: Nullable(Type.String({ maxLength: 4000 })),
+  agency_responsible: Nullable(Type.String()),
+  service_notice: Nullable(Type.String()),
+  requested_datetime: Type.String({ format: "date-time" }),
+  updated_datetime: Nullable(Type.String({ format: "date-time" })),
+  expected_datetime: Nullable(Type.String({ format: "date-time" })),
+  address: Nullable(Type.String()),
+  address_id: Nullable(Type.String()),
+  zipcode: Nullable(Type.String()),
+  lat: Nullable(Type.Number()),
+  long: Nullable(Type.Number()),
+  media_url: Nullable(Type.String({ format: "uri", description: "Absolute URL of the first photo." })),
+});
+export type ServiceRequest = Static<typeof ServiceRequest>;
+export const ServiceRequests = Type.Array(ServiceRequest);
+
+export const RequestIdParams = Type.Object({
+  service_request_id: Type.String({ minLength: 1, maxLength: 64, description: "The report's reference number." }),
+  format: Format,
+});
+
+export const RequestsQuery = Type.Object(
+  {
+    jurisdiction_id: JurisdictionId,
+    api_key: Type.Optional(Type.String({ maxLength: 200 })),
+    service_request_id: Type.Optional(
+      Type.String({
+        maxLength: 20_000,
+        description: "Comma-separated reference numbers (at most 1,000). Overrides every other filter.",
+      }),
+    ),
+    service_code: Type.Optional(Type.String({ maxLength: 2000, description: "Comma-separated service codes." })),
+    start_date: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          "W3C datetime with a timezone (e.g. 2026-01-01T00:00:00Z) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
+      }),
+    ),
+    end_date: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: "W3C datetime with a timezone, or a date (end of that day, UTC). Alone: the 90 days before it.",
+      }),
+    ),
+    status: Type.Optional(
+      Type.String({ maxLength: 20, description: "`open`, `closed` or `open,closed`. Default: both." }),
+    ),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: "Pagination extension; from 1." })),
+    page_size: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, description: "Pagination extension; default and maximum 1,000." }),
+    ),
+    lat: Type.Optional(
+      Type.Number({ minimum: -90, maximum: 90, description: "Near-here extension: latitude (WGS84)." }),
+    ),
+    long: Type.Optional(
+      Type.Number({ minimum: -180, maximum: 180, description: "Near-here extension: longitude (WGS84)." }),
+    ),
+    radius: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 20_000,
+        description: "Near-here extension: radius in metres around lat/long (default 500).",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type RequestsQuery = Static<typeof RequestsQuery>;
+
+export const CreatedRequest = Type.Object({
+  service_request_id: Type.String({ description: "The new report's reference number." }),
+  service_notice: Nullable(Type.String()),
+  account_id: Nullable(Type.String({ description: "The account_id sent with the request, if any." })),
+});
+export const CreatedRequests = Type.Array(CreatedRequest);
+
+const formField = (description: string, maxLength = 2000) => Type.Optional(Type.String({ maxLength, description }));
+
+const postFields = {
+  api_key: formField("Required: your API key (403 when missing or wrong)."),
+  jurisdiction_id: formField("Accepted and ignored."),
+  service_code: formField("Required: a service_code from the service list (404 when unknown)."),
+  lat: formField("Latitude (WGS84). With long; inside the village area."),
+  long: formField("Longitude (WGS84). With lat; inside the village area."),
+  address_string: formField("Address or description of the place; needed when lat/long are not given.", 300),
+  address_id: formField("An address id; accepted as a location when lat/long are not given.", 200),
+  email: formField("Reporter's email: gets the confirmation email. Never published.", 254),
+  device_id: formField("Never published.", 200),
+  account_id: formField("Never published; echoed in the POST answer.", 200),
+  first_name: formField("Never published.", 100),
+  last_name: formField("Never published.", 100),
+  phone: formField("Never published.", 40),
+  description: formField("Required: plain text, at most 4,000 characters, no HTML.", 4000),
+  media_url: formField("An http(s) URL of an image hosted elsewhere.", 2000),
+};
+
+/** The form-encoded POST body (the standard). `attribute[code]=value` and `attribute[code][]=value` are accepted. */
+export const PostBodyForm = Type.Object(postFields, {
+  additionalProperties: true,
+  description: "Form fields as in the standard, plus `attribute[CODE]` (repeat `attribute[CODE][]` for lists).",
+});
+
+/** The multipart POST body (the v2.1 draft): the same fields plus `media` photo files. */
+export const PostBodyMultipart = Type.Object(
+  {
+    ...postFields,
+    media: Type.Optional(
+      Type.Array(Type.String({ format: "binary" }), {
+        description: "Photos (JPEG, PNG, WebP or HEIC), processed like web uploads; location metadata removed.",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 64 }),
+  format: Format,
+});
+
+export const TokenResponse = Type.Array(
+  Type.Object({
+    service_request_id: Type.String(),
+    token: Type.String(),
+  }),
+);
+
+/** A response with the JSON schema for application/json and a string for text/xml (both UTF-8). */
+export function jsonOrXml(description: string, json: TSchema) {
+  return {
+    description,
+    content: {
+      "application/json": { schema: json },
+      "text/xml": { schema: Type.String({ description: "The same tree in XML (Spark convention)." }) },
+    },
+  };
+}
+
+/** The Open311 error responses a route may give. */
+export function errorResponses(...statuses: (400 | 403 | 404 | 429)[]) {
+  const text: Record<number, string> = {
+    400: "Bad request: the errors say which parameter is wrong.",
+    403: "Missing or invalid api_key.",
+    404: "No such service, request or format.",
+    429: "Rate limit reached: see Retry-After and the RateLimit headers.",
+  };
+  return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311Errors)]));
+}

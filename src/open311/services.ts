@@ -1,0 +1,67 @@
+import type { Kysely } from "kysely";
+import type { Category, DB } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+import { categoryAttributes } from "../reports/attributes.js";
+import type { Service, ServiceDefinition } from "./schemas.js";
+
+/** The public report categories, in their display order. */
+export async function publicCategories(db: Kysely<DB>): Promise<Category[]> {
+  return db.selectFrom("categories").selectAll().where("is_public", "=", 1).orderBy("sort_order").execute();
+}
+
+/** A public category by its code, or a 404 in Open311 terms. */
+export async function publicCategory(db: Kysely<DB>, code: string): Promise<Category> {
+  const category = await db
+    .selectFrom("categories")
+    .selectAll()
+    .where("code", "=", code)
+    .where("is_public", "=", 1)
+    .executeTakeFirst();
+  if (!category) throw new AppError("not_found", `service_code "${code}" was not found.`);
+  return category;
+}
+
+function keywords(json: string): string | null {
+  try {
+    const list: unknown = JSON.parse(json);
+    if (Array.isArray(list)) {
+      const words = list.filter((w): w is string => typeof w === "string" && w.trim() !== "");
+      return words.length > 0 ? words.join(", ") : null;
+    }
+  } catch {
+    // A broken keyword list is no reason to fail the service list.
+  }
+  return null;
+}
+
+/** A category as an Open311 service. `metadata` is true when it asks extra questions. */
+export function toService(category: Category): Service {
+  return {
+    service_code: category.code,
+    service_name: category.name,
+    description: category.description || null,
+    metadata: categoryAttributes(category).length > 0,
+    type: "realtime",
+    keywords: keywords(category.keywords),
+    group: category.group_name,
+  };
+}
+
+/** A category's questions as an Open311 service definition, in their `order`. */
+export function toServiceDefinition(category: Category): ServiceDefinition {
+  return {
+    service_code: category.code,
+    attributes: categoryAttributes(category).map((a) => ({
+      variable: a.variable,
+      code: a.code,
+      datatype: a.datatype,
+      required: a.required,
+      datatype_description: a.datatypeDescription ?? null,
+      order: a.order,
+      description: a.description,
+      ...(a.datatype === "singlevaluelist" || a.datatype === "multivaluelist"
+        ? { values: (a.values ?? []).map((v) => ({ key: v.key, name: v.name })) }
+        : {}),
+    })),
+  };
+}
