@@ -27,6 +27,7 @@ import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { openApiRoutes } from "./openapi/routes.js";
 import { projectRoutes } from "./projects/routes.js";
+import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
 
@@ -163,6 +164,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
   await app.register(projectRoutes);
+  await app.register(reportRoutes);
   await app.register(businessRoutes);
   await app.register(open311Routes);
   await app.register(developerRoutes);

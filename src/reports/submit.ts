@@ -61,7 +61,7 @@ const HTML_TAG = /<\s*\/?\s*[a-zA-Z!?][^>]*>/;
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 const PHONE = /^\+?[0-9 ()-]{6,}$/;
 // Control characters other than tab and newlines never belong in a report.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point of the check.
+// eslint-disable-next-line no-control-regex -- that is the point of the check.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 function clean(value: string | null | undefined): string | null {

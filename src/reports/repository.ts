@@ -1,0 +1,244 @@
+import type { Kysely } from "kysely";
+import type { DB, Report, ReportStatus } from "../core/db/schema.js";
+import { open311Status, STATUS_LABELS } from "./model.js";
+import { reportPhotoUrl } from "./photos.js";
+
+/**
+ * What of a report may leave the server. Presenters build this and nothing else, so the reporter's name, email,
+ * phone, device and account never reach a page, feed or API by accident.
+ */
+export interface PublicReport {
+  reference: string;
+  title: string;
+  description: string;
+  categoryCode: string;
+  categoryName: string;
+  status: ReportStatus;
+  statusLabel: string;
+  open311Status: "open" | "closed";
+  lat: number | null;
+  lng: number | null;
+  locationText: string | null;
+  placeName: string | null;
+  createdAt: string;
+  updatedAt: string;
+  forwardedAt: string | null;
+  /** The department's name, when forwarded (never its address). */
+  forwardedToName: string | null;
+}
+
+export interface PublicPhoto {
+  full: string;
+  thumb: string;
+  width: number;
+  height: number;
+}
+
+export interface PublicUpdate {
+  status: ReportStatus;
+  statusLabel: string;
+  note: string;
+  at: string;
+}
+
+export interface PublicReportDetail extends PublicReport {
+  photos: PublicPhoto[];
+  history: PublicUpdate[];
+}
+
+/** The public fields of a report row joined with its category and place. */
+const PUBLIC_COLUMNS = [
+  "reports.id",
+  "reports.reference",
+  "reports.title",
+  "reports.description",
+  "reports.category_code",
+  "reports.status",
+  "reports.latitude",
+  "reports.longitude",
+  "reports.location_text",
+  "reports.created_at",
+  "reports.updated_at",
+  "reports.forwarded_at",
+  "categories.name as category_name",
+  "categories.department_name",
+  "places.name as place_name",
+] as const;
+
+type PublicRow = Pick<
+  Report,
+  | "id"
+  | "reference"
+  | "title"
+  | "description"
+  | "category_code"
+  | "status"
+  | "latitude"
+  | "longitude"
+  | "location_text"
+  | "created_at"
+  | "updated_at"
+  | "forwarded_at"
+> & { category_name: string; department_name: string | null; place_name: string | null };
+
+function present(row: PublicRow): PublicReport {
+  return {
+    reference: row.reference,
+    title: row.title,
+    description: row.description,
+    categoryCode: row.category_code,
+    categoryName: row.category_name,
+    status: row.status,
+    statusLabel: STATUS_LABELS[row.status],
+    open311Status: open311Status(row.status),
+    lat: row.latitude,
+    lng: row.longitude,
+    locationText: row.location_text,
+    placeName: row.place_name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    forwardedAt: row.forwarded_at,
+    forwardedToName: row.forwarded_at ? row.department_name : null,
+  };
+}
+
+function publicReports(db: Kysely<DB>) {
+  return db
+    .selectFrom("reports")
+    .innerJoin("categories", "categories.code", "reports.category_code")
+    .leftJoin("places", "places.id", "reports.place_id")
+    .where("reports.visibility", "=", "public");
+}
+
+export interface ReportFilter {
+  category?: string | undefined;
+  status?: ReportStatus | undefined;
+}
+
+/** Public reports, newest first, one page at a time, with the total for pagination. */
+export async function listPublicReports(
+  db: Kysely<DB>,
+  filter: ReportFilter,
+  page: { offset: number; limit: number },
+): Promise<{ items: PublicReport[]; total: number }> {
+  let q = publicReports(db);
+  if (filter.category) q = q.where("reports.category_code", "=", filter.category);
+  if (filter.status) q = q.where("reports.status", "=", filter.status);
+  const [rows, count] = await Promise.all([
+    q
+      .select(PUBLIC_COLUMNS)
+      .orderBy("reports.created_at", "desc")
+      .orderBy("reports.id", "desc")
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(present), total: Number(count.n) };
+}
+
+export type ReportLookup =
+  { kind: "found"; report: PublicReportDetail } | { kind: "removed" } | { kind: "hidden" } | { kind: "unknown" };
+
+/** A report by reference with its photos and public history, or why it cannot be shown. */
+export async function findReport(db: Kysely<DB>, baseUrl: string, reference: string): Promise<ReportLookup> {
+  const visibility = await db
+    .selectFrom("reports")
+    .select(["id", "visibility"])
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  if (!visibility) return { kind: "unknown" };
+  if (visibility.visibility === "removed") return { kind: "removed" };
+  if (visibility.visibility === "hidden") return { kind: "hidden" };
+  const row = await publicReports(db).select(PUBLIC_COLUMNS).where("reports.id", "=", visibility.id).executeTakeFirst();
+  if (!row) return { kind: "unknown" };
+  const [photos, updates] = await Promise.all([
+    db
+      .selectFrom("report_photos")
+      .select(["hash", "width", "height"])
+      .where("report_id", "=", row.id)
+      .orderBy("position")
+      .execute(),
+    db
+      .selectFrom("report_updates")
+      .select(["status", "note", "created_at"])
+      .where("report_id", "=", row.id)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
+  ]);
+  return {
+    kind: "found",
+    report: {
+      ...present(row),
+      photos: photos.map((p) => ({
+        full: reportPhotoUrl(baseUrl, p.hash, "full"),
+        thumb: reportPhotoUrl(baseUrl, p.hash, "thumb"),
+        width: p.width,
+        height: p.height,
+      })),
+      history: updates.map((u) => ({
+        status: u.status,
+        statusLabel: STATUS_LABELS[u.status],
+        note: u.note,
+        at: u.created_at,
+      })),
+    },
+  };
+}
+
+const EARTH_RADIUS_M = 6_371_000;
+
+/** Great-circle distance in metres. */
+export function distanceMetres(aLat: number, aLng: number, bLat: number, bLng: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (bLat - aLat) * rad;
+  const dLng = (bLng - aLng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+export interface NearbyReport extends PublicReport {
+  distanceM: number;
+}
+
+/**
+ * "Already reported?": public reports of the same category near a point that are still being dealt with, nearest
+ * first. A bounding box uses the location index; the exact distance is computed here.
+ */
+export async function nearbyReports(
+  db: Kysely<DB>,
+  near: { categoryCode: string; lat: number; lng: number },
+  radiusM = 250,
+  limit = 5,
+): Promise<NearbyReport[]> {
+  const dLat = radiusM / 111_320;
+  const dLng = radiusM / (111_320 * Math.max(Math.cos((near.lat * Math.PI) / 180), 0.01));
+  const rows = await publicReports(db)
+    .select(PUBLIC_COLUMNS)
+    .where("reports.category_code", "=", near.categoryCode)
+    .where("reports.status", "in", ["open", "investigating", "in_progress", "action_scheduled"])
+    .where("reports.latitude", ">=", near.lat - dLat)
+    .where("reports.latitude", "<=", near.lat + dLat)
+    .where("reports.longitude", ">=", near.lng - dLng)
+    .where("reports.longitude", "<=", near.lng + dLng)
+    .orderBy("reports.created_at", "desc")
+    .limit(100)
+    .execute();
+  return rows
+    .map((r) => ({ ...present(r), distanceM: distanceMetres(near.lat, near.lng, r.latitude ?? 0, r.longitude ?? 0) }))
+    .filter((r) => r.distanceM <= radiusM)
+    .sort((a, b) => a.distanceM - b.distanceM)
+    .slice(0, limit);
+}
+
+/** Public categories for the form and the filters, in their display order. */
+export async function publicCategories(db: Kysely<DB>) {
+  return db
+    .selectFrom("categories")
+    .selectAll()
+    .where("is_public", "=", 1)
+    .orderBy("sort_order")
+    .orderBy("name")
+    .execute();
+}

@@ -1,0 +1,468 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { pageContext } from "../core/context.js";
+import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
+import { mailWorkerPlugin } from "../core/mail/plugin.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { categoryAttributes } from "./attributes.js";
+import { reportsAtom } from "./feed.js";
+import { first, readFormBody } from "./form-body.js";
+import { isReportStatus, STATUS_LABELS } from "./model.js";
+import {
+  CategoryStep,
+  Confirmation,
+  emptyFormValues,
+  ReportDetail,
+  ReportForm,
+  type ReportFormValues,
+  ReportsList,
+  type StatusResult,
+  StatusLookup,
+} from "./pages.js";
+import { photoRoutes } from "./photos.js";
+import { normaliseReference, looksLikeReference } from "./reference.js";
+import { findReport, listPublicReports, type NearbyReport, nearbyReports, publicCategories } from "./repository.js";
+import { serviceNotice, submitReport } from "./submit.js";
+
+/** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
+export const MIN_FILL_MS = 3_000;
+const PAGE_SIZE = 20;
+
+function parseCoordinate(value: string): number | null {
+  const v = value.trim();
+  if (v === "") return null;
+  return /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+}
+
+/** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
+export async function reportRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(mailWorkerPlugin);
+  await app.register(photoRoutes);
+  const civic = app.civic;
+  const db = () => civic.database.db;
+  const { config } = civic;
+  const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution };
+
+  async function loadCategory(code: string) {
+    if (!code) return undefined;
+    return db()
+      .selectFrom("categories")
+      .selectAll()
+      .where("code", "=", code)
+      .where("is_public", "=", 1)
+      .executeTakeFirst();
+  }
+
+  async function nearbyFor(categoryCode: string, lat: number | null, lng: number | null, placeId: string) {
+    let point = lat !== null && lng !== null && Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng } : null;
+    if (!point && placeId) {
+      const place = await db()
+        .selectFrom("places")
+        .select(["latitude", "longitude"])
+        .where("id", "=", placeId)
+        .executeTakeFirst();
+      if (place) point = { lat: place.latitude, lng: place.longitude };
+    }
+    return point ? nearbyReports(db(), { categoryCode, ...point }) : null;
+  }
+
+  async function renderForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: ReportFormValues,
+    problems: FieldProblem[],
+    nearby: NearbyReport[] | null,
+    photosGiven: boolean,
+    status: number,
+  ) {
+    const category = await loadCategory(values.category);
+    if (!category) throw notFound("There is no such category.");
+    const places = await db().selectFrom("places").selectAll().orderBy("name").execute();
+    const ctx = pageContext(request);
+    const b = config.village.bounds;
+    return sendPage(
+      reply,
+      <Layout
+        ctx={ctx}
+        title={`${problems.length > 0 ? "Error: " : ""}Report an issue: ${category.name}`}
+        description="Report a local, non-urgent problem."
+        styles={["leaflet.css"]}
+        scripts={["report-map.js"]}
+      >
+        <ReportForm
+          csrfToken={ctx.csrfToken}
+          category={category}
+          definitions={categoryAttributes(category)}
+          places={places}
+          values={values}
+          problems={problems}
+          nearby={nearby}
+          photosGiven={photosGiven}
+          map={{
+            tileUrl: config.map.tileUrl,
+            attribution: config.map.tileAttribution,
+            centre: config.village.centre,
+            bounds: [b.south, b.west, b.north, b.east],
+          }}
+          uploads={{
+            maxPhotos: config.uploads.maxPhotos,
+            maxPhotoMb: Math.round(config.uploads.maxPhotoBytes / 1048576),
+          }}
+          villageName={config.village.name}
+          councilName={config.village.councilName}
+        />
+      </Layout>,
+      status,
+    );
+  }
+
+  app.get(
+    "/report",
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          category: Type.Optional(Type.String({ maxLength: 100 })),
+          change: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
+      const category = await loadCategory(code);
+      if (category) return renderForm(request, reply, emptyFormValues(category.code), [], null, false, 200);
+      const categories = await publicCategories(db());
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Report an issue" description="Report a local, non-urgent problem.">
+          <CategoryStep categories={categories} selected={change || code} />
+        </Layout>,
+      );
+    },
+  );
+
+  app.post(
+    "/report",
+    {
+      schema: { hide: true },
+      config: { rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs } },
+    },
+    async (request, reply) => {
+      const form = await readFormBody(request.body);
+      const attributes: Record<string, string[]> = {};
+      for (const [name, list] of Object.entries(form.fields)) {
+        const m = /^attribute\[(.{1,100})\]$/.exec(name);
+        if (m?.[1]) attributes[m[1]] = list;
+      }
+      const values: ReportFormValues = {
+        category: first(form, "category"),
+        title: first(form, "title"),
+        description: first(form, "description"),
+        lat: first(form, "lat"),
+        lng: first(form, "lng"),
+        place: first(form, "place"),
+        locationText: first(form, "location_text"),
+        attributes,
+        email: first(form, "email"),
+        name: first(form, "name"),
+        shareContact: first(form, "share_contact") === "yes",
+      };
+      const category = await loadCategory(values.category);
+      if (!category) {
+        throw new AppError("validation_failed", "Choose a category first.", {
+          fields: [{ field: "category", message: "Choose a category" }],
+        });
+      }
+      const photos = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
+      const lat = parseCoordinate(values.lat);
+      const lng = parseCoordinate(values.lng);
+
+      if (first(form, "action") === "check") {
+        const nearby = await nearbyFor(category.code, lat, lng, values.place);
+        const problems: FieldProblem[] = nearby
+          ? []
+          : [
+              {
+                field: "location",
+                message: "Choose a street or landmark, or put a pin on the map, to look for reports nearby",
+              },
+            ];
+        return renderForm(request, reply, values, problems, nearby, photos.length > 0, problems.length ? 400 : 200);
+      }
+
+      // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
+      const token = civic.formTokens.verify(first(form, "_csrf"));
+      const problems: FieldProblem[] = [];
+      if (first(form, "website").trim() !== "") {
+        problems.push({
+          field: "form",
+          message: "This form could not be sent. Please leave the last, hidden field empty.",
+        });
+      } else if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
+        problems.push({
+          field: "form",
+          message: "That was very quick. Please check your report and press “Send report” again.",
+        });
+      }
+      if (problems.length > 0) {
+        return renderForm(request, reply, values, problems, null, photos.length > 0, 400);
+      }
+
+      try {
+        const result = await submitReport(civic, {
+          categoryCode: category.code,
+          title: values.title,
+          description: values.description,
+          lat,
+          lng,
+          locationText: values.locationText || null,
+          placeId: values.place || null,
+          addressId: null,
+          attributes,
+          photos,
+          mediaUrl: null,
+          reporter: {
+            email: values.email || null,
+            name: values.name || null,
+            phone: null,
+            shareContact: values.shareContact,
+          },
+          deviceId: null,
+          accountId: null,
+          source: "web",
+          apiKeyId: null,
+        });
+        return reply.redirect(`/report/sent/${result.reference}`, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
+        const nearby = await nearbyFor(category.code, lat, lng, values.place);
+        return renderForm(request, reply, values, error.fields, nearby, photos.length > 0, 400);
+      }
+    },
+  );
+
+  app.get(
+    "/report/sent/:reference",
+    { schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 40 }) }) } },
+    async (request, reply) => {
+      const { reference } = request.params as { reference: string };
+      const found = await db()
+        .selectFrom("reports")
+        .select("reference")
+        .where("reference", "=", reference)
+        .executeTakeFirst();
+      if (!found) throw notFound("There is no report with this reference.");
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Thank you: your report has been sent">
+          <Confirmation reference={found.reference} serviceNotice={serviceNotice(config.village.councilName)} />
+        </Layout>,
+      );
+    },
+  );
+
+  app.get(
+    "/report/nearby.json",
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          category: Type.String({ maxLength: 100 }),
+          lat: Type.Number({ minimum: -90, maximum: 90 }),
+          lng: Type.Number({ minimum: -180, maximum: 180 }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { category: string; lat: number; lng: number };
+      const items = await nearbyReports(db(), { categoryCode: q.category, lat: q.lat, lng: q.lng });
+      return reply.header("cache-control", "no-store").send({
+        reports: items.map((r) => ({
+          reference: r.reference,
+          title: r.title,
+          status: r.statusLabel,
+          distanceM: Math.round(r.distanceM),
+          createdAt: r.createdAt,
+          url: `/reports/${r.reference}`,
+        })),
+      });
+    },
+  );
+
+  const listQuery = Type.Object({
+    category: Type.Optional(Type.String({ maxLength: 100 })),
+    status: Type.Optional(Type.String({ maxLength: 40 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  });
+  type ListQuery = { category?: string; status?: string; page?: number };
+
+  function filterOf(q: ListQuery) {
+    const status = q.status && isReportStatus(q.status) ? q.status : undefined;
+    return { category: q.category || undefined, status };
+  }
+
+  function queryString(filter: { category?: string | undefined; status?: string | undefined }, page?: number) {
+    const params = new URLSearchParams();
+    if (filter.category) params.set("category", filter.category);
+    if (filter.status) params.set("status", filter.status);
+    if (page && page > 1) params.set("page", String(page));
+    const s = params.toString();
+    return s ? `?${s}` : "";
+  }
+
+  app.get("/reports", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+    const q = request.query as ListQuery;
+    const filter = filterOf(q);
+    const page = q.page ?? 1;
+    const [{ items, total }, categories] = await Promise.all([
+      listPublicReports(db(), filter, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+      publicCategories(db()),
+    ]);
+    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    if (page > pages) throw notFound("There are not that many pages of reports.");
+    const ctx = pageContext(request);
+    const feedUrl = `/reports.atom${queryString(filter)}`;
+    const categoryName = categories.find((c) => c.code === filter.category)?.name;
+    const heading = [categoryName, filter.status ? STATUS_LABELS[filter.status] : null].filter(Boolean).join(", ");
+    return sendPage(
+      reply,
+      <Layout
+        ctx={ctx}
+        title={
+          heading
+            ? `Reports: ${heading}${page > 1 ? `, page ${page}` : ""}`
+            : `Reports${page > 1 ? `, page ${page}` : ""}`
+        }
+        description="Every public report, newest first, with a map, filters and an Atom feed."
+        styles={["leaflet.css"]}
+        scripts={["report-view-map.js"]}
+        head={
+          filter.category || filter.status ? (
+            <link rel="alternate" type="application/atom+xml" title={`Reports: ${heading}`} href={feedUrl} />
+          ) : undefined
+        }
+      >
+        <ReportsList
+          items={items}
+          total={total}
+          page={page}
+          pages={pages}
+          categories={categories}
+          category={filter.category ?? ""}
+          status={filter.status ?? ""}
+          query={(n) => `/reports${queryString(filter, n)}`}
+          feedUrl={feedUrl}
+          tiles={tiles}
+        />
+      </Layout>,
+    );
+  });
+
+  async function sendFeed(reply: FastifyReply, filter: ReturnType<typeof filterOf>, selfUrl: string) {
+    const { items } = await listPublicReports(db(), filter, { offset: 0, limit: 50 });
+    const category = filter.category ? await loadCategory(filter.category) : undefined;
+    if (filter.category && !category) throw notFound("There is no such category.");
+    const title = [
+      `${config.village.name} reports`,
+      category?.name,
+      filter.status ? STATUS_LABELS[filter.status] : undefined,
+    ]
+      .filter(Boolean)
+      .join(": ");
+    return reply
+      .header("content-type", "application/atom+xml; charset=utf-8")
+      .header("cache-control", "public, max-age=300")
+      .send(
+        reportsAtom(items, {
+          title,
+          selfUrl,
+          pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
+          baseUrl: config.baseUrl,
+          fallbackUpdated: civic.now().toISOString(),
+        }),
+      );
+  }
+
+  app.get("/reports.atom", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+    const filter = filterOf(request.query as ListQuery);
+    return sendFeed(reply, filter, `${config.baseUrl}/reports.atom${queryString(filter)}`);
+  });
+
+  app.get(
+    "/reports/:reference",
+    { schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 120 }) }) } },
+    async (request, reply) => {
+      const { reference: raw } = request.params as { reference: string };
+      if (raw.endsWith(".atom")) {
+        const filter = { category: raw.slice(0, -5), status: undefined };
+        return sendFeed(reply, filter, `${config.baseUrl}/reports/${encodeURIComponent(filter.category)}.atom`);
+      }
+      const reference = normaliseReference(raw);
+      if (reference !== raw && looksLikeReference(reference)) {
+        return reply.redirect(`/reports/${reference}`, 301);
+      }
+      const found = await findReport(db(), config.baseUrl, reference);
+      if (found.kind === "removed") throw new AppError("gone", "This report was removed by the moderators.");
+      if (found.kind !== "found") throw notFound("There is no public report with this reference.");
+      const r = found.report;
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout
+          ctx={ctx}
+          title={`${r.title} (${r.reference})`}
+          description={`${r.categoryName} report: ${r.statusLabel}.`}
+          styles={["leaflet.css"]}
+          scripts={["report-view-map.js"]}
+        >
+          <ReportDetail r={r} tiles={tiles} />
+        </Layout>,
+      );
+    },
+  );
+
+  app.get(
+    "/status",
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({ reference: Type.Optional(Type.String({ maxLength: 100 })) }),
+      },
+    },
+    async (request, reply) => {
+      const given = ((request.query as { reference?: string }).reference ?? "").trim();
+      let result: StatusResult = { kind: "none" };
+      let status = 200;
+      if (given) {
+        const reference = normaliseReference(given);
+        if (!looksLikeReference(reference)) {
+          result = { kind: "invalid", reference: given };
+          status = 400;
+        } else {
+          const found = await findReport(db(), config.baseUrl, reference);
+          if (found.kind === "found") result = { kind: "found", report: found.report };
+          else if (found.kind === "unknown") {
+            result = { kind: "unknown", reference };
+            status = 404;
+          } else result = { kind: "not-public", reference };
+        }
+      }
+      const ctx = pageContext(request);
+      const error = result.kind === "unknown" || result.kind === "invalid";
+      return sendPage(
+        reply,
+        <Layout
+          ctx={ctx}
+          title={`${error ? "Error: " : ""}Check a report's status`}
+          description="Look up a report by its reference number."
+        >
+          <StatusLookup value={given} result={result} />
+        </Layout>,
+        status,
+      );
+    },
+  );
+}
