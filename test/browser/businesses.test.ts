@@ -1,0 +1,92 @@
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import {
+  axeViolations,
+  browserAvailable,
+  formatViolations,
+  launchBrowser,
+  type TestBrowser,
+  watchPageProblems,
+} from "../helpers/browser.js";
+
+/**
+ * The business directory in real Chromium: axe WCAG 2.1 AA on the list (plain and filtered) and a business page
+ * with its Leaflet map, no CSP violations (the JSON-LD block is data, not script), search works from the form.
+ * Tiles point at a closed loopback port and every non-loopback request is aborted: the test never leaves the machine.
+ */
+describe.skipIf(!browserAvailable())("business directory in Chromium", () => {
+  let t: TestApp;
+  let browser: TestBrowser;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestApp("sqlite", {
+      seed: true,
+      env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
+    });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function openContext(javaScriptEnabled: boolean) {
+    const context = await browser.newContext({ javaScriptEnabled });
+    await context.route("**/*", (route) => {
+      const host = new URL(route.request().url()).hostname;
+      return host === "127.0.0.1" || host === "localhost" ? route.continue() : route.abort();
+    });
+    return context;
+  }
+
+  it("passes axe on the directory and a business page, with and without JavaScript", async () => {
+    const paths = [
+      "/businesses",
+      "/businesses?schemaType=FoodEstablishment&q=bakery",
+      `/businesses?q=${"a".repeat(201)}`,
+      "/businesses/the-old-bakery",
+      "/businesses/pharmacy-that-does-not-exist",
+    ];
+    const failures: string[] = [];
+    for (const javaScriptEnabled of [true, false]) {
+      const context = await openContext(javaScriptEnabled);
+      const page = await context.newPage();
+      const problems = watchPageProblems(page);
+      for (const path of paths) {
+        await page.goto(`${base}${path}`, { waitUntil: "load" });
+        if (javaScriptEnabled) {
+          if (path === "/businesses/the-old-bakery") {
+            await page.waitForSelector("#business-map .leaflet-interactive");
+          }
+          const violations = await axeViolations(page);
+          if (violations.length > 0) failures.push(formatViolations(path, violations));
+        }
+      }
+      await context.close();
+      expect(problems, "CSP violations or script errors").toEqual([]);
+    }
+    expect(failures.join("\n\n")).toBe("");
+  });
+
+  it("searches from the form and shows the map with the address in text", async () => {
+    const context = await openContext(true);
+    const page = await context.newPage();
+    await page.goto(`${base}/businesses`);
+    await page.getByRole("searchbox", { name: "Search" }).fill("pâtisserie");
+    await page.getByLabel("Type of business").selectOption("FoodEstablishment");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/q=p%C3%A2tisserie/);
+    expect(await page.locator(".directory-results h3 a").allTextContents()).toEqual(["Pâtisserie Noëlle"]);
+    await page.locator(".directory-results h3 a").click();
+    await page.waitForURL(/\/businesses\/patisserie-noelle$/);
+    expect(await page.isVisible("#business-map")).toBe(true);
+    expect(await page.locator("address").textContent()).toContain("6 Chapel Street");
+    const jsonLd = await page.locator('script[type="application/ld+json"]').textContent();
+    expect(JSON.parse(jsonLd ?? "{}")["@type"]).toBe("Bakery");
+    await context.close();
+  });
+});
