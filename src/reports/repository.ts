@@ -140,7 +140,10 @@ export async function listPublicReports(
 export type ReportLookup =
   { kind: "found"; report: PublicReportDetail } | { kind: "removed" } | { kind: "hidden" } | { kind: "unknown" };
 
-/** A report by reference with its photos and public history, or why it cannot be shown. */
+/**
+ * A report by reference with its photos and public history, or why it cannot be shown. Photo URLs are absolute on
+ * `baseUrl`; pass "" for site-relative paths (pages).
+ */
 export async function findReport(db: Kysely<DB>, baseUrl: string, reference: string): Promise<ReportLookup> {
   const visibility = await db
     .selectFrom("reports")

@@ -195,7 +195,7 @@ describeEachDb("report pages", (dialect) => {
     expect(page.body).toContain("Wrenvale District Council – Highways");
     expect(page.body).not.toContain("Secret Person");
     expect(page.body).not.toContain("secret.person@example.org");
-    const img = /<img src="http:\/\/civic\.test(\/photos\/[0-9a-f]{64}-thumb\.jpg)"/.exec(page.body);
+    const img = /<img src="(\/photos\/[0-9a-f]{64}-thumb\.jpg)"/.exec(page.body);
     expect(img).toBeTruthy();
     const photoRes = await t.app.inject({ url: img?.[1] as string });
     expect(photoRes.statusCode).toBe(200);

@@ -88,7 +88,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         title={`${problems.length > 0 ? "Error: " : ""}Report an issue: ${category.name}`}
         description="Report a local, non-urgent problem."
         styles={["leaflet.css"]}
-        scripts={["report-map.js"]}
+        scripts={["enhance.js", "report-map.js"]}
       >
         <ReportForm
           csrfToken={ctx.csrfToken}
@@ -404,7 +404,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       if (reference !== raw && looksLikeReference(reference)) {
         return reply.redirect(`/reports/${reference}`, 301);
       }
-      const found = await findReport(db(), config.baseUrl, reference);
+      const found = await findReport(db(), "", reference);
       if (found.kind === "removed") throw new AppError("gone", "This report was removed by the moderators.");
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
@@ -442,7 +442,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           result = { kind: "invalid", reference: given };
           status = 400;
         } else {
-          const found = await findReport(db(), config.baseUrl, reference);
+          const found = await findReport(db(), "", reference);
           if (found.kind === "found") result = { kind: "found", report: found.report };
           else if (found.kind === "unknown") {
             result = { kind: "unknown", reference };
@@ -456,6 +456,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         reply,
         <Layout
           ctx={ctx}
+          scripts={["enhance.js"]}
           title={`${error ? "Error: " : ""}Check a report's status`}
           description="Look up a report by its reference number."
         >
