@@ -3,6 +3,7 @@ import type { Category, DB, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, STATUS_LABELS } from "../reports/model.js";
 import { reportPhotoUrl } from "../reports/photos.js";
+import { cellsCovering, geoCellSql } from "./geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
 import type { ServiceRequest } from "./schemas.js";
 
@@ -80,6 +81,8 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
   if (filter.statuses) q = q.where("reports.status", "in", filter.statuses);
   if (filter.near) {
     const box = nearHere(filter.near);
+    const cells = cellsCovering(box.south, box.west, box.north, box.east);
+    if (cells) q = q.where(geoCellSql(db), "in", cells);
     q = q
       .where("reports.latitude", ">=", box.south)
       .where("reports.latitude", "<=", box.north)

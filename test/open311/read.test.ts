@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { geoCell, geoCellSql } from "../../src/open311/geo.js";
 import { createApiKey } from "../../src/open311/keys.js";
+import { ServiceRequest } from "../../src/open311/schemas.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { expectValid, getBoth, insertReport, parseXml, sparkFromXml } from "./support.js";
 
@@ -204,7 +206,10 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     for (const hidden of ["HIDE-0001", "GONE-0001", "OLD1-0001", "OLD2-0001"]) expect(ids).not.toContain(hidden);
     const times = requests.map((r) => r.requested_datetime);
     expect(times).toEqual([...times].sort().reverse());
+    const fields = Object.keys(ServiceRequest.properties).sort();
     for (const r of requests) {
+      // Exactly the standard's fields: nothing else leaves the server.
+      expect(Object.keys(r).sort()).toEqual(fields);
       expect(r.requested_datetime).toMatch(/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
       expect(typeof r.service_request_id).toBe("string");
       expect(typeof r.service_code).toBe("string");
@@ -303,6 +308,27 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     expect((await get("/api/v2/requests.json?lat=50.99")).statusCode).toBe(400);
     expect((await get("/api/v2/requests.json?radius=100")).statusCode).toBe(400);
     expect((await get("/api/v2/requests.json?lat=north&long=-2")).statusCode).toBe(400);
+  });
+
+  it("computes the near-here grid cell the same way in the database and in JavaScript", async () => {
+    const db = t.app.civic.database.db;
+    const points: [number, number][] = [];
+    for (let i = 0; i < 200; i++)
+      points.push([50.975 + ((i * 7919) % 997) / 44_500, -2.0651 + ((i * 104_729) % 991) / 23_100]);
+    // Exact cell boundaries too.
+    points.push([50.976, -2.064], [50.978, -2.06]);
+    for (const [i, [lat, lng]] of points.entries()) {
+      const ref = `CELL-${String(i).padStart(4, "0")}`;
+      await insertReport(t.app, { reference: ref, latitude: lat, longitude: lng, created_at: ago(300) });
+    }
+    const rows = await db
+      .selectFrom("reports")
+      .select(["latitude", "longitude", geoCellSql(db).as("cell")])
+      .where("reference", "like", "CELL-%")
+      .execute();
+    expect(rows).toHaveLength(points.length);
+    for (const r of rows) expect(Number(r.cell)).toBe(geoCell(r.latitude as number, r.longitude as number));
+    await db.deleteFrom("reports").where("reference", "like", "CELL-%").execute();
   });
 
   it("returns at most 1,000 per response and pages with page/page_size", async () => {

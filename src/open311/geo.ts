@@ -1,0 +1,34 @@
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
+import type { DB } from "../core/db/schema.js";
+
+/** Grid cells per degree of the near-here index (migration 0006_open311). */
+export const CELLS_PER_DEGREE = 500;
+/** Above this many cells a radius query uses the plain bounding box (a large radius covers most of the area). */
+export const MAX_CELLS = 400;
+
+/**
+ * The cell of a report's position, written exactly as the index expression of migration 0006_open311 so that
+ * both databases use the index. Latitude and longitude are shifted to be positive, so truncation is floor.
+ */
+export function geoCellSql(db: Kysely<DB>): RawBuilder<number> {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<number>`(floor((latitude + 90) * 500)::bigint * 1000000 + floor((longitude + 180) * 500)::bigint)`
+    : sql<number>`(CAST((latitude + 90) * 500 AS INTEGER) * 1000000 + CAST((longitude + 180) * 500 AS INTEGER))`;
+}
+
+/** The cell of a point, computed in JavaScript with the same IEEE arithmetic as the database. */
+export function geoCell(lat: number, lng: number): number {
+  return Math.floor((lat + 90) * CELLS_PER_DEGREE) * 1_000_000 + Math.floor((lng + 180) * CELLS_PER_DEGREE);
+}
+
+/** Every cell that a bounding box touches, or null when there are more than MAX_CELLS. */
+export function cellsCovering(south: number, west: number, north: number, east: number): number[] | null {
+  const lat0 = Math.floor((south + 90) * CELLS_PER_DEGREE);
+  const lat1 = Math.floor((north + 90) * CELLS_PER_DEGREE);
+  const lng0 = Math.floor((west + 180) * CELLS_PER_DEGREE);
+  const lng1 = Math.floor((east + 180) * CELLS_PER_DEGREE);
+  if ((lat1 - lat0 + 1) * (lng1 - lng0 + 1) > MAX_CELLS) return null;
+  const cells: number[] = [];
+  for (let a = lat0; a <= lat1; a++) for (let b = lng0; b <= lng1; b++) cells.push(a * 1_000_000 + b);
+  return cells;
+}
