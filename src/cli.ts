@@ -3,6 +3,7 @@ import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
+import { mailCommands } from "./core/mail/cli.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { apiKeyCommands } from "./open311/cli.js";
 
@@ -47,6 +48,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...apiKeyCommands,
+  ...mailCommands,
   ...businessCommands,
 };
 

@@ -287,4 +287,17 @@ describeEachDb("submitReport", (dialect) => {
     const refs = await Promise.all(Array.from({ length: 10 }, () => submitReport(t.app.civic, submission())));
     expect(new Set(refs.map((r) => r.reference)).size).toBe(10);
   });
+
+  it("retries with a new reference when one is already taken, and gives up after a few tries", async () => {
+    const taken = (await submitReport(t.app.civic, submission())).reference;
+    const given = [taken, taken, "Z9Z9-Z9Z9"];
+    const r = await submitReport(t.app.civic, submission(), { newReference: () => given.shift() as string });
+    expect(r.reference).toBe("Z9Z9-Z9Z9");
+    expect(given).toEqual([]);
+    const count = async () => (await t.app.civic.database.db.selectFrom("outbox").select("id").execute()).length;
+    const before = await count();
+    await expect(submitReport(t.app.civic, submission(), { newReference: () => taken })).rejects.toThrow();
+    // Nothing of the failed attempts was left behind.
+    expect(await count()).toBe(before);
+  });
 });

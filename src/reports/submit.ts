@@ -262,9 +262,15 @@ const REFERENCE_ATTEMPTS = 6;
  * Validates and stores a new report: photos are cleaned and stored first (content-addressed, so a failed
  * submission leaves at most an unreferenced file), then the report, its first "open" history entry, its photos
  * and its emails (confirmation, council forwarding) are written in one transaction. Throws
- * `validation_failed` with every field problem at once.
+ * `validation_failed` with every field problem at once. A reference that is already taken (rare: ~8.5e11 values) is
+ * replaced by a new one and the transaction retried. `options.newReference` replaces the generator (tests).
  */
-export async function submitReport(civic: Civic, input: ReportSubmission): Promise<SubmittedReport> {
+export async function submitReport(
+  civic: Civic,
+  input: ReportSubmission,
+  options: { newReference?: () => string } = {},
+): Promise<SubmittedReport> {
+  const makeReference = options.newReference ?? newReference;
   const c = await check(civic, input);
   const storage = mediaStorage(civic.config.dataDir);
   for (const photo of c.photos) {
@@ -279,7 +285,7 @@ export async function submitReport(civic: Civic, input: ReportSubmission): Promi
   const definitions = categoryAttributes(c.category);
 
   for (let attempt = 1; ; attempt++) {
-    const reference = newReference();
+    const reference = makeReference();
     const now = civic.now();
     const at = now.toISOString();
     try {

@@ -1,0 +1,40 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../../../test/helpers/app.js";
+import { mailCommands } from "./cli.js";
+import { enqueueMail } from "./outbox.js";
+
+describeEachDb("civic mail", (dialect) => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await createTestDatabase(dialect);
+  });
+  afterEach(async () => db.cleanup());
+
+  it("shows the queue and sends what is due (to .eml files without SMTP_URL)", async () => {
+    const config = testConfig(db.dataDir);
+    for (const n of [1, 2]) {
+      await enqueueMail(
+        db.database.db,
+        { kind: "test", to: `p${n}@example.org`, subject: `S${n}`, text: "x", html: null },
+        new Date(),
+      );
+    }
+    const lines: string[] = [];
+    const ctx = {
+      config,
+      database: db.database,
+      args: [],
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+    };
+    expect(await mailCommands["mail status"]?.run(ctx)).toBe(0);
+    expect(lines.pop()).toBe("Sent: 0. Waiting: 2. Failed at least once: 0.");
+    expect(await mailCommands["mail send"]?.run(ctx)).toBe(0);
+    expect(lines.pop()).toBe("Sent 2 emails.");
+    expect(readdirSync(join(db.dataDir, "mail")).filter((f) => f.endsWith(".eml"))).toHaveLength(2);
+    await mailCommands["mail status"]?.run(ctx);
+    expect(lines.pop()).toBe("Sent: 2. Waiting: 0. Failed at least once: 0.");
+  });
+});
