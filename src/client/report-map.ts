@@ -4,6 +4,49 @@ import L from "leaflet";
 
 const el = document.getElementById("report-map");
 if (el) init(el);
+checkPhotosBeforeSending();
+
+/**
+ * Too many or too large photos would be refused as a whole request, losing what was typed; say so before sending.
+ * The server checks again either way.
+ */
+function checkPhotosBeforeSending(): void {
+  const input = document.getElementById("photos") as HTMLInputElement | null;
+  const form = input?.form;
+  if (!input || !form) return;
+  const maxPhotos = Number(input.dataset.maxPhotos);
+  const maxBytes = Number(input.dataset.maxBytes);
+  const message = document.createElement("span");
+  message.className = "field-error";
+  message.id = "photos-client-error";
+  const problem = (): string | null => {
+    const files = Array.from(input.files ?? []);
+    if (files.length > maxPhotos) return `Choose at most ${maxPhotos} photos.`;
+    const big = files.find((f) => f.size > maxBytes);
+    if (big) return `“${big.name}” is larger than ${Math.round(maxBytes / 1048576)} MB.`;
+    return null;
+  };
+  const show = (): boolean => {
+    const text = problem();
+    if (text) {
+      message.textContent = text;
+      if (!message.isConnected) input.before(message);
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", `${input.getAttribute("aria-describedby") ?? ""} ${message.id}`.trim());
+    } else if (message.isConnected) {
+      message.remove();
+      input.removeAttribute("aria-invalid");
+    }
+    return text === null;
+  };
+  input.addEventListener("change", show);
+  form.addEventListener("submit", (event) => {
+    if (!show()) {
+      event.preventDefault();
+      input.focus();
+    }
+  });
+}
 
 interface NearbyItem {
   reference: string;

@@ -316,7 +316,7 @@ export interface ReportFormProps {
   nearby: NearbyReport[] | null;
   photosGiven: boolean;
   map: { tileUrl: string; attribution: string; centre: { lat: number; lng: number }; bounds: number[] };
-  uploads: { maxPhotos: number; maxPhotoMb: number };
+  uploads: { maxPhotos: number; maxPhotoMb: number; maxPhotoBytes: number };
   villageName: string;
   councilName: string;
 }
@@ -521,6 +521,8 @@ export function ReportForm(p: ReportFormProps) {
                 name="photos"
                 multiple
                 accept="image/jpeg,image/png,image/webp,image/heic,image/heif,.heic,.heif"
+                data-max-photos={p.uploads.maxPhotos}
+                data-max-bytes={p.uploads.maxPhotoBytes}
                 aria-describedby={describedBy("photos-hint", photosError && "photos-error")}
                 aria-invalid={photosError ? "true" : undefined}
               />

@@ -108,6 +108,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           uploads={{
             maxPhotos: config.uploads.maxPhotos,
             maxPhotoMb: Math.round(config.uploads.maxPhotoBytes / 1048576),
+            maxPhotoBytes: config.uploads.maxPhotoBytes,
           }}
           villageName={config.village.name}
           councilName={config.village.councilName}

@@ -303,6 +303,17 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
     await axe(page, "form with errors");
     await page.click('.error-summary a[href="#title"]');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("title");
+
+    // Too many photos are caught before sending, so nothing typed is lost to a refused upload.
+    const small = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#888" } })
+      .jpeg()
+      .toBuffer();
+    const four = [1, 2, 3, 4].map((n) => ({ name: `p${n}.jpg`, mimeType: "image/jpeg", buffer: small }));
+    await page.setInputFiles("#photos", four);
+    await page.getByRole("button", { name: "Send report" }).click();
+    expect(await page.textContent("#photos-client-error")).toBe("Choose at most 3 photos.");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("photos");
+    expect(await page.inputValue("#name")).toBe("Kept Name");
     await context.close();
   });
 
