@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, SqliteAdapter, sql } from "kysely";
 import type { Category, DB, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, STATUS_LABELS } from "../reports/model.js";
@@ -51,6 +51,10 @@ export interface PublicReportRow {
 
 const METRES_PER_DEGREE_LAT = 111_320;
 
+function isSqlite(db: Kysely<DB>): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter;
+}
+
 /** A bounding box around a point, then the distance on an equirectangular projection (exact enough for a village). */
 function nearHere(near: NearHere) {
   const dLat = near.radiusM / METRES_PER_DEGREE_LAT;
@@ -82,7 +86,17 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
   if (filter.near) {
     const box = nearHere(filter.near);
     const cells = cellsCovering(box.south, box.west, box.north, box.east);
-    if (cells) q = q.where(geoCellSql(db), "in", cells);
+    if (cells && isSqlite(db)) {
+      // SQLite's planner prefers the date index (it avoids a sort) although seeking the few cells around the point
+      // and only their dates is ~10× faster; INDEXED BY in a rowid subquery makes it take the cell index.
+      q = q.where(
+        "reports.id",
+        "in",
+        sql<number>`(select id from reports indexed by reports_public_cell_created where visibility = 'public' and ${geoCellSql(db)} in (${sql.join(cells)}) and created_at >= ${filter.from} and created_at <= ${filter.to})`,
+      );
+    } else if (cells) {
+      q = q.where(geoCellSql(db), "in", cells);
+    }
     q = q
       .where("reports.latitude", ">=", box.south)
       .where("reports.latitude", "<=", box.north)

@@ -16,6 +16,7 @@ import {
   jsonOrXml,
   PostBodyForm,
   PostBodyMultipart,
+  rawJsonSerializer,
   ReadQuery,
   RequestIdParams,
   RequestsQuery,
@@ -106,7 +107,11 @@ export const open311Routes = fp(
         throw new AppError("not_found", "Unknown format: add .json or .xml to the address.");
       }
     };
-    const readHooks = { onRequest: checkFormat, preHandler: [readClient, limit(readLimiter)] };
+    const readHooks = {
+      onRequest: checkFormat,
+      preHandler: [readClient, limit(readLimiter)],
+      serializerCompiler: rawJsonSerializer,
+    };
 
     app.get(
       `${PREFIX}/discovery.:format`,
@@ -300,8 +305,10 @@ export const open311Routes = fp(
         onRequest: checkFormat,
         preHandler: [writeClient, limit(writeLimiter), requireKey],
         attachValidation: true,
+        serializerCompiler: rawJsonSerializer,
         config: { csrf: false },
         schema: {
+          security: [{ open311ApiKey: [] }],
           summary: "Create a service request",
           description:
             "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",

@@ -265,6 +265,16 @@ export function jsonOrXml(description: string, json: TSchema) {
   };
 }
 
+/**
+ * The shared Open311 error list of the OpenAPI document (components.schemas.Open311Errors, defined with the
+ * document in src/openapi/document.ts). Routes that reference it use `rawJsonSerializer`, because errors are
+ * written by the central error handler and never serialised through the route.
+ */
+const Open311ErrorsRef = Type.Unsafe<Static<typeof Open311Errors>>({ $ref: "#/components/schemas/Open311Errors" });
+
+/** The serializer of Open311 routes: bodies arrive as JSON strings built by the presenters (see sendFormat). */
+export const rawJsonSerializer = () => (data: unknown) => (typeof data === "string" ? data : JSON.stringify(data));
+
 /** The Open311 error responses a route may give. */
 export function errorResponses(...statuses: (400 | 403 | 404 | 429)[]) {
   const text: Record<number, string> = {
@@ -273,5 +283,5 @@ export function errorResponses(...statuses: (400 | 403 | 404 | 429)[]) {
     404: "No such service, request or format.",
     429: "Rate limit reached: see Retry-After and the RateLimit headers.",
   };
-  return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311Errors)]));
+  return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311ErrorsRef)]));
 }

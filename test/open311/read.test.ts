@@ -1,6 +1,9 @@
+import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { geoCell, geoCellSql } from "../../src/open311/geo.js";
 import { createApiKey } from "../../src/open311/keys.js";
+import { parseRequestsQuery } from "../../src/open311/query.js";
+import { requestsQuery } from "../../src/open311/requests.js";
 import { ServiceRequest } from "../../src/open311/schemas.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { expectValid, getBoth, insertReport, parseXml, sparkFromXml } from "./support.js";
@@ -329,6 +332,27 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     expect(rows).toHaveLength(points.length);
     for (const r of rows) expect(Number(r.cell)).toBe(geoCell(r.latitude as number, r.longitude as number));
     await db.deleteFrom("reports").where("reference", "like", "CELL-%").execute();
+  });
+
+  it("answers the default, service_code + status and near-here queries from indexes, without full scans", async () => {
+    const db = t.app.civic.database.db;
+    const queries = {
+      default: {},
+      codeAndStatus: { service_code: "streetlight", status: "open" },
+      near: { lat: 50.9862, long: -2.0437, radius: 300 },
+    };
+    for (const [name, q] of Object.entries(queries)) {
+      const compiled = requestsQuery(db, parseRequestsQuery(q, t.app.civic.now())).compile();
+      const plan = await db.transaction().execute(async (tx) => {
+        if (dialect === "postgres") await sql`set local enable_seqscan = off`.execute(tx);
+        const prefix = dialect === "postgres" ? "EXPLAIN " : "EXPLAIN QUERY PLAN ";
+        const rows = await tx.executeQuery(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+        return (rows.rows as Record<string, unknown>[]).map((r) => String(r.detail ?? r["QUERY PLAN"])).join("\n");
+      });
+      expect(plan, name).not.toMatch(/SCAN reports\b|Seq Scan on reports/);
+      expect(plan, name).toMatch(/reports_(public_created|category_created|public_cell_created)/);
+      if (name === "near" && dialect === "sqlite") expect(plan).toContain("reports_public_cell_created");
+    }
   });
 
   it("returns at most 1,000 per response and pages with page/page_size", async () => {
