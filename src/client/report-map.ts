@@ -21,7 +21,12 @@ function checkPhotosBeforeSending(): void {
   message.id = "photos-client-error";
   const problem = (): string | null => {
     const files = Array.from(input.files ?? []);
-    if (files.length > maxPhotos) return `Choose at most ${maxPhotos} photos.`;
+    const kept = form.querySelectorAll('input[name="kept_photo"]:checked').length;
+    if (files.length + kept > maxPhotos) {
+      return kept > 0
+        ? `Choose at most ${maxPhotos} photos, counting the ${kept} you already added.`
+        : `Choose at most ${maxPhotos} photos.`;
+    }
     const big = files.find((f) => f.size > maxBytes);
     if (big) return `“${big.name}” is larger than ${Math.round(maxBytes / 1048576)} MB.`;
     return null;

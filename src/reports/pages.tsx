@@ -314,7 +314,8 @@ export interface ReportFormProps {
   values: ReportFormValues;
   problems: FieldProblem[];
   nearby: NearbyReport[] | null;
-  photosGiven: boolean;
+  /** Photos added before the form came back with problems, kept so they need not be chosen again. */
+  keptPhotos: { token: string; name: string }[];
   map: { tileUrl: string; attribution: string; centre: { lat: number; lng: number }; bounds: number[] };
   uploads: { maxPhotos: number; maxPhotoMb: number; maxPhotoBytes: number };
   villageName: string;
@@ -512,9 +513,20 @@ export function ReportForm(p: ReportFormProps) {
               <span class="hint" id="photos-hint">
                 Up to {p.uploads.maxPhotos} photos, each up to {p.uploads.maxPhotoMb} MB: JPEG, PNG, WebP or HEIC. We
                 remove the location and camera details stored inside photos before publishing them.
-                {p.photosGiven && problems.length > 0 ? " Please choose your photos again." : ""}
               </span>
               <FieldError id="photos-error" message={photosError} />
+              {p.keptPhotos.length > 0 ? (
+                <fieldset class="kept-photos">
+                  <legend>Photos you already added</legend>
+                  <span class="hint">They are kept. Untick a photo to leave it out.</span>
+                  {p.keptPhotos.map((k, i) => (
+                    <div class="choice" key={k.token}>
+                      <input type="checkbox" id={`kept-photo-${i}`} name="kept_photo" value={k.token} checked />
+                      <label for={`kept-photo-${i}`}>{k.name || `Photo ${i + 1}`}</label>
+                    </div>
+                  ))}
+                </fieldset>
+              ) : null}
               <input
                 type="file"
                 id="photos"

@@ -117,6 +117,29 @@ describeEachDb("report pages", (dialect) => {
     expect(res.body).toContain("<title>Error: Report an issue: Pothole");
   });
 
+  it("keeps photos when the form comes back with problems, and refuses forged ones", async () => {
+    const photo = await jpegWithGps(640, 480);
+    const first = await post({ ...valid, _csrf: await tokenAfterFill(), title: "" }, [
+      { name: "photos", filename: "bench.jpg", data: photo },
+    ]);
+    expect(first.statusCode).toBe(400);
+    const token = /name="kept_photo" value="([^"]+)"/.exec(first.body)?.[1];
+    expect(token).toBeTruthy();
+    expect(first.body).toContain(">bench.jpg</label>");
+    const hash = (token as string).split(".")[0] as string;
+    const forged = `${(token as string).slice(0, -4)}AAAA`;
+
+    const second = await post({ ...valid, _csrf: await tokenAfterFill(), kept_photo: [token as string, forged] });
+    expect(second.statusCode).toBe(303);
+    const ref = (second.headers.location as string).split("/").pop() as string;
+    const db = t.app.civic.database.db;
+    const report = await db.selectFrom("reports").select("id").where("reference", "=", ref).executeTakeFirstOrThrow();
+    const photos = await db.selectFrom("report_photos").selectAll().where("report_id", "=", report.id).execute();
+    expect(photos).toHaveLength(1);
+    expect(photos[0]?.width).toBe(480);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it("refuses forms filled in faster than a person can and forms with the honeypot filled", async () => {
     const before = await t.app.civic.database.db.selectFrom("reports").select("id").execute();
     const quick = await post({ ...valid, _csrf: await formToken(t.app, "/report?category=pothole") });

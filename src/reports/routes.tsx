@@ -6,8 +6,10 @@ import { mailWorkerPlugin } from "../core/mail/plugin.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { categoryAttributes } from "./attributes.js";
+import { mediaStorage } from "../core/media/storage.js";
 import { reportsAtom } from "./feed.js";
 import { first, readFormBody } from "./form-body.js";
+import { type KeptPhoto, keepNewPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
 import {
   CategoryStep,
@@ -42,6 +44,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
+  const storage = mediaStorage(config.dataDir);
   const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution };
 
   async function loadCategory(code: string) {
@@ -73,7 +76,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     values: ReportFormValues,
     problems: FieldProblem[],
     nearby: NearbyReport[] | null,
-    photosGiven: boolean,
+    keptPhotos: KeptPhoto[],
     status: number,
   ) {
     const category = await loadCategory(values.category);
@@ -98,7 +101,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           values={values}
           problems={problems}
           nearby={nearby}
-          photosGiven={photosGiven}
+          keptPhotos={keptPhotos}
           map={{
             tileUrl: config.map.tileUrl,
             attribution: config.map.tileAttribution,
@@ -132,7 +135,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
       const category = await loadCategory(code);
-      if (category) return renderForm(request, reply, emptyFormValues(category.code), [], null, false, 200);
+      if (category) return renderForm(request, reply, emptyFormValues(category.code), [], null, [], 200);
       const categories = await publicCategories(db());
       const ctx = pageContext(request);
       return sendPage(
@@ -176,7 +179,14 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           fields: [{ field: "category", message: "Choose a category" }],
         });
       }
-      const photos = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
+      const uploads = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
+      const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
+      const photos = [...earlier.photos, ...uploads];
+      /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
+      const keep = async () => [
+        ...earlier.kept,
+        ...(await keepNewPhotos(storage, config.sessionSecret, uploads, config.uploads.maxPhotoBytes)),
+      ];
       const lat = parseCoordinate(values.lat);
       const lng = parseCoordinate(values.lng);
 
@@ -190,7 +200,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
                 message: "Choose a street or landmark, or put a pin on the map, to look for reports nearby",
               },
             ];
-        return renderForm(request, reply, values, problems, nearby, photos.length > 0, problems.length ? 400 : 200);
+        return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
       }
 
       // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
@@ -208,7 +218,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         });
       }
       if (problems.length > 0) {
-        return renderForm(request, reply, values, problems, null, photos.length > 0, 400);
+        return renderForm(request, reply, values, problems, null, await keep(), 400);
       }
 
       try {
@@ -239,7 +249,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
         const nearby = await nearbyFor(category.code, lat, lng, values.place);
-        return renderForm(request, reply, values, error.fields, nearby, photos.length > 0, 400);
+        return renderForm(request, reply, values, error.fields, nearby, await keep(), 400);
       }
     },
   );

@@ -287,9 +287,15 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
     await page.getByLabel("Description").fill("Something <b>bold</b>");
     await page.getByRole("textbox", { name: /Email address/ }).fill("not-an-email");
     await page.getByLabel(/Your name/).fill("Kept Name");
+    await page.setInputFiles("#photos", [
+      { name: "verge.jpg", mimeType: "image/jpeg", buffer: await jpegWithGps(300, 200) },
+    ]);
     letTimePass();
     await page.getByRole("button", { name: "Send report" }).click();
     await page.waitForSelector(".error-summary");
+    // The photo is kept, so it need not be chosen again.
+    expect(await page.isChecked('input[name="kept_photo"]')).toBe(true);
+    expect(await page.textContent(".kept-photos")).toContain("verge.jpg");
     expect(await page.title()).toMatch(/^Error: /);
     // The summary has focus, so screen readers announce it.
     expect(await page.evaluate(() => document.activeElement?.classList.contains("error-summary"))).toBe(true);
@@ -308,10 +314,12 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
     const small = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#888" } })
       .jpeg()
       .toBuffer();
-    const four = [1, 2, 3, 4].map((n) => ({ name: `p${n}.jpg`, mimeType: "image/jpeg", buffer: small }));
-    await page.setInputFiles("#photos", four);
+    const three = [1, 2, 3].map((n) => ({ name: `p${n}.jpg`, mimeType: "image/jpeg", buffer: small }));
+    await page.setInputFiles("#photos", three);
     await page.getByRole("button", { name: "Send report" }).click();
-    expect(await page.textContent("#photos-client-error")).toBe("Choose at most 3 photos.");
+    expect(await page.textContent("#photos-client-error")).toBe(
+      "Choose at most 3 photos, counting the 1 you already added.",
+    );
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("photos");
     expect(await page.inputValue("#name")).toBe("Kept Name");
     await context.close();
