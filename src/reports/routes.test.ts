@@ -55,6 +55,10 @@ describeEachDb("report pages", (dialect) => {
     return t.app.inject({ method: "POST", url: "/report", payload: multipart(fields, files) });
   }
 
+  it("registers the mail outbox worker for the server to start", () => {
+    expect(t.app.civic.workers.map((w) => w.name)).toContain("mail-outbox");
+  });
+
   it("offers the categories, then the form with the category's questions", async () => {
     const step = await t.app.inject({ url: "/report" });
     expect(step.statusCode).toBe(200);

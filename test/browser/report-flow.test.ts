@@ -167,6 +167,26 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
     expect(await page.textContent(".report-list")).toContain("Pothole by the bus stop");
     await axe(page, "reports list");
 
+    // The Atom feeds are well-formed XML that a feed reader can parse, newest report first.
+    const feed = await page.evaluate(async () => {
+      const parse = async (url: string) => {
+        const text = await (await fetch(url)).text();
+        const doc = new DOMParser().parseFromString(text, "application/xml");
+        return {
+          error: doc.getElementsByTagName("parsererror").length,
+          root: doc.documentElement.namespaceURI,
+          titles: Array.from(doc.getElementsByTagName("entry")).map(
+            (e) => e.getElementsByTagName("title")[0]?.textContent,
+          ),
+        };
+      };
+      return { all: await parse("/reports.atom"), potholes: await parse("/reports/pothole.atom") };
+    });
+    expect(feed.all).toMatchObject({ error: 0, root: "http://www.w3.org/2005/Atom" });
+    expect(feed.all.titles[0]).toBe("Pothole by the bus stop");
+    expect(feed.potholes.error).toBe(0);
+    expect(feed.potholes.titles).toContain("Pothole by the bus stop");
+
     expect(problems).toEqual([]);
     await context.close();
   });
