@@ -62,7 +62,11 @@ export async function processPhoto(data: Buffer): Promise<ProcessedImage> {
     const hash = createHash("sha256").update(full).digest("hex");
     return { hash, full, thumb, width: info.width, height: info.height, contentType: "image/jpeg" };
   } catch {
-    throw new ImageError("could not be read as an image; it may be damaged");
+    throw new ImageError(
+      format === "heif"
+        ? "is a HEIC photo that this server cannot read; please choose it as a JPEG instead"
+        : "could not be read as an image; it may be damaged",
+    );
   }
 }
 
