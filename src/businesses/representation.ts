@@ -19,7 +19,7 @@ function brotliOptions(size: number) {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: size > LARGE ? 5 : 11,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: size,
+      [constants.BROTLI_PARAM_SIZE_HINT]: Number.isFinite(size) ? size : 0,
     },
   };
 }
@@ -35,11 +35,15 @@ export class Prepared {
    * @param identity the uncompressed JSON
    * @param tag the opaque part of the entity tag (the dataset version, or a version of it); each encoding gets its
    *   own suffix, because the encoded bytes differ and a strong tag promises byte identity.
+   * @param fast compress on first request with fast settings (per-query responses), instead of the smallest output
    */
   constructor(
     readonly identity: Buffer,
     readonly tag: string,
-  ) {}
+    private readonly fast = false,
+  ) {
+    this.etags = { identity: `"${tag}"`, gzip: `"${tag}-gzip"`, br: `"${tag}-br"` };
+  }
 
   /** Compresses both encodings off the main thread (for the large, always-requested documents). */
   async precompress(): Promise<this> {
@@ -55,19 +59,21 @@ export class Prepared {
   /** The bytes for an encoding, compressed on first use and kept. */
   body(coding: Coding): Buffer {
     if (coding === "gzip") {
-      this.gz ??= gzipSync(this.identity, gzipOptions(this.identity.length));
+      this.gz ??= gzipSync(this.identity, gzipOptions(this.fast ? Infinity : this.identity.length));
       return this.gz;
     }
     if (coding === "br") {
-      this.brotli ??= brotliCompressSync(this.identity, brotliOptions(this.identity.length));
+      this.brotli ??= brotliCompressSync(this.identity, brotliOptions(this.fast ? Infinity : this.identity.length));
       return this.brotli;
     }
     return this.identity;
   }
 
+  private readonly etags: Record<Coding, string>;
+
   /** The quoted strong entity tag of one encoding. */
   etag(coding: Coding): string {
-    return coding === "identity" ? `"${this.tag}"` : `"${this.tag}-${coding}"`;
+    return this.etags[coding];
   }
 }
 
@@ -82,6 +88,18 @@ const PREFERENCE: Coding[] = ["br", "gzip", "identity"];
 export function negotiateEncoding(header: string | string[] | undefined): Coding {
   const value = Array.isArray(header) ? header.join(",") : header;
   if (!value) return "identity";
+  const known = negotiated.get(value);
+  if (known) return known;
+  const coding = parseAcceptEncoding(value);
+  // Clients send a handful of distinct Accept-Encoding values; remember them (bounded).
+  if (negotiated.size >= 256) negotiated.clear();
+  negotiated.set(value, coding);
+  return coding;
+}
+
+const negotiated = new Map<string, Coding>();
+
+function parseAcceptEncoding(value: string): Coding {
   const q = new Map<string, number>();
   for (const part of value.split(",")) {
     const m = CODING.exec(part);
@@ -116,6 +134,7 @@ const ENTITY_TAG = /\s*(?:(W\/)?"([^"]*)"|(\*))\s*(?:,|$)/y;
  * `etag` under the weak comparison (a `W/` prefix on either side is ignored). An unparsable header matches nothing.
  */
 export function noneMatchSatisfied(header: string | string[] | undefined, etag: string): boolean {
+  if (header === etag) return true;
   const value = (Array.isArray(header) ? header.join(",") : header)?.trim();
   if (!value) return false;
   const wanted = etag.replace(/^W\//, "");
@@ -149,8 +168,7 @@ export function sendPrepared(
 ): FastifyReply {
   const coding = negotiateEncoding(request.headers["accept-encoding"]);
   const etag = prepared.etag(coding);
-  reply.header("cache-control", headers.cacheControl).header("vary", "Accept-Encoding").header("etag", etag);
-  for (const [name, value] of Object.entries(headers.extra ?? {})) reply.header(name, value);
+  reply.headers({ "cache-control": headers.cacheControl, vary: "Accept-Encoding", etag, ...headers.extra });
   if (noneMatchSatisfied(request.headers["if-none-match"], etag)) {
     return reply.code(304).send();
   }

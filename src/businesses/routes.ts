@@ -3,7 +3,7 @@ import fp from "fastify-plugin";
 import type { Static } from "typebox";
 import type { Civic } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
-import { BusinessDataset, CANONICAL_PATH, LIST_PATH, type ListFilters } from "./dataset.js";
+import { BusinessDataset, CANONICAL_PATH, LIST_PATH, type ListFilters, type Snapshot } from "./dataset.js";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
 import { businessPages } from "./pages.js";
 import { sendPrepared } from "./representation.js";
@@ -30,6 +30,12 @@ export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "ETag, X-Dataset-Version",
 } as const;
+
+const LIST_HEADERS = {
+  cacheControl: DIRECTORY_CACHE_CONTROL,
+  extra: { "x-dataset-version": DATASET_SCHEMA_VERSION },
+} as const;
+const SINGLE_HEADERS = { cacheControl: DIRECTORY_CACHE_CONTROL } as const;
 
 const datasets = new WeakMap<Civic, BusinessDataset>();
 
@@ -104,9 +110,24 @@ export const businessRoutes = fp(
       },
     });
     const snapshot = () => dataset.fresh() ?? dataset.current();
+    /**
+     * Runs `respond` with the current snapshot: synchronously when it was checked recently (the hot path does not
+     * wait on a promise), otherwise after the check.
+     */
+    const withSnapshot =
+      (respond: (snap: Snapshot, request: FastifyRequest, reply: FastifyReply) => FastifyReply) =>
+      (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+        const snap = dataset.fresh();
+        if (snap) {
+          respond(snap, request, reply);
+          return undefined;
+        }
+        return dataset.current().then((s) => respond(s, request, reply));
+      };
 
-    app.addHook("onRequest", async (request, reply) => {
+    app.addHook("onRequest", (request, reply, done) => {
       if (isOpenDataUrl(request.url)) reply.headers(CORS_HEADERS);
+      done();
     });
 
     // Preflight: anything a browser may ask for is allowed; no credentials are involved.
@@ -149,14 +170,12 @@ export const businessRoutes = fp(
           },
         },
       },
-      async (request, reply) => {
-        const snap = await snapshot();
-        const { filters, search } = listFilters(request.query as Static<typeof ListQuery>);
-        return sendPrepared(request, reply, snap.listFor(filters, search), {
-          cacheControl: DIRECTORY_CACHE_CONTROL,
-          extra: { "x-dataset-version": DATASET_SCHEMA_VERSION },
-        });
-      },
+      withSnapshot((snap, request, reply) => {
+        const { filters, search } = request.url.includes("?")
+          ? listFilters(request.query as Static<typeof ListQuery>)
+          : { filters: {}, search: "" };
+        return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
+      }),
     );
 
     app.get(
@@ -177,9 +196,8 @@ export const businessRoutes = fp(
           },
         },
       },
-      async (request, reply) => {
+      withSnapshot((snap, request, reply) => {
         const { id } = request.params as Static<typeof IdParams>;
-        const snap = await snapshot();
         const entry = snap.byId.get(id);
         if (!entry) {
           const deletedAt = snap.deleted.get(id);
@@ -194,8 +212,8 @@ export const businessRoutes = fp(
             `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
           );
         }
-        return sendPrepared(request, reply, snap.single(entry), { cacheControl: DIRECTORY_CACHE_CONTROL });
-      },
+        return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+      }),
     );
 
     app.get(
@@ -238,10 +256,7 @@ export const businessRoutes = fp(
           },
         },
       },
-      async (request, reply) => {
-        const snap = await snapshot();
-        return sendPrepared(request, reply, snap.canonical, { cacheControl: DIRECTORY_CACHE_CONTROL });
-      },
+      withSnapshot((snap, request, reply) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
     );
 
     await app.register(businessPages, { dataset });

@@ -1,0 +1,263 @@
+// Business API benchmark: a synthetic directory, the list endpoint (200 and 304) against a bare node:http server
+// sending the same prepared bytes, and q-search latency. Loopback only; every loop is bounded in time and count.
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { BusinessInput } from "../../src/businesses/model.js";
+import { applyBusinesses } from "../../src/businesses/repository.js";
+import { openDatabase } from "../../src/core/db/database.js";
+import { migrateToLatest } from "../../src/core/db/migrations/index.js";
+
+const { values } = parseArgs({
+  options: {
+    businesses: { type: "string", default: "10000" },
+    seconds: { type: "string", default: "5" },
+    connections: { type: "string", default: "16" },
+    searches: { type: "string", default: "2000" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const COUNT = Number(values.businesses);
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const SEARCHES = Number(values.searches);
+const ROUNDS = Number(values.rounds);
+const MAX_REQUESTS = 2_000_000;
+
+const TYPES = [
+  ["Bakery", "Food and drink"],
+  ["CafeOrCoffeeShop", "Food and drink"],
+  ["BarOrPub", "Food and drink"],
+  ["Restaurant", "Food and drink"],
+  ["GroceryStore", "Shops"],
+  ["BookStore", "Shops"],
+  ["HardwareStore", "Shops"],
+  ["Florist", "Shops"],
+  ["Pharmacy", "Health"],
+  ["Dentist", "Health"],
+  ["Plumber", "Trades"],
+  ["Electrician", "Trades"],
+  ["HairSalon", "Beauty and wellbeing"],
+  ["BedAndBreakfast", "Accommodation"],
+  ["AutoRepair", "Motoring"],
+  ["AccountingService", "Services"],
+] as const;
+const WORDS =
+  "old new village green mill brook church station orchard meadow forge chapel market bridge hill vale oak ash willow rose crown swan lion bell plough wheatsheaf harvest golden silver corner little great kings queens abbey priory manor farm barn cottage lodge hall garden".split(
+    " ",
+  );
+const STREETS = ["High Street", "Church Lane", "Mill Road", "Brook Lane", "The Green", "Station Road", "Back Lane"];
+
+/** A deterministic pseudo-random sequence, so every run serves the same dataset. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function synthetic(n: number): BusinessInput[] {
+  const r = rng(42);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+  return Array.from({ length: n }, (_, i) => {
+    const [schemaType, category] = pick(TYPES);
+    const name = `${pick(WORDS)} ${pick(WORDS)} ${schemaType.replace(/([a-z])([A-Z])/g, "$1 $2")} ${i}`;
+    const description = Array.from({ length: 22 }, () => pick(WORDS)).join(" ");
+    return {
+      id: `business-${i}`,
+      name: name.charAt(0).toUpperCase() + name.slice(1),
+      schemaType,
+      category,
+      description: `${description.charAt(0).toUpperCase()}${description.slice(1)}.`,
+      address: {
+        streetAddress: `${1 + (i % 200)} ${pick(STREETS)}`,
+        addressLocality: "Benchford",
+        addressRegion: "Dorset",
+        postalCode: `YR7 ${1 + (i % 9)}QP`,
+        addressCountry: "GB",
+      },
+      geo: { latitude: 50.98 + r() / 100, longitude: -2.05 + r() / 100 },
+      telephone: `01632 ${String(960000 + (i % 1000)).padStart(6, "0")}`,
+      email: `shop${i}@example.org`,
+      url: `https://example.org/business-${i}`,
+      image: null,
+      sameAs: [],
+      openingHours: [
+        { dayOfWeek: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], opens: "09:00", closes: "17:30" },
+      ],
+    };
+  });
+}
+
+interface Server {
+  port: number;
+  child: ChildProcess;
+}
+
+function startServer(script: string, mode: "app" | "bare", dataDir: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, [mode], { env: { ...process.env, BENCH_DATA_DIR: dataDir }, stdio: "inherit" });
+    child.once("message", (m) => resolve({ port: (m as { port: number }).port, child }));
+    child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+function stopServer(s: Server): Promise<void> {
+  return new Promise((resolve) => {
+    s.child.once("exit", () => resolve());
+    s.child.disconnect();
+  });
+}
+
+interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: number;
+}
+
+function get(agent: Agent, port: number, path: string, headers: Record<string, string>): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Requests per second over `seconds` with `connections` keep-alive connections each sending back to back. */
+async function throughput(port: number, path: string, headers: Record<string, string>, expectStatus: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const warmUntil = performance.now() + 1000;
+  const run = async (until: number, counter: { n: number; bytes: number }) => {
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < until && counter.n < MAX_REQUESTS) {
+          const res = await get(agent, port, path, headers);
+          if (res.status !== expectStatus) throw new Error(`expected ${expectStatus}, got ${res.status}`);
+          counter.n++;
+          counter.bytes += res.bytes;
+        }
+      }),
+    );
+  };
+  await run(warmUntil, { n: 0, bytes: 0 });
+  const counter = { n: 0, bytes: 0 };
+  const started = performance.now();
+  await run(started + SECONDS * 1000, counter);
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { rps: counter.n / elapsed, mbps: counter.bytes / elapsed / 1e6 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+/** Latency of distinct q searches, one at a time (no queueing), each a cache miss. */
+async function searchLatency(port: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const r = rng(7);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+  const times: number[] = [];
+  let results = 0;
+  const deadline = performance.now() + 60_000;
+  for (let i = 0; i < SEARCHES + 200 && performance.now() < deadline; i++) {
+    // Two words, or a word and a house number: always new queries, so nothing comes from the per-version cache.
+    const q = i % 2 === 0 ? `${pick(WORDS)} ${pick(WORDS)} ${i}` : `${pick(WORDS)} ${1 + (i % 200)} ${pick(STREETS)}`;
+    const t0 = performance.now();
+    const res = await get(agent, port, `/api/v1/businesses?q=${encodeURIComponent(q)}`, {
+      "accept-encoding": "gzip, br",
+    });
+    const t = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`search ${q}: ${res.status}`);
+    if (i >= 200) {
+      times.push(t);
+      results += res.bytes;
+    }
+  }
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  return {
+    n: times.length,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    max: times.at(-1) as number,
+    meanBytes: results / times.length,
+  };
+}
+
+/** Creates the SQLite database of the synthetic directory in `dataDir`. */
+export async function prepareData(dataDir: string): Promise<void> {
+  const database = openDatabase({ databaseUrl: null, dataDir });
+  await migrateToLatest(database.db);
+  await applyBusinesses(database.db, synthetic(COUNT), { prune: false, at: new Date().toISOString() });
+  await database.close();
+}
+
+export async function main(serverScript: string): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "civic-bench-businesses-"));
+  try {
+    const t0 = performance.now();
+    await prepareData(dataDir);
+    console.log(`Loaded ${COUNT} synthetic businesses in ${Math.round(performance.now() - t0)} ms (SQLite).`);
+    console.log(
+      `Node ${process.version}; ${SECONDS} s per measurement after 1 s warm-up; ${CONNECTIONS} connections.\n`,
+    );
+
+    // Both servers run for the whole measurement and are measured in alternating rounds, so background load on
+    // the machine affects both alike; the figures are medians over the rounds.
+    const bare = await startServer(serverScript, "bare", dataDir);
+    const app = await startServer(serverScript, "app", dataDir);
+    const servers = { bare, app };
+    try {
+      const enc = { "accept-encoding": "gzip, deflate, br" };
+      const etags: Record<string, string> = {};
+      let bodyBytes = 0;
+      for (const [mode, server] of Object.entries(servers)) {
+        const first = await get(new Agent(), server.port, "/api/v1/businesses", enc);
+        etags[mode] = String(first.headers.etag);
+        bodyBytes = first.bytes;
+      }
+      if (etags.bare !== etags.app) throw new Error("the two servers do not serve the same representation");
+      const samples: Record<string, number[]> = { "bare 200": [], "app 200": [], "bare 304": [], "app 304": [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [mode, server] of Object.entries(servers)) {
+          samples[`${mode} 200`]?.push((await throughput(server.port, "/api/v1/businesses", enc, 200)).rps);
+          const conditional = { ...enc, "if-none-match": etags[mode] as string };
+          samples[`${mode} 304`]?.push((await throughput(server.port, "/api/v1/businesses", conditional, 304)).rps);
+        }
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      console.log(`GET /api/v1/businesses, unfiltered, ${COUNT} businesses, br body ${bodyBytes} bytes`);
+      console.log("requests/s (median of rounds; all rounds)");
+      for (const [k, xs] of Object.entries(samples)) {
+        console.log(`  ${k}: ${median(xs).toFixed(0).padStart(6)}   [${xs.map((x) => x.toFixed(0)).join(", ")}]`);
+      }
+      const ratio200 = median(samples["app 200"] ?? []) / median(samples["bare 200"] ?? []);
+      const ratio304 = median(samples["app 304"] ?? []) / median(samples["bare 304"] ?? []);
+      const s = await searchLatency(app.port);
+      console.log(
+        `\nq search (app, ${s.n} distinct queries, one at a time, br): p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(2)} ms; mean body ${Math.round(s.meanBytes)} bytes`,
+      );
+      console.log(
+        `\napp/bare: 200 ${ratio200.toFixed(2)}x, 304 ${ratio304.toFixed(2)}x (target >= 0.80x); q p99 ${s.p99.toFixed(2)} ms (target < 5 ms)`,
+      );
+    } finally {
+      await stopServer(app);
+      await stopServer(bare);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,65 @@
+// One server under test, in its own process so it has a core to itself: `app` is the whole platform (buildApp),
+// `bare` is node:http sending the same prepared bytes with the same validators. Reports its port over IPC.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { buildApp } from "../../src/app.js";
+import { buildSnapshot } from "../../src/businesses/dataset.js";
+import { DATASET_SCHEMA_VERSION } from "../../src/businesses/model.js";
+import { negotiateEncoding, noneMatchSatisfied } from "../../src/businesses/representation.js";
+import { CORS_HEADERS, DIRECTORY_CACHE_CONTROL } from "../../src/businesses/routes.js";
+import { loadConfig } from "../../src/config.js";
+import { openDatabase } from "../../src/core/db/database.js";
+
+const mode = process.argv[2];
+const config = loadConfig({
+  DATA_DIR: process.env.BENCH_DATA_DIR,
+  BASE_URL: "http://bench.test",
+  SESSION_SECRET: "bench-secret-bench-secret-bench-secret-01",
+  LOG_LEVEL: "silent",
+  SEED_DEMO: "false",
+  NODE_ENV: "production",
+});
+
+async function start(): Promise<number> {
+  if (mode === "app") {
+    const app = await buildApp(config, { assets: { url: (name) => `/assets/${name}` } });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    for (const worker of app.civic.workers) worker.start();
+    await app.inject("/api/v1/businesses"); // builds the snapshot
+    return (app.server.address() as AddressInfo).port;
+  }
+  const database = openDatabase({ databaseUrl: null, dataDir: config.dataDir });
+  const snap = await buildSnapshot(database.db, config.baseUrl);
+  const server = createServer((req, res) => {
+    const coding = negotiateEncoding(req.headers["accept-encoding"]);
+    const etag = snap.list.etag(coding);
+    const headers: Record<string, string | number> = {
+      ...CORS_HEADERS,
+      "cache-control": DIRECTORY_CACHE_CONTROL,
+      vary: "Accept-Encoding",
+      etag,
+      "x-dataset-version": DATASET_SCHEMA_VERSION,
+    };
+    if (noneMatchSatisfied(req.headers["if-none-match"], etag)) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    const body = snap.list.body(coding);
+    headers["content-type"] = "application/json";
+    headers["content-length"] = body.length;
+    if (coding !== "identity") headers["content-encoding"] = coding;
+    res.writeHead(200, headers).end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+start().then(
+  (port) => process.send?.({ port }),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
+process.on("disconnect", () => process.exit(0));
