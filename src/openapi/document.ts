@@ -155,9 +155,57 @@ export function swaggerOptions(config: Config): SwaggerOptions {
       security: [],
     },
     hideUntagged: false,
+    transformObject(documentObject) {
+      if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
+      return completeOperations(documentObject.openapiObject as OpenAPIV3_1.Document);
+    },
     transform({ schema, url }) {
       if (!isDescribedPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
       return { schema, url };
     },
   };
+}
+
+type Operation = OpenAPIV3_1.OperationObject;
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** A stable operationId from the method and path: `GET /api/v2/requests/{service_request_id}.{format}` → `getOpen311RequestsByServiceRequestIdFormat`. */
+export function operationIdFor(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\/v1\//, "/")
+    .replace(/^\/api\/v2\//, "/open311/")
+    .replace(/\{([^}]+)\}/g, "by_$1")
+    .split(/[/.\-_]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1));
+  return `${method}${words.join("")}`.replace(/ByFormat$/, "");
+}
+
+/**
+ * Fills what every operation of the public description needs but route schemas may leave out: an operationId, and
+ * the family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2).
+ */
+export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!item) continue;
+    for (const method of METHODS) {
+      const op = item[method] as Operation | undefined;
+      if (!op) continue;
+      op.operationId ??= operationIdFor(method, path);
+      op.responses ??= {};
+      const hasClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
+      if (!hasClientError) {
+        op.responses["4XX"] = path.startsWith("/api/v2/")
+          ? {
+              description: "A client error, as an Open311 error list.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Open311Errors" } } },
+            }
+          : {
+              description: "A client error, as an RFC 9457 problem details object.",
+              content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+            };
+      }
+    }
+  }
+  return doc;
 }
