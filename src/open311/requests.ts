@@ -95,14 +95,17 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
         sql<number>`(select id from reports indexed by reports_public_cell_created where visibility = 'public' and ${geoCellSql(db)} in (${sql.join(cells)}) and created_at >= ${filter.from} and created_at <= ${filter.to})`,
       );
     } else if (cells) {
+      // The cells bound the area already; a latitude/longitude range as well would only tempt PostgreSQL into
+      // AND-ing a bitmap of the much larger latitude band (reports_location).
       q = q.where(geoCellSql(db), "in", cells);
+    } else {
+      q = q
+        .where("reports.latitude", ">=", box.south)
+        .where("reports.latitude", "<=", box.north)
+        .where("reports.longitude", ">=", box.west)
+        .where("reports.longitude", "<=", box.east);
     }
-    q = q
-      .where("reports.latitude", ">=", box.south)
-      .where("reports.latitude", "<=", box.north)
-      .where("reports.longitude", ">=", box.west)
-      .where("reports.longitude", "<=", box.east)
-      .where(box.within);
+    q = q.where(box.within);
   }
   return q
     .orderBy("reports.created_at", "desc")
