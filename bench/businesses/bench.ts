@@ -3,6 +3,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -15,7 +16,7 @@ const { values } = parseArgs({
   options: {
     businesses: { type: "string", default: "10000" },
     seconds: { type: "string", default: "5" },
-    connections: { type: "string", default: "16" },
+    connections: { type: "string", default: "8" },
     searches: { type: "string", default: "2000" },
     rounds: { type: "string", default: "3" },
   },
@@ -98,7 +99,7 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(script: string, mode: "app" | "bare", dataDir: string): Promise<Server> {
+function startServer(script: string, mode: "app" | "routes" | "bare", dataDir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const child = fork(script, [mode], { env: { ...process.env, BENCH_DATA_DIR: dataDir }, stdio: "inherit" });
     child.once("message", (m) => resolve({ port: (m as { port: number }).port, child }));
@@ -134,29 +135,87 @@ function get(agent: Agent, port: number, path: string, headers: Record<string, s
   });
 }
 
-/** Requests per second over `seconds` with `connections` keep-alive connections each sending back to back. */
+/**
+ * Requests per second over SECONDS: CONNECTIONS keep-alive sockets, each with PIPELINE requests in flight
+ * (HTTP/1.1 pipelining, answered in order). A raw-socket client is cheap enough that the server, not the load
+ * generator, is what gets measured.
+ */
 async function throughput(port: number, path: string, headers: Record<string, string>, expectStatus: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const warmUntil = performance.now() + 1000;
-  const run = async (until: number, counter: { n: number; bytes: number }) => {
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < until && counter.n < MAX_REQUESTS) {
-          const res = await get(agent, port, path, headers);
-          if (res.status !== expectStatus) throw new Error(`expected ${expectStatus}, got ${res.status}`);
-          counter.n++;
-          counter.bytes += res.bytes;
-        }
-      }),
+  const head = Buffer.from(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("")}\r\n`,
+  );
+  const measure = (ms: number) =>
+    Promise.all(Array.from({ length: CONNECTIONS }, () => pipelined(port, head, expectStatus, ms))).then((counts) =>
+      counts.reduce((a, b) => a + b, 0),
     );
-  };
-  await run(warmUntil, { n: 0, bytes: 0 });
-  const counter = { n: 0, bytes: 0 };
+  await measure(1000);
   const started = performance.now();
-  await run(started + SECONDS * 1000, counter);
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  return { rps: counter.n / elapsed, mbps: counter.bytes / elapsed / 1e6 };
+  const n = await measure(SECONDS * 1000);
+  return { rps: n / ((performance.now() - started) / 1000) };
+}
+
+const PIPELINE = 4;
+const HEADER_END = Buffer.from("\r\n\r\n");
+
+/** One connection: keeps PIPELINE requests in flight for `ms`, returns how many responses arrived. */
+function pipelined(port: number, request: Buffer, expectStatus: number, ms: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.setNoDelay(true);
+    const until = performance.now() + ms;
+    let pending: Buffer = Buffer.alloc(0);
+    let inFlight = 0;
+    let done = 0;
+    let bodyLeft = 0;
+    let stopping = false;
+    const send = () => {
+      while (!stopping && inFlight < PIPELINE && done < MAX_REQUESTS) {
+        socket.write(request);
+        inFlight++;
+      }
+    };
+    socket.on("connect", send);
+    socket.on("error", reject);
+    socket.on("data", (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      for (;;) {
+        if (bodyLeft > 0) {
+          const take = Math.min(bodyLeft, pending.length);
+          bodyLeft -= take;
+          pending = pending.subarray(take);
+          if (bodyLeft > 0) return;
+          done++;
+          inFlight--;
+          continue;
+        }
+        const end = pending.indexOf(HEADER_END);
+        if (end < 0) break;
+        const headText = pending.toString("latin1", 0, end);
+        const status = Number(headText.slice(9, 12));
+        if (status !== expectStatus) {
+          socket.destroy();
+          reject(new Error(`expected ${expectStatus}, got ${status}`));
+          return;
+        }
+        const length = /\r\ncontent-length: *(\d+)/i.exec(headText);
+        pending = pending.subarray(end + 4);
+        bodyLeft = status === 304 || !length ? 0 : Number(length[1]);
+        if (bodyLeft === 0) {
+          done++;
+          inFlight--;
+        }
+      }
+      if (performance.now() >= until) stopping = true;
+      if (stopping && inFlight === 0) {
+        socket.end();
+        resolve(done);
+        return;
+      }
+      send();
+    });
+  });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -218,8 +277,9 @@ export async function main(serverScript: string): Promise<void> {
     // Both servers run for the whole measurement and are measured in alternating rounds, so background load on
     // the machine affects both alike; the figures are medians over the rounds.
     const bare = await startServer(serverScript, "bare", dataDir);
+    const routes = await startServer(serverScript, "routes", dataDir);
     const app = await startServer(serverScript, "app", dataDir);
-    const servers = { bare, app };
+    const servers = { bare, routes, app };
     try {
       const enc = { "accept-encoding": "gzip, deflate, br" };
       const etags: Record<string, string> = {};
@@ -229,8 +289,13 @@ export async function main(serverScript: string): Promise<void> {
         etags[mode] = String(first.headers.etag);
         bodyBytes = first.bytes;
       }
-      if (etags.bare !== etags.app) throw new Error("the two servers do not serve the same representation");
-      const samples: Record<string, number[]> = { "bare 200": [], "app 200": [], "bare 304": [], "app 304": [] };
+      if (etags.bare !== etags.app || etags.routes !== etags.app)
+        throw new Error("the two servers do not serve the same representation");
+      const samples: Record<string, number[]> = {};
+      for (const mode of Object.keys(servers)) {
+        samples[`${mode} 200`] = [];
+        samples[`${mode} 304`] = [];
+      }
       for (let round = 0; round < ROUNDS; round++) {
         for (const [mode, server] of Object.entries(servers)) {
           samples[`${mode} 200`]?.push((await throughput(server.port, "/api/v1/businesses", enc, 200)).rps);
@@ -246,6 +311,8 @@ export async function main(serverScript: string): Promise<void> {
       }
       const ratio200 = median(samples["app 200"] ?? []) / median(samples["bare 200"] ?? []);
       const ratio304 = median(samples["app 304"] ?? []) / median(samples["bare 304"] ?? []);
+      const routes200 = median(samples["routes 200"] ?? []) / median(samples["bare 200"] ?? []);
+      const routes304 = median(samples["routes 304"] ?? []) / median(samples["bare 304"] ?? []);
       const s = await searchLatency(app.port);
       console.log(
         `\nq search (app, ${s.n} distinct queries, one at a time, br): p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(2)} ms; mean body ${Math.round(s.meanBytes)} bytes`,
@@ -253,8 +320,10 @@ export async function main(serverScript: string): Promise<void> {
       console.log(
         `\napp/bare: 200 ${ratio200.toFixed(2)}x, 304 ${ratio304.toFixed(2)}x (target >= 0.80x); q p99 ${s.p99.toFixed(2)} ms (target < 5 ms)`,
       );
+      console.log(`routes-only Fastify/bare: 200 ${routes200.toFixed(2)}x, 304 ${routes304.toFixed(2)}x`);
     } finally {
       await stopServer(app);
+      await stopServer(routes);
       await stopServer(bare);
     }
   } finally {

@@ -1,5 +1,7 @@
 // One server under test, in its own process so it has a core to itself: `app` is the whole platform (buildApp),
-// `bare` is node:http sending the same prepared bytes with the same validators. Reports its port over IPC.
+// `routes` is a plain Fastify instance with only the business routes (to tell the cost of our code from the cost of
+// the platform's global hooks), `bare` is node:http sending the same prepared bytes with the same validators.
+// Reports its port over IPC.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildApp } from "../../src/app.js";
@@ -7,7 +9,11 @@ import { buildSnapshot } from "../../src/businesses/dataset.js";
 import { DATASET_SCHEMA_VERSION } from "../../src/businesses/model.js";
 import { negotiateEncoding, noneMatchSatisfied } from "../../src/businesses/representation.js";
 import { CORS_HEADERS, DIRECTORY_CACHE_CONTROL } from "../../src/businesses/routes.js";
+import Fastify from "fastify";
+import { businessRoutes } from "../../src/businesses/routes.js";
 import { loadConfig } from "../../src/config.js";
+import type { Civic } from "../../src/core/context.js";
+import { FormTokens } from "../../src/core/http/csrf.js";
 import { openDatabase } from "../../src/core/db/database.js";
 
 const mode = process.argv[2];
@@ -29,6 +35,24 @@ async function start(): Promise<number> {
     return (app.server.address() as AddressInfo).port;
   }
   const database = openDatabase({ databaseUrl: null, dataDir: config.dataDir });
+  if (mode === "routes") {
+    const app = Fastify({ logger: false });
+    const civic = {
+      config,
+      database,
+      site: { villageName: "Bench", councilName: "Bench", contactEmail: "bench@example.org", baseUrl: config.baseUrl },
+      assets: { url: (name: string) => `/assets/${name}` },
+      formTokens: new FormTokens(config.sessionSecret, () => Date.now()),
+      now: () => new Date(),
+      workers: [],
+      routes: [],
+    } satisfies Civic;
+    app.decorate("civic", civic);
+    await app.register(businessRoutes);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    await app.inject("/api/v1/businesses");
+    return (app.server.address() as AddressInfo).port;
+  }
   const snap = await buildSnapshot(database.db, config.baseUrl);
   const server = createServer((req, res) => {
     const coding = negotiateEncoding(req.headers["accept-encoding"]);
