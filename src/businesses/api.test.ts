@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { expand, expandedTypes, schemaOrgProblems } from "../../test/businesses/schema-org.js";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { businesses as demoBusinesses } from "../demo/village.js";
@@ -262,6 +262,24 @@ describeEachDb("business API", (dialect) => {
     // Filtered lists and single businesses are compressed too.
     const single = await get("/api/v1/businesses/the-old-bakery", { "accept-encoding": "br" });
     expect(JSON.parse(brotliDecompressSync(single.rawPayload).toString()).identifier).toBe("the-old-bakery");
+  });
+
+  it("prepares responses once per version: a 304 or an unfiltered list serialises nothing", async () => {
+    await get("/api/v1/businesses", { "accept-encoding": "br" });
+    const etag = String((await get("/api/v1/businesses", { "accept-encoding": "br" })).headers.etag);
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const ok = await get("/api/v1/businesses", { "accept-encoding": "br" });
+      const notModified = await get("/api/v1/businesses", { "accept-encoding": "br", "if-none-match": etag });
+      const canonical = await get("/data/businesses-canonical.json", { "accept-encoding": "gzip" });
+      expect([ok.statusCode, notModified.statusCode, canonical.statusCode]).toEqual([200, 304, 200]);
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
+    const snap = await businessDataset(t.app).current();
+    expect(snap.list.body("br")).toBe(snap.list.body("br"));
+    expect(snap.listFor({}, "")).toBe(snap.list);
   });
 
   it("answers HEAD with the GET headers and no body", async () => {
