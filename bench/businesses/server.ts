@@ -9,7 +9,7 @@ import { buildSnapshot } from "../../src/businesses/dataset.js";
 import { DATASET_SCHEMA_VERSION } from "../../src/businesses/model.js";
 import { negotiateEncoding, noneMatchSatisfied } from "../../src/businesses/representation.js";
 import { CORS_HEADERS, DIRECTORY_CACHE_CONTROL } from "../../src/businesses/routes.js";
-import Fastify from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { businessRoutes } from "../../src/businesses/routes.js";
 import { loadConfig } from "../../src/config.js";
 import type { Civic } from "../../src/core/context.js";
@@ -26,9 +26,24 @@ const config = loadConfig({
   NODE_ENV: "production",
 });
 
+/** Server-side time of every q search (request received to response written), sent to the parent when asked. */
+const searchTimes: number[] = [];
+function timeSearches(app: FastifyInstance): void {
+  app.addHook("onResponse", (request, reply, done) => {
+    if (request.url.includes("q=")) searchTimes.push(reply.elapsedTime);
+    done();
+  });
+}
+process.on("message", (m) => {
+  if (m === "search-times") {
+    process.send?.({ searchTimes: searchTimes.splice(0) });
+  }
+});
+
 async function start(): Promise<number> {
   if (mode === "app") {
     const app = await buildApp(config, { assets: { url: (name) => `/assets/${name}` } });
+    timeSearches(app);
     await app.listen({ port: 0, host: "127.0.0.1" });
     for (const worker of app.civic.workers) worker.start();
     await app.inject("/api/v1/businesses"); // builds the snapshot
@@ -49,6 +64,7 @@ async function start(): Promise<number> {
     } satisfies Civic;
     app.decorate("civic", civic);
     await app.register(businessRoutes);
+    timeSearches(app);
     await app.listen({ port: 0, host: "127.0.0.1" });
     await app.inject("/api/v1/businesses");
     return (app.server.address() as AddressInfo).port;
