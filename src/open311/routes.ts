@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, touchApiKey } from "./keys.js";
-import { createServiceRequest, readPostBody } from "./post.js";
+import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
@@ -280,8 +280,12 @@ export const open311Routes = fp(
     );
 
     /** POST: resolve the key, count the attempt (per key, or per address without a valid key), then require it. */
+    const postBodies = new WeakMap<FastifyRequest, PostFields>();
     const writeClient = async (request: FastifyRequest) => {
       const body = await readPostBody(request.body);
+      // The standard sends api_key in the form body; some clients put it in the query string instead.
+      const inQuery = (request.query as { api_key?: unknown } | undefined)?.api_key;
+      if (!body.fields.has("api_key") && typeof inQuery === "string") body.fields.set("api_key", [inQuery]);
       const keys = body.fields.get("api_key") ?? [];
       const key = keys.length === 1 ? keys[0]?.trim() : undefined;
       if (key) {
@@ -290,7 +294,6 @@ export const open311Routes = fp(
       }
       postBodies.set(request, body);
     };
-    const postBodies = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof readPostBody>>>();
     const requireKey = async (request: FastifyRequest) => {
       if (clients.has(request)) return;
       const given = postBodies.get(request)?.fields.get("api_key")?.[0]?.trim();

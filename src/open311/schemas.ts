@@ -206,7 +206,7 @@ export const CreatedRequests = Type.Array(CreatedRequest);
 const formField = (description: string, maxLength = 2000) => Type.Optional(Type.String({ maxLength, description }));
 
 const postFields = {
-  api_key: formField("Required: your API key (403 when missing or wrong)."),
+  api_key: formField("Required: your API key (403 when missing or wrong); also accepted in the query string."),
   jurisdiction_id: formField("Accepted and ignored."),
   service_code: formField("Required: a service_code from the service list (404 when unknown)."),
   lat: formField("Latitude (WGS84). With long; inside the village area."),

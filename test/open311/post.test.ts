@@ -120,6 +120,14 @@ describeEachDb("Open311 POST requests", (dialect) => {
       expect(read.body).not.toContain(secret);
   });
 
+  it("also takes the api_key from the query string", async () => {
+    const pairs = valid().filter(([k]) => k !== "api_key");
+    const res = await t.app.inject({ method: "POST", url: `/api/v2/requests.json?api_key=${key}`, ...form(pairs) });
+    expect(res.statusCode, res.body).toBe(200);
+    const wrong = await t.app.inject({ method: "POST", url: "/api/v2/requests.json?api_key=civic_x", ...form(pairs) });
+    expect(wrong.statusCode).toBe(403);
+  });
+
   it("answers in XML with the standard's root element", async () => {
     const res = await post(valid(), "xml");
     expect(res.statusCode, res.body).toBe(200);
