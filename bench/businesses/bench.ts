@@ -101,7 +101,11 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(script: string, mode: "app" | "routes" | "bare", dataDir: string): Promise<Server> {
+function startServer(
+  script: string,
+  mode: "app" | "routes" | "static-headers" | "bare",
+  dataDir: string,
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     const child = fork(script, [mode], { env: { ...process.env, BENCH_DATA_DIR: dataDir }, stdio: "inherit" });
     child.once("message", (m) => resolve({ port: (m as { port: number }).port, child }));
@@ -294,8 +298,9 @@ export async function main(serverScript: string): Promise<void> {
     // the machine affects both alike; the figures are medians over the rounds.
     const bare = await startServer(serverScript, "bare", dataDir);
     const routes = await startServer(serverScript, "routes", dataDir);
+    const staticHeaders = await startServer(serverScript, "static-headers", dataDir);
     const app = await startServer(serverScript, "app", dataDir);
-    const servers = { bare, routes, app };
+    const servers = { bare, routes, "static-headers": staticHeaders, app };
     try {
       const enc = { "accept-encoding": "gzip, deflate, br" };
       const etags: Record<string, string> = {};
@@ -351,9 +356,12 @@ export async function main(serverScript: string): Promise<void> {
         `\napp/bare: 200 ${ratio200.toFixed(2)}x, 304 ${ratio304.toFixed(2)}x (target >= 0.80x); q p99 ${appRoundTripP99.toFixed(2)} ms round trip, ${appServerP99.toFixed(2)} ms server side (target < 5 ms)`,
       );
       console.log(`routes-only Fastify/bare: 200 ${routes200.toFixed(2)}x, 304 ${routes304.toFixed(2)}x`);
+      const static304 = median(samples["static-headers 304"] ?? []) / median(samples["bare 304"] ?? []);
+      console.log(`routes + precomputed security headers/bare: 304 ${static304.toFixed(2)}x`);
     } finally {
       await stopServer(app);
       await stopServer(routes);
+      await stopServer(staticHeaders);
       await stopServer(bare);
     }
   } finally {
