@@ -4,7 +4,7 @@ import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { businessIri, businessJsonLd, SCHEMA_ORG_CONTEXT, trimSlash } from "./jsonld.js";
 import { type BusinessRecord, DATASET_SCHEMA_VERSION, fromRow } from "./model.js";
-import { allBusinessRows, type ChangeLogMark, changeLogMark, changesSince } from "./repository.js";
+import { allBusinessRows, type ChangeEntry, type ChangeLogMark, changeLogMark, changesSince } from "./repository.js";
 import { Prepared } from "./representation.js";
 import { schemaClass, selfAndAncestors } from "./vocabulary.js";
 
@@ -146,22 +146,35 @@ export interface Tombstone {
 }
 
 const MAX_CACHED_QUERIES = 256;
+/** Budget of each per-version cache (filtered lists, diffs), in bytes of identity body (×~1.3 with encodings). */
+const CACHE_BYTES = 32 * 1024 * 1024;
 const ITEM_END = Buffer.from("}");
 const COMMA = Buffer.from(",");
 
-/** A small insertion-ordered cache that forgets its oldest entries. */
+/**
+ * An insertion-ordered cache bounded by entry count and by total size: it forgets its oldest entries, and does not
+ * keep an entry larger than a quarter of its budget (a broad query's list is made again rather than crowd out the
+ * rest). Memory per dataset version stays bounded whatever queries clients send.
+ */
 class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
+  private readonly map = new Map<string, { value: V; size: number }>();
+  private total = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
   get(key: string): V | undefined {
-    return this.map.get(key);
+    return this.map.get(key)?.value;
   }
-  set(key: string, value: V): V {
-    if (this.map.size >= this.max) {
-      const oldest = this.map.keys().next().value;
-      if (oldest !== undefined) this.map.delete(oldest);
+  set(key: string, value: V, size: number): V {
+    if (size > this.maxBytes / 4) return value;
+    while (this.map.size > 0 && (this.map.size >= this.maxEntries || this.total + size > this.maxBytes)) {
+      const [oldest, entry] = this.map.entries().next().value as [string, { size: number }];
+      this.map.delete(oldest);
+      this.total -= entry.size;
     }
-    this.map.set(key, value);
+    this.map.set(key, { value, size });
+    this.total += size;
     return value;
   }
 }
@@ -185,8 +198,8 @@ export class Snapshot {
   /** Time of the newest change the snapshot contains (ISO), or null for an empty change log. */
   readonly latestChangeAt: string | null;
   private readonly index: SearchIndex;
-  private readonly filtered = new BoundedCache<Prepared>(MAX_CACHED_QUERIES);
-  private readonly diffs = new BoundedCache<Promise<Prepared>>(64);
+  private readonly filtered = new BoundedCache<Prepared>(MAX_CACHED_QUERIES, CACHE_BYTES);
+  private readonly diffs = new BoundedCache<Prepared>(64, CACHE_BYTES);
 
   constructor(
     readonly mark: ChangeLogMark,
@@ -287,7 +300,8 @@ export class Snapshot {
     if (cached) return cached;
     const entries = this.select(filters);
     const id = `${trimSlash(this.baseUrl)}${LIST_PATH}?${search}`;
-    return this.filtered.set(search, new Prepared(this.itemList(id, entries), this.version, true));
+    const body = this.itemList(id, entries);
+    return this.filtered.set(search, new Prepared(body, this.version, true), body.length);
   }
 
   /** The single-business response, prepared on first request. */
@@ -297,41 +311,49 @@ export class Snapshot {
   }
 
   /** The diff since the start of a UTC day (`YYYY-MM-DD`, already validated), prepared once per version. */
-  diff(db: Kysely<DB>, since: string): Promise<Prepared> {
+  async diff(db: Kysely<DB>, since: string): Promise<Prepared> {
     const cached = this.diffs.get(since);
     if (cached) return cached;
-    const made = this.buildDiff(db, since);
-    made.catch(() => {});
-    return this.diffs.set(since, made);
-  }
-
-  private async buildDiff(db: Kysely<DB>, since: string): Promise<Prepared> {
     const from = `${since}T00:00:00.000Z`;
     const changes = (await changesSince(db, from)).filter((c) => c.seq <= this.mark.seq);
+    const body = this.diffBody(since, from, changes);
+    return this.diffs.set(
+      since,
+      new Prepared(body, `${this.version}.${this.mark.seq}.${this.mark.count}`),
+      body.length,
+    );
+  }
+
+  /** Assembles the diff from the businesses' prepared JSON (no re-serialisation of the businesses). */
+  private diffBody(since: string, from: string, changes: ChangeEntry[]): Buffer {
     const addedIds = new Set(changes.filter((c) => c.kind === "added").map((c) => c.businessId));
     const touched = [...new Set(changes.map((c) => c.businessId))].sort();
-    const added: unknown[] = [];
-    const updated: unknown[] = [];
+    const added: Buffer[] = [];
+    const updated: Buffer[] = [];
     const removed: Tombstone[] = [];
     for (const id of touched) {
       const live = this.byId.get(id);
       const deletedAt = this.deleted.get(id);
-      if (live) (addedIds.has(id) ? added : updated).push(JSON.parse(live.json.toString("utf8")));
+      if (live) (addedIds.has(id) ? added : updated).push(live.json);
       else if (deletedAt)
         removed.push({ "@id": businessIri(this.baseUrl, id), identifier: id, dateDeleted: deletedAt });
     }
     const to = this.latestChangeAt && this.latestChangeAt > from ? this.latestChangeAt : from;
-    const body = {
+    const head = {
       since,
       range: { from, to },
       datasetVersion: this.version,
       schemaVersion: DATASET_SCHEMA_VERSION,
       counts: { added: added.length, updated: updated.length, removed: removed.length },
-      added,
-      updated,
-      removed,
     };
-    return new Prepared(Buffer.from(JSON.stringify(body)), `${this.version}.${this.mark.seq}.${this.mark.count}`);
+    const list = (items: Buffer[]) => items.flatMap((b, i) => (i === 0 ? [b] : [COMMA, b]));
+    return Buffer.concat([
+      Buffer.from(`${JSON.stringify(head).slice(0, -1)},"added":[`),
+      ...list(added),
+      Buffer.from('],"updated":['),
+      ...list(updated),
+      Buffer.from(`],"removed":${JSON.stringify(removed)}}`),
+    ]);
   }
 }
 
@@ -387,6 +409,11 @@ export class BusinessDataset {
       this.inflight = null;
     });
     return this.inflight;
+  }
+
+  /** Resolves when no check is running (for a clean shutdown). */
+  async settled(): Promise<void> {
+    await this.inflight?.catch(() => {});
   }
 
   /** Forget the last check, so the next request looks at the change log (after a change in this process). */

@@ -106,7 +106,7 @@ export const businessRoutes = fp(
       },
       async stop() {
         clearInterval(timer);
-        await dataset.refresh().catch(() => {});
+        await dataset.settled();
       },
     });
     const snapshot = () => dataset.fresh() ?? dataset.current();
