@@ -2,6 +2,9 @@
 //
 //   npm pack @zazuko/rdf-vocabularies@2023.1.19 && tar xzf zazuko-rdf-vocabularies-2023.1.19.tgz
 //   node src/businesses/schema-org/generate.mjs package/ontologies/schema.nq
+//   npx prettier --write src/businesses/schema-org/types.json
+//
+// schema.org has no AntiqueStore (the demo village uses it); the API publishes such rows as LocalBusiness.
 //
 // Writes:
 // - src/businesses/schema-org/types.json: every schema.org class (attic excluded) with its direct superclasses,
