@@ -34,6 +34,8 @@ import { type SparkValue, toOpen311Xml } from "./xml.js";
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";
 const SERVICES_CACHE = "public, max-age=300";
+/** So browser clients can read their rate-limit state and when to retry. */
+const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
 /**
  * Sends an Open311 body as JSON or as XML with the standard's root element. JSON is stringified here rather than
@@ -66,7 +68,9 @@ export const open311Routes = fp(
     // Open CORS for the whole API family, errors and unknown /api/v2 paths included: no cookie or ambient
     // credential is ever used here (POST authenticates with api_key in the body).
     app.addHook("onSend", async (request, reply) => {
-      if (isOpen311Path(request.url)) reply.header("access-control-allow-origin", "*");
+      if (!isOpen311Path(request.url)) return;
+      reply.header("access-control-allow-origin", "*");
+      reply.header("access-control-expose-headers", EXPOSED_HEADERS);
     });
 
     const clients = new WeakMap<FastifyRequest, ApiClient>();

@@ -34,6 +34,7 @@ describeEachDb("Open311 rate limits", (dialect) => {
     expect(Number(json.headers["retry-after"])).toBeGreaterThan(0);
     expect(json.headers["ratelimit-remaining"]).toBe("0");
     expect(json.headers["access-control-allow-origin"]).toBe("*");
+    expect(json.headers["access-control-expose-headers"]).toContain("Retry-After");
     const errors = json.json() as { code: number }[];
     expectValid("errors", errors);
     expect(errors[0]?.code).toBe(429);
