@@ -200,6 +200,9 @@ describeEachDb("Open311 POST requests", (dialect) => {
   it("validates attributes against the service definition, naming attribute[code]", async () => {
     const base = valid().filter(([k]) => !k.startsWith("attribute"));
     expect(errorsOf(await post(base), 400).join("\n")).toContain("attribute[fault]: is required");
+    expect(
+      errorsOf(await post([...base, ["attribute[fault]", "out"], ["attribute[lamp_post_number]", "WSM\n14"]]), 400),
+    ).toEqual(["attribute[lamp_post_number]: must be one line of text (datatype string)"]);
     expect(errorsOf(await post([...base, ["attribute[fault]", "exploded"]]), 400).join("\n")).toContain(
       "attribute[fault]: is not one of the listed answers",
     );
