@@ -97,14 +97,7 @@ export interface CategoriesTable {
 }
 
 export type ReportStatus =
-  | "open"
-  | "investigating"
-  | "in_progress"
-  | "action_scheduled"
-  | "fixed"
-  | "closed"
-  | "duplicate"
-  | "not_responsible";
+  "open" | "investigating" | "in_progress" | "action_scheduled" | "fixed" | "closed" | "duplicate" | "not_responsible";
 
 export type ReportVisibility = "public" | "hidden" | "removed";
 
