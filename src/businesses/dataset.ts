@@ -153,7 +153,7 @@ const COMMA = Buffer.from(",");
 
 /**
  * An insertion-ordered cache bounded by entry count and by total size: it forgets its oldest entries, and does not
- * keep an entry larger than a quarter of its budget (a broad query's list is made again rather than crowd out the
+ * keep an entry larger than half its budget (a broad query's list is made again rather than crowd out the
  * rest). Memory per dataset version stays bounded whatever queries clients send.
  */
 class BoundedCache<V> {
@@ -167,7 +167,7 @@ class BoundedCache<V> {
     return this.map.get(key)?.value;
   }
   set(key: string, value: V, size: number): V {
-    if (size > this.maxBytes / 4) return value;
+    if (size > this.maxBytes / 2) return value;
     while (this.map.size > 0 && (this.map.size >= this.maxEntries || this.total + size > this.maxBytes)) {
       const [oldest, entry] = this.map.entries().next().value as [string, { size: number }];
       this.map.delete(oldest);
