@@ -43,18 +43,27 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+/** Request ids: unique per process start (a random prefix) plus a counter, cheaper than a UUID per request. */
+const requestIdPrefix = randomUUID().slice(0, 8);
+let requestCounter = 0;
+function nextRequestId(): string {
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${requestIdPrefix}-${requestCounter.toString(36).padStart(6, "0")}`;
+}
+
 /**
  * Builds the whole platform as a Fastify instance, without listening: opens the database, runs migrations, loads
  * the demo village into an empty database when SEED_DEMO is on, and registers every feature.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel),
+    // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
+    logger: options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel)),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     ajv: { customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true } },
     routerOptions: { maxParamLength: 200 },
@@ -99,10 +108,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
 
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
-  });
-  await registerSecurityHeaders(app, config);
+  registerSecurityHeaders(app, config);
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
@@ -142,21 +148,27 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Every browser form post carries a valid form token and comes from our own origin.
   const ownOrigins = [new URL(config.baseUrl).origin];
-  app.addHook("preHandler", async (request) => {
+  const unsafeMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+  app.addHook("preHandler", (request, _reply, done) => {
     if (
-      request.method !== "POST" &&
-      request.method !== "PUT" &&
-      request.method !== "PATCH" &&
-      request.method !== "DELETE"
-    )
+      !unsafeMethods.has(request.method) ||
+      routeFamily(request.url) !== "html" ||
+      request.routeOptions.config.csrf === false
+    ) {
+      done();
       return;
-    if (routeFamily(request.url) !== "html" || request.routeOptions.config.csrf === false) return;
-    checkSameOrigin(request, ownOrigins);
-    if (!civic.formTokens.verify(formField(request.body, "_csrf"))) {
-      throw new AppError(
-        "csrf_failed",
-        "This form has expired or was not sent from this website. Please reload the page and try again.",
-      );
+    }
+    try {
+      checkSameOrigin(request, ownOrigins);
+      if (!civic.formTokens.verify(formField(request.body, "_csrf"))) {
+        throw new AppError(
+          "csrf_failed",
+          "This form has expired or was not sent from this website. Please reload the page and try again.",
+        );
+      }
+      done();
+    } catch (error) {
+      done(error as Error);
     }
   });
 

@@ -501,7 +501,7 @@ export const businesses: DemoBusiness[] = [
   {
     id: "the-antique-barn",
     name: "The Antique Barn",
-    schemaType: "AntiqueStore",
+    schemaType: "Store",
     category: "Shops",
     description:
       "A barn full of country furniture, old tools, china and enamel signs from a dozen dealers. Furniture restoration and French polishing to order.",

@@ -67,10 +67,13 @@ export const open311Routes = fp(
 
     // Open CORS for the whole API family, errors and unknown /api/v2 paths included: no cookie or ambient
     // credential is ever used here (POST authenticates with api_key in the body).
-    app.addHook("onSend", async (request, reply) => {
-      if (!isOpen311Path(request.url)) return;
-      reply.header("access-control-allow-origin", "*");
-      reply.header("access-control-expose-headers", EXPOSED_HEADERS);
+    // Synchronous, because it runs for every response of the site.
+    app.addHook("onSend", (request, reply, payload, done) => {
+      if (isOpen311Path(request.url)) {
+        reply.header("access-control-allow-origin", "*");
+        reply.header("access-control-expose-headers", EXPOSED_HEADERS);
+      }
+      done(null, payload);
     });
 
     const clients = new WeakMap<FastifyRequest, ApiClient>();
