@@ -92,10 +92,64 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
 
 ## Rate limits
 
-The Open311 API is rate-limited per client address and, for submissions, per API key: ${config.rateLimit.readMax}
-reads and ${config.rateLimit.writeMax} submissions per ${windowSeconds} seconds (operators can change these). Responses
-carry the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` headers; a \`429\` carries
-\`Retry-After\` (seconds).
+The Open311 API is rate-limited: ${config.rateLimit.readMax} reads and ${config.rateLimit.writeMax} submissions per
+${windowSeconds} seconds, counted per API key when a valid \`api_key\` is sent and per client address otherwise
+(operators can change the values). Every answer carries the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\`
+and \`RateLimit-Reset\` headers; a \`429\` carries \`Retry-After\` (seconds). The business directory is not
+rate-limited: it is served from prepared, cacheable responses.
+
+## Business directory: choices where the specification is silent
+
+* **Business objects** (schema.org \`LocalBusiness\` or its most specific subtype): \`@context\` is
+  \`https://schema.org\`, \`@id\` is \`{base}/api/v1/businesses/{id}\`, \`identifier\` is the canonical id (a URL-safe
+  slug) and \`category\` the display category; then \`name\`, \`description\`, \`address\` (\`PostalAddress\`), \`geo\`
+  (\`GeoCoordinates\`, numbers), \`telephone\`, \`email\`, \`url\`, \`image\`, \`sameAs\`,
+  \`openingHoursSpecification\` (day names), \`mainEntityOfPage\` (the directory page), \`dateCreated\` and
+  \`dateModified\` (UTC). Empty fields are left out.
+* **Lists** are a schema.org \`ItemList\` of \`ListItem\`s (\`position\` from 1, \`item\` the business), ordered by
+  identifier and not paginated (the whole village fits); the list's \`@id\` includes the query.
+* **Filters** combine with AND; empty parameters are ignored. \`category\` is an exact match ignoring case and
+  accents. \`schemaType\` accepts a schema.org type name (any case, \`schema:\` prefix or full URL) and matches it and
+  all its subtypes (\`FoodEstablishment\` finds bakeries and cafés); a name that is not a schema.org type is a 400, a
+  real type with no match gives an empty list. \`q\` (at most 200 characters) matches when every word appears, as
+  part of a word and ignoring case and accents, in the name, description, category or address.
+* **Diff**: \`since\` is required and means 00:00 UTC on that day. The body is
+  \`{since, range: {from, to}, datasetVersion, schemaVersion, counts, added, updated, removed}\`; a business created in
+  the range is in \`added\` even if it was also updated; \`removed\` holds tombstones \`{@id, identifier, dateDeleted}\`.
+  Apply \`added\` and \`updated\` as upserts and \`removed\` as deletions, then ask again with the day of \`range.to\`.
+* **ETags**: the list, single-business and export responses use the SHA-256 of the canonical export as the entity tag
+  (\`-gzip\` or \`-br\` appended for compressed bodies); the diff's tag also names the change-log position. A \`304\` is
+  given only for the tag of the encoding that would be sent. Identity is always acceptable (no \`406\`).
+* **Export**: \`/data/businesses-canonical.json\` is the whole dataset as an \`ItemList\`, with the list's caching and
+  CORS rules; the dataset schema version is \`1.0.0\`. Licence: ODbL 1.0.
+
+## Open311: choices where the standard is silent
+
+* \`service_request_id\` is the report's reference number (e.g. \`K7QM-3X9P\`; lookups also accept lower case, no
+  dash, or O/I/L for 0/1). Every service is \`realtime\`; \`jurisdiction_id\` is accepted and ignored.
+* **Date window** of \`GET requests\`: none given → the last 90 days; only \`start_date\` → the 90 days from it; only
+  \`end_date\` → the 90 days before it; both must be in order and at most 90 days apart (else 400). Datetimes need a
+  timezone; a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
+* **Filters**: \`service_request_id\` (comma list) overrides the others; \`service_code\` takes a comma list and an
+  unknown code is a 404; \`status\` is \`open\`, \`closed\` or both. Newest first. Extensions: \`page\` (from 1) and
+  \`page_size\` (default and maximum 1,000), and \`lat\` + \`long\` + \`radius\` (metres, default 500, maximum 20,000)
+  for reports near a place.
+* **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
+  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or the detailed
+  status label.
+* **Request fields**: \`description\` is prefixed with the report's title when the title is not its first sentence;
+  \`agency_responsible\` is the council department the category is forwarded to, or the village volunteers;
+  \`service_notice\` says when and to whom the report was forwarded; \`media_url\` is the absolute URL of the first
+  photo (else the client's own \`media_url\`); \`zipcode\` is null.
+* **POST**: \`api_key\` in the form body (or the query string); \`description\` is required (at most 4,000 characters,
+  no HTML) and gives the title; a location by \`lat\` + \`long\` inside the village, \`address_string\`, or \`address_id\`
+  (a gazetteer place id). Attributes are validated against the service definition. Photos may be sent as multipart
+  \`media\` (GeoReport v2.1 draft) and lose all metadata. Answers \`200\` with the standard's body. The reporter gets a
+  confirmation email when \`email\` is given; Open311 reporters' contact details are never passed to the council.
+* **Tokens**: none are issued, because every service is realtime. A token that is a public report's reference maps to
+  that request; anything else is a 404 that explains this.
+* **Caching**: discovery, services and definitions \`public, max-age=300\`; requests \`public, max-age=60\`; POST and
+  errors \`no-store\`. Every \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
 
 ## Privacy
 
