@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { toRowFields } from "../businesses/model.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import type { DemoBusiness } from "./types.js";
 import { businesses, categories, councillors, places, projects, reports } from "./village.js";
@@ -14,27 +15,17 @@ export async function isDatabaseEmpty(db: Kysely<DB>): Promise<boolean> {
   return !cat && !biz;
 }
 
-/** Row values for a demo business, in the businesses table's shape. */
+/** Row values for a demo business, in the businesses table's shape (through the directory's own mapping). */
 export function businessRow(b: DemoBusiness, at: string) {
   return {
-    id: b.id,
-    name: b.name,
-    schema_type: b.schemaType,
-    category: b.category,
-    description: b.description,
-    street_address: b.address.streetAddress,
-    locality: b.address.addressLocality,
-    region: b.address.addressRegion,
-    postal_code: b.address.postalCode,
-    country: b.address.addressCountry,
-    latitude: b.geo.latitude,
-    longitude: b.geo.longitude,
-    telephone: b.telephone ?? null,
-    email: b.email ?? null,
-    url: b.url ?? null,
-    opening_hours: JSON.stringify(b.openingHours),
-    same_as: JSON.stringify(b.sameAs ?? []),
-    image: b.image ?? null,
+    ...toRowFields({
+      ...b,
+      telephone: b.telephone ?? null,
+      email: b.email ?? null,
+      url: b.url ?? null,
+      image: b.image ?? null,
+      sameAs: b.sameAs ?? [],
+    }),
     created_at: at,
     updated_at: at,
     deleted_at: null,

@@ -384,36 +384,28 @@ export function ReportForm(p: ReportFormProps) {
               aria-invalid={locationError ? "true" : undefined}
             >
               <option value="">Choose…</option>
-              <optgroup label="Streets">
-                {p.places
-                  .filter((pl) => pl.kind === "street")
-                  .map((pl) => (
-                    <option
-                      value={pl.id}
-                      selected={values.place === pl.id}
-                      key={pl.id}
-                      data-lat={pl.latitude}
-                      data-lng={pl.longitude}
-                    >
-                      {pl.name}
-                    </option>
-                  ))}
-              </optgroup>
-              <optgroup label="Landmarks">
-                {p.places
-                  .filter((pl) => pl.kind === "landmark")
-                  .map((pl) => (
-                    <option
-                      value={pl.id}
-                      selected={values.place === pl.id}
-                      key={pl.id}
-                      data-lat={pl.latitude}
-                      data-lng={pl.longitude}
-                    >
-                      {pl.name}
-                    </option>
-                  ))}
-              </optgroup>
+              {(
+                [
+                  ["street", "Streets"],
+                  ["landmark", "Landmarks"],
+                ] as const
+              ).map(([kind, label]) => (
+                <optgroup label={label} key={kind}>
+                  {p.places
+                    .filter((pl) => pl.kind === kind)
+                    .map((pl) => (
+                      <option
+                        value={pl.id}
+                        selected={values.place === pl.id}
+                        key={pl.id}
+                        data-lat={pl.latitude}
+                        data-lng={pl.longitude}
+                      >
+                        {pl.name}
+                      </option>
+                    ))}
+                </optgroup>
+              ))}
             </select>
           </div>
           <div class="field">
