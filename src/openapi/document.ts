@@ -235,9 +235,57 @@ export function operationIdFor(method: string, path: string): string {
   return `${method}${words.join("")}`.replace(/ByFormat$/, "");
 }
 
+const header = (description: string, schema: object = { type: "string" }): OpenAPIV3_1.HeaderObject =>
+  ({ description, schema }) as OpenAPIV3_1.HeaderObject;
+
+/** Headers every Open311 answer carries. */
+const OPEN311_HEADERS = {
+  "Access-Control-Allow-Origin": header("Always `*`: any website may call the API.", { type: "string", const: "*" }),
+  "RateLimit-Limit": header("Requests allowed per window for this key or client address.", { type: "integer" }),
+  "RateLimit-Remaining": header("Requests left in the current window.", { type: "integer" }),
+  "RateLimit-Reset": header("Seconds until the window resets.", { type: "integer" }),
+};
+
+/** Example bodies for the Open311 answers (JSON; the XML form is the same tree). */
+const OPEN311_EXAMPLES: Record<string, unknown> = {
+  "/api/v2/services.{format}": [
+    {
+      service_code: "streetlight",
+      service_name: "Street light",
+      description: "A street light that is out, flickering, on during the day or damaged.",
+      metadata: true,
+      type: "realtime",
+      keywords: "lamp, light, dark",
+      group: "Streets and lighting",
+    },
+  ],
+  "/api/v2/requests.{format}": [
+    {
+      service_request_id: "K7QM-3X9P",
+      status: "open",
+      status_notes: "Passed to the council's highways team.",
+      service_name: "Pothole",
+      service_code: "pothole",
+      description: "Deep pothole by the bus stop on the High Street.",
+      agency_responsible: "Highways",
+      service_notice: null,
+      requested_datetime: "2026-11-20T09:14:03.000Z",
+      updated_datetime: "2026-11-21T11:02:45.000Z",
+      expected_datetime: null,
+      address: "Outside 14 High Street",
+      address_id: null,
+      zipcode: null,
+      lat: 50.9862,
+      long: -2.0437,
+      media_url: "https://civic.example.org/photos/3f1c9a0e.jpg",
+    },
+  ],
+};
+
 /**
- * Fills what every operation of the public description needs but route schemas may leave out: an operationId, and
- * the family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2).
+ * Fills what every operation of the public description needs but route schemas may leave out: an operationId, the
+ * family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2), and
+ * for Open311 the XML form, the CORS and rate-limit headers and examples.
  */
 export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -247,6 +295,7 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
       if (!op) continue;
       op.operationId ??= operationIdFor(method, path);
       op.responses ??= {};
+      if (path.startsWith("/api/v2/")) describeOpen311Responses(path, method, op);
       const hasClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
       if (!hasClientError) {
         op.responses["4XX"] = path.startsWith("/api/v2/")
@@ -262,4 +311,29 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
     }
   }
   return doc;
+}
+
+function describeOpen311Responses(path: string, method: string, op: Operation): void {
+  for (const [code, response] of Object.entries(op.responses ?? {})) {
+    if ("$ref" in response) continue;
+    response.headers = { ...OPEN311_HEADERS, ...(response.headers ?? {}) };
+    if (code === "429") {
+      response.headers["Retry-After"] = header("Seconds to wait before trying again.", { type: "integer" });
+    }
+    const json = response.content?.["application/json"];
+    if (!json) continue;
+    const example = code === "200" && method === "get" ? OPEN311_EXAMPLES[path] : undefined;
+    if (example !== undefined) json.example = example;
+    response.content = {
+      ...response.content,
+      "text/xml": {
+        schema: {
+          type: "string",
+          description:
+            "The same answer in GeoReport v2 XML (use the `.xml` extension): the standard's root elements " +
+            "(`services`/`service`, `service_definition`, `service_requests`/`request`, `discovery`, `errors`/`error`).",
+        },
+      },
+    };
+  }
 }

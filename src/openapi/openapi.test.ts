@@ -16,7 +16,10 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: { name: string; in: string }[];
-  responses: Record<string, { description: string; content?: Record<string, { schema?: object }> }>;
+  responses: Record<
+    string,
+    { description: string; headers?: Record<string, object>; content?: Record<string, { schema?: object }> }
+  >;
 }
 interface OpenApiDocument {
   openapi: string;
@@ -57,8 +60,12 @@ function sampleRequests(firstBusinessId: string, firstReference: string): string
   ];
 }
 
+function describedResponse(op: Operation, res: LightMyRequestResponse) {
+  return op.responses[String(res.statusCode)] ?? op.responses[`${String(res.statusCode)[0]}XX`];
+}
+
 function responseSchema(op: Operation, res: LightMyRequestResponse): object | undefined {
-  const described = op.responses[String(res.statusCode)] ?? op.responses[`${String(res.statusCode)[0]}XX`];
+  const described = describedResponse(op, res);
   if (!described) return undefined;
   const type = String(res.headers["content-type"] ?? "").split(";")[0] ?? "";
   return described.content?.[type]?.schema;
@@ -171,6 +178,9 @@ describeEachDb("OpenAPI description", (dialect) => {
         JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\//g, '"#/components/schemas/')),
       );
       if (!validate(res.json())) problems.push(`${url}: ${ajv.errorsText(validate.errors)}`);
+      for (const name of Object.keys(describedResponse(found.op, res)?.headers ?? {})) {
+        if (res.headers[name.toLowerCase()] === undefined) problems.push(`${url}: described header ${name} is missing`);
+      }
     }
     expect(problems).toEqual([]);
   });
