@@ -6,6 +6,7 @@ import {
   axeViolations,
   browserAvailable,
   formatViolations,
+  keepOnLoopback,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
@@ -23,6 +24,8 @@ describe.skipIf(!browserAvailable())("every page in Chromium", () => {
   beforeAll(async () => {
     t = await createTestApp("sqlite", {
       seed: true,
+      // A closed loopback port: the map must cope with tiles that do not load, and nothing leaves the machine.
+      env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
       routes: (app) =>
         app.get("/test-server-error", async () => {
           throw new Error("boom");
@@ -82,6 +85,7 @@ describe.skipIf(!browserAvailable())("every page in Chromium", () => {
 
   it("stays readable on a small screen without horizontal scrolling", async () => {
     const context = await browser.browser.newContext({ viewport: { width: 320, height: 640 } });
+    await keepOnLoopback(context);
     const page = await context.newPage();
     for (const path of ["/", "/terms", "/councillors"]) {
       await page.goto(`${base}${path}`);

@@ -11,6 +11,7 @@ import {
   axeViolations,
   browserAvailable,
   formatViolations,
+  keepOnLoopback,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
@@ -239,6 +240,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
       geolocation: { latitude: 50.9878, longitude: -2.0425 },
       permissions: ["geolocation"],
     });
+    await keepOnLoopback(context);
     const page = await context.newPage();
     await page.goto(`${base}/report?category=litter_bin`);
     await page.getByRole("button", { name: "Use my location" }).click();

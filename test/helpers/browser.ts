@@ -42,11 +42,28 @@ export async function launchBrowser(): Promise<TestBrowser> {
   });
   return {
     browser,
-    newContext: (options = {}) => browser.newContext({ locale: "en-GB", ...options }),
+    async newContext(options = {}) {
+      const context = await browser.newContext({ locale: "en-GB", ...options });
+      await keepOnLoopback(context);
+      return context;
+    },
     async close() {
       await browser.close();
     },
   };
+}
+
+/**
+ * Aborts every request that would leave the machine (map tiles from a public tile server, say): browser tests only
+ * ever talk to loopback addresses.
+ */
+export async function keepOnLoopback(context: BrowserContext): Promise<void> {
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === "data:" || url.protocol === "blob:") return route.continue();
+    const host = url.hostname;
+    return host === "127.0.0.1" || host === "localhost" || host === "[::1]" ? route.continue() : route.abort();
+  });
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
