@@ -197,32 +197,36 @@ function AttributeInput({ def, values, error }: { def: AttributeDefinition; valu
       {def.datatypeDescription}
     </span>
   ) : null;
+  /** A labelled control with its hint and error, for every datatype but the radio and checkbox groups. */
+  const labelled = (control: ComponentChildren) => (
+    <div class={`field${error ? " has-error" : ""}`}>
+      <label for={id}>
+        {def.description}
+        {optional}
+      </label>
+      {hint}
+      <FieldError id={errorId} message={error} />
+      {control}
+    </div>
+  );
   if (def.datatype === "singlevaluelist" || def.datatype === "multivaluelist") {
     const options = def.values ?? [];
     if (def.datatype === "singlevaluelist" && options.length > 6) {
-      return (
-        <div class={`field${error ? " has-error" : ""}`}>
-          <label for={id}>
-            {def.description}
-            {optional}
-          </label>
-          {hint}
-          <FieldError id={errorId} message={error} />
-          <select
-            id={id}
-            name={name}
-            required={def.required}
-            aria-describedby={describedBy(hintId, error && errorId)}
-            aria-invalid={error ? "true" : undefined}
-          >
-            <option value="">Choose…</option>
-            {options.map((o) => (
-              <option value={o.key} selected={values.includes(o.key)} key={o.key}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-        </div>
+      return labelled(
+        <select
+          id={id}
+          name={name}
+          required={def.required}
+          aria-describedby={describedBy(hintId, error && errorId)}
+          aria-invalid={error ? "true" : undefined}
+        >
+          <option value="">Choose…</option>
+          {options.map((o) => (
+            <option value={o.key} selected={values.includes(o.key)} key={o.key}>
+              {o.name}
+            </option>
+          ))}
+        </select>,
       );
     }
     const type = def.datatype === "singlevaluelist" ? "radio" : "checkbox";
@@ -272,17 +276,7 @@ function AttributeInput({ def, values, error }: { def: AttributeDefinition; valu
     default:
       input = <input {...common} type="text" maxLength={MAX_STRING_LENGTH} value={values[0] ?? ""} />;
   }
-  return (
-    <div class={`field${error ? " has-error" : ""}`}>
-      <label for={id}>
-        {def.description}
-        {optional}
-      </label>
-      {hint}
-      <FieldError id={errorId} message={error} />
-      {input}
-    </div>
-  );
+  return labelled(input);
 }
 
 export function NearbyList({ items }: { items: NearbyReport[] }) {
