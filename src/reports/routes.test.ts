@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../../test/helpers/app.js";
-import { jpegWithGps } from "../core/media/test-images.js";
+import { jpegWithGps } from "../../test/helpers/images.js";
 import { MIN_FILL_MS } from "./routes.js";
 
 /** A form post as a browser sends it (multipart, so photos can go along). */

@@ -6,7 +6,7 @@ import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/
 import { AppError } from "../core/http/errors.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
-import { hasGpsTag, jpegWithGps, pngImage } from "../core/media/test-images.js";
+import { hasGpsTag, jpegWithGps, pngImage } from "../../test/helpers/images.js";
 import { type ReportSubmission, submitReport, titleFromDescription } from "./submit.js";
 
 function submission(overrides: Partial<ReportSubmission> = {}): ReportSubmission {

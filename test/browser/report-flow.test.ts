@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestSmtp, startTestSmtp } from "../../src/core/mail/test-smtp.js";
-import { hasGpsTag, jpegWithGps } from "../../src/core/media/test-images.js";
+import { type TestSmtp, startTestSmtp } from "../helpers/smtp.js";
+import { hasGpsTag, jpegWithGps } from "../helpers/images.js";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import {

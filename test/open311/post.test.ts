@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { photoKey } from "../../src/core/media/images.js";
 import { mediaStorage } from "../../src/core/media/storage.js";
-import { hasGpsTag, jpegWithGps } from "../../src/core/media/test-images.js";
+import { hasGpsTag, jpegWithGps } from "../helpers/images.js";
 import { createApiKey, revokeApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { expectValid, form, multipart, parseXml, sparkFromXml } from "./support.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../../../test/helpers/app.js";
 import { enqueueMail } from "./outbox.js";
-import { type ReceivedMail, startTestSmtp, type TestSmtp } from "./test-smtp.js";
+import { type ReceivedMail, startTestSmtp, type TestSmtp } from "../../../test/helpers/smtp.js";
 import { fileTransport, smtpTransport } from "./transport.js";
 import { claimMessage, OutboxWorker, retryDelayMs } from "./worker.js";
 
