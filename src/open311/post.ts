@@ -1,6 +1,6 @@
 import type { Civic } from "../core/context.js";
 import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js";
-import { type AttributeValues, attributeField, categoryAttributes } from "../reports/attributes.js";
+import type { AttributeValues } from "../reports/attributes.js";
 import { type ReportSubmission, submitReport } from "../reports/submit.js";
 import type { ApiClient } from "./keys.js";
 import { publicCategory } from "./services.js";
@@ -127,18 +127,9 @@ export async function createServiceRequest(
       fields: [{ field: "service_code", message: "was not provided" }],
     });
   }
-  const category = await publicCategory(civic.database.db, serviceCode);
+  // An unknown or non-public service_code is a 404, before any other check.
+  await publicCategory(civic.database.db, serviceCode);
   const attributes = attributeValues(fields);
-  // The standard's `string` datatype is one line (an <input>); the shared validator does not check that yet.
-  const multiline = categoryAttributes(category)
-    .filter((a) => a.datatype === "string" && [attributes[a.code] ?? []].flat().some((v) => /[\r\n]/.test(v)))
-    .map((a) => ({ field: attributeField(a.code), message: "must be one line of text (datatype string)" }));
-  if (multiline.length > 0) {
-    throw new AppError("validation_failed", "An attribute of datatype string contains a line break.", {
-      fields: multiline,
-    });
-  }
-
   const lat = coordinate(fields, "lat");
   const lng = coordinate(fields, "long");
   const addressId = one(fields, "address_id");

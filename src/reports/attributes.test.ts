@@ -85,6 +85,12 @@ describe("validateAttributes", () => {
     expect(validateAttributes(defs, { fault: "out", post: "x".repeat(500) }).problems).toHaveLength(0);
   });
 
+  it("keeps a string answer to one line; text may have several", () => {
+    const bad = validateAttributes(defs, { fault: "out", post: "12\nA" });
+    expect(bad.problems).toEqual([{ field: "attribute[post]", message: "must be one line of text (datatype string)" }]);
+    expect(validateAttributes(defs, { fault: "out", more: "line one\nline two" }).problems).toHaveLength(0);
+  });
+
   it("knows W3C datetimes", () => {
     for (const ok of [
       "2026-11-22",

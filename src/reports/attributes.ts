@@ -154,6 +154,8 @@ function checkScalar(datatype: AttributeDatatype, value: string): string | null 
     case "datetime":
       return isIsoDatetime(value) ? null : "must be a date and time such as 2026-11-22T14:30:00Z";
     case "string":
+      // The standard's `string` is one line of text (an <input>); `text` is the multi-line datatype.
+      if (/[\r\n]/.test(value)) return "must be one line of text (datatype string)";
       return value.length <= MAX_STRING_LENGTH ? null : `must be at most ${MAX_STRING_LENGTH} characters`;
     case "text":
       return value.length <= MAX_TEXT_LENGTH ? null : `must be at most ${MAX_TEXT_LENGTH} characters`;
