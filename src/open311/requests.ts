@@ -1,5 +1,5 @@
 import { type Kysely, SqliteAdapter, sql } from "kysely";
-import type { Category, DB, ReportStatus } from "../core/db/schema.js";
+import type { Category, DB, Report } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, STATUS_LABELS } from "../reports/model.js";
 import { reportPhotoUrl } from "../reports/photos.js";
@@ -30,24 +30,10 @@ const PUBLIC_COLUMNS = [
   "reports.media_url",
 ] as const;
 
-export interface PublicReportRow {
-  id: number;
-  reference: string;
-  category_code: string;
-  title: string;
-  description: string;
-  latitude: number | null;
-  longitude: number | null;
-  location_text: string | null;
-  place_id: string | null;
-  address_id: string | null;
-  status: ReportStatus;
-  created_at: string;
-  updated_at: string;
-  expected_at: string | null;
-  forwarded_at: string | null;
-  media_url: string | null;
-}
+/** A report as the Open311 API sees it: exactly the public columns, derived from the table type. */
+type Unprefixed<T> = T extends `reports.${infer C}` ? C : never;
+type PublicColumn = Unprefixed<(typeof PUBLIC_COLUMNS)[number]>;
+export type PublicReportRow = Pick<Report, PublicColumn>;
 
 const METRES_PER_DEGREE_LAT = 111_320;
 
