@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { negotiateEncoding, noneMatchSatisfied, Prepared } from "./representation.js";
+import { negotiateEncoding, Prepared } from "./representation.js";
 
 describe("content negotiation and validators", () => {
   it("picks the encoding by q-value, preferring brotli, then gzip, on ties", () => {
@@ -14,19 +14,6 @@ describe("content negotiation and validators", () => {
     expect(negotiateEncoding("br;q=0, gzip;q=0")).toBe("identity");
     expect(negotiateEncoding("deflate")).toBe("identity");
     expect(negotiateEncoding(["gzip", "br;q=0.1"])).toBe("gzip");
-  });
-
-  it("evaluates If-None-Match with lists, * and weak comparison", () => {
-    const tag = '"abc-gzip"';
-    expect(noneMatchSatisfied(tag, tag)).toBe(true);
-    expect(noneMatchSatisfied('W/"abc-gzip"', tag)).toBe(true);
-    expect(noneMatchSatisfied('"x", W/"y" ,"abc-gzip"', tag)).toBe(true);
-    expect(noneMatchSatisfied("*", tag)).toBe(true);
-    expect(noneMatchSatisfied('"abc"', tag)).toBe(false);
-    expect(noneMatchSatisfied("abc-gzip", tag)).toBe(false);
-    expect(noneMatchSatisfied('"a,b", "abc-gzip"', tag)).toBe(true);
-    expect(noneMatchSatisfied('"x" garbage "abc-gzip"', tag)).toBe(false);
-    expect(noneMatchSatisfied(undefined, tag)).toBe(false);
   });
 
   it("gives every encoding its own strong tag and keeps the bytes it made", () => {

@@ -1,6 +1,7 @@
 import { promisify } from "node:util";
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { noneMatchSatisfied } from "../core/http/conditional.js";
 
 /**
  * HTTP representations prepared once per dataset version: the JSON bytes, their gzip and brotli encodings, and an
@@ -132,28 +133,6 @@ function parseAcceptEncoding(value: string): Coding {
     }
   }
   return best;
-}
-
-const ENTITY_TAG = /\s*(?:(W\/)?"([^"]*)"|(\*))\s*(?:,|$)/y;
-
-/**
- * RFC 9110 §13.1.2 If-None-Match for GET and HEAD: true when the header is `*` or lists a tag that matches
- * `etag` under the weak comparison (a `W/` prefix on either side is ignored). An unparsable header matches nothing.
- */
-export function noneMatchSatisfied(header: string | string[] | undefined, etag: string): boolean {
-  if (header === etag) return true;
-  const value = (Array.isArray(header) ? header.join(",") : header)?.trim();
-  if (!value) return false;
-  const wanted = etag.replace(/^W\//, "");
-  ENTITY_TAG.lastIndex = 0;
-  while (ENTITY_TAG.lastIndex < value.length) {
-    const start = ENTITY_TAG.lastIndex;
-    const m = ENTITY_TAG.exec(value);
-    if (!m || ENTITY_TAG.lastIndex === start) return false;
-    if (m[3] === "*") return true;
-    if (`"${m[2]}"` === wanted) return true;
-  }
-  return false;
 }
 
 export interface RepresentationHeaders {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ifNoneMatchMatches } from "../core/http/conditional.js";
+import { noneMatchSatisfied } from "../core/http/conditional.js";
 
 interface Prepared {
   body: Buffer;
@@ -35,7 +35,7 @@ export async function openApiRoutes(app: FastifyInstance): Promise<void> {
       .header("cache-control", CACHE_CONTROL)
       .header("etag", doc.etag)
       .header("vary", "Accept-Encoding");
-    if (ifNoneMatchMatches(request.headers["if-none-match"], doc.etag)) return reply.code(304).send();
+    if (noneMatchSatisfied(request.headers["if-none-match"], doc.etag)) return reply.code(304).send();
     return reply.header("content-type", type).send(doc.body);
   };
 

@@ -1,24 +1,25 @@
 /**
- * RFC 9110 conditional requests (If-None-Match). Entity tags in the header may be a list and may be weak;
- * If-None-Match uses the weak comparison function, so W/"x" matches "x".
+ * RFC 9110 conditional requests, shared by every cacheable resource (the business API, the dataset export, the
+ * OpenAPI description).
  */
-function opaque(tag: string): string {
-  const t = tag.trim();
-  return t.startsWith("W/") ? t.slice(2) : t;
-}
+const ENTITY_TAG = /\s*(?:(W\/)?"([^"]*)"|(\*))\s*(?:,|$)/y;
 
-/** The entity tags listed in an If-None-Match value, or "*". Malformed members are ignored. */
-export function parseEntityTags(header: string): "*" | string[] {
-  if (header.trim() === "*") return "*";
-  return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).map(opaque);
-}
-
-/** True when an If-None-Match header matches the current representation's tag (answer 304 for GET/HEAD). */
-export function ifNoneMatchMatches(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const value = Array.isArray(header) ? header.join(",") : header;
-  const tags = parseEntityTags(value);
-  if (tags === "*") return true;
-  const current = opaque(etag);
-  return tags.includes(current);
+/**
+ * RFC 9110 §13.1.2 If-None-Match for GET and HEAD: true when the header is `*` or lists a tag that matches
+ * `etag` under the weak comparison (a `W/` prefix on either side is ignored). An unparsable header matches nothing.
+ */
+export function noneMatchSatisfied(header: string | string[] | undefined, etag: string): boolean {
+  if (header === etag) return true;
+  const value = (Array.isArray(header) ? header.join(",") : header)?.trim();
+  if (!value) return false;
+  const wanted = etag.replace(/^W\//, "");
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < value.length) {
+    const start = ENTITY_TAG.lastIndex;
+    const m = ENTITY_TAG.exec(value);
+    if (!m || ENTITY_TAG.lastIndex === start) return false;
+    if (m[3] === "*") return true;
+    if (`"${m[2]}"` === wanted) return true;
+  }
+  return false;
 }
