@@ -1,13 +1,9 @@
 import type { SwaggerOptions } from "@fastify/swagger";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Config } from "../config.js";
+import { isApiPath } from "../core/http/error-handler.js";
 
 type JsonSchema = OpenAPIV3_1.SchemaObject;
-
-/** Paths that belong to the public API description; HTML pages and assets do not. */
-export function isDescribedPath(url: string): boolean {
-  return url.startsWith("/api/") || url.startsWith("/data/");
-}
 
 const PROBLEM_SCHEMA: JsonSchema = {
   type: "object",
@@ -214,7 +210,7 @@ export function swaggerOptions(config: Config): SwaggerOptions {
       return completeOperations(documentObject.openapiObject as OpenAPIV3_1.Document);
     },
     transform({ schema, url }) {
-      if (!isDescribedPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
+      if (!isApiPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
       return { schema, url };
     },
   };

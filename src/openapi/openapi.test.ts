@@ -9,6 +9,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
+import { isApiPath } from "../core/http/error-handler.js";
 import { projectRoot } from "../core/web/paths.js";
 
 interface Operation {
@@ -128,7 +129,7 @@ describeEachDb("OpenAPI description", (dialect) => {
 
   it("describes every registered API route, with a summary and tags", () => {
     const apiRoutes = t.app.civic.routes.filter(
-      (r) => (r.url.startsWith("/api/") || r.url.startsWith("/data/")) && r.method !== "HEAD" && r.method !== "OPTIONS",
+      (r) => isApiPath(r.url) && r.method !== "HEAD" && r.method !== "OPTIONS",
     );
     expect(apiRoutes.length).toBeGreaterThanOrEqual(8);
     const missing: string[] = [];

@@ -10,9 +10,14 @@ import { escapeXml } from "./xml.js";
 /** Which API family a URL belongs to; errors are answered in that family's format. */
 export type RouteFamily = "open311" | "problem" | "html";
 
+/** True for the machine-readable resources (the APIs and the dataset export), as opposed to pages. */
+export function isApiPath(url: string): boolean {
+  return url.startsWith("/api/") || url.startsWith("/data/");
+}
+
 export function routeFamily(url: string): RouteFamily {
   if (url.startsWith("/api/v2/") || url === "/api/v2") return "open311";
-  if (url.startsWith("/api/") || url.startsWith("/data/") || url === "/healthz") return "problem";
+  if (isApiPath(url) || url === "/healthz") return "problem";
   return "html";
 }
 

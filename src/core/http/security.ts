@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { type Config, tileOrigin } from "../../config.js";
+import { isApiPath } from "./error-handler.js";
 
 /**
  * The security headers every response carries, computed once at start-up: a strict Content-Security-Policy (no
@@ -66,8 +67,7 @@ export function registerSecurityHeaders(app: FastifyInstance, config: Config): v
   const pageHeaders = securityHeaders(config);
   const apiHeaders = apiSecurityHeaders(config);
   app.addHook("onRequest", (request, reply, done) => {
-    const url = request.url;
-    reply.headers(url.startsWith("/api/") || url.startsWith("/data/") ? apiHeaders : pageHeaders);
+    reply.headers(isApiPath(request.url) ? apiHeaders : pageHeaders);
     reply.header("x-request-id", request.id);
     done();
   });
