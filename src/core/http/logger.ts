@@ -1,23 +1,25 @@
-import type { FastifyServerOptions } from "fastify";
+import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import type { LogLevel } from "../../config.js";
-import { redactDeep, redactEmails } from "./redact.js";
+import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
 
 /**
- * Structured JSON logs (pino) with email addresses redacted from every message, object and URL, and
- * without request headers or bodies.
+ * Structured JSON logs (pino) with email addresses and secret parameters (`api_key=…`) redacted from every message,
+ * object and URL, every string bounded in length, and without request headers or bodies.
  */
 export function loggerOptions(level: LogLevel): FastifyServerOptions["logger"] {
   return {
     level,
     hooks: {
       logMethod(args, method) {
-        const clean = args.map((a) => (typeof a === "string" ? redactEmails(a) : redactFields(a))) as typeof args;
+        const clean = args.map((a) =>
+          typeof a === "string" ? forLog(a) : a instanceof AccessLine ? a : redactFields(a),
+        ) as typeof args;
         method.apply(this, clean);
       },
     },
     serializers: {
       req(req: { method?: string; url?: string; id?: string }) {
-        return { id: req.id, method: req.method, url: redactEmails(req.url ?? "") };
+        return { id: req.id, method: req.method, url: forLog(req.url ?? "") };
       },
       res(res: { statusCode: number }) {
         return { statusCode: res.statusCode };
@@ -27,12 +29,48 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions["logger"] {
           type: err.name,
           code: err.code,
           statusCode: err.statusCode,
-          message: redactEmails(err.message ?? ""),
-          stack: redactEmails(err.stack ?? ""),
+          message: forLog(err.message ?? ""),
+          stack: forLog(err.stack ?? "", MAX_LOGGED_STACK_CHARS),
         };
       },
     },
   };
+}
+
+/** The fields of the access line, already redacted and bounded (the logMethod hook passes it through as is). */
+class AccessLine {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly statusCode: number,
+    readonly responseTime: number,
+    readonly err?: Error,
+  ) {}
+}
+
+/**
+ * One access line per request instead of Fastify's two ("incoming request" and "request completed", each through
+ * the serializers): `{reqId, method, url, statusCode, responseTime, msg: "request"}`, written when the response is
+ * finished, at `error` for 5xx and otherwise at `info`. The URL is bounded and redacted (emails, `api_key` and
+ * other secret parameters). Fastify's own "Route … not found" line is dropped: the access line records the 404.
+ */
+export class AccessLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override routeNotFound(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const status = reply.statusCode;
+    const line = new AccessLine(
+      request.method,
+      forLog(request.url),
+      status,
+      Math.round(reply.elapsedTime * 100) / 100,
+      error ?? undefined,
+    );
+    if (error || status >= 500) reply.log.error(line, "request");
+    else reply.log.info(line, "request");
+  }
 }
 
 /** Objects the serializers above handle are left to them; every other field is redacted deeply. */
