@@ -8,7 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { businessRoutes } from "./businesses/routes.js";
-import type { Config } from "./config.js";
+import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
@@ -62,7 +62,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
     logger: options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel)),
     logController: options.logController ?? new AccessLogController(),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];

@@ -152,7 +152,8 @@ function get(agent: Agent, port: number, path: string, headers: Record<string, s
  * (HTTP/1.1 pipelining, answered in order). A raw-socket client is cheap enough that the server, not the load
  * generator, is what gets measured.
  */
-async function throughput(port: number, path: string, headers: Record<string, string>, expectStatus: number) {
+async function throughput(server: Server, path: string, headers: Record<string, string>, expectStatus: number) {
+  const port = server.port;
   const head = Buffer.from(
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries(headers)
       .map(([k, v]) => `${k}: ${v}\r\n`)
@@ -163,9 +164,26 @@ async function throughput(port: number, path: string, headers: Record<string, st
       counts.reduce((a, b) => a + b, 0),
     );
   await measure(1000);
+  const cpu0 = await serverCpu(server);
   const started = performance.now();
   const n = await measure(SECONDS * 1000);
-  return { rps: n / ((performance.now() - started) / 1000) };
+  const elapsed = performance.now() - started;
+  const cpu = (await serverCpu(server)) - cpu0;
+  return { rps: n / (elapsed / 1000), cpuPerResponse: cpu / n };
+}
+
+/** The server process's CPU time so far (µs), asked over IPC. */
+function serverCpu(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      const cpu = (m as { cpu?: number }).cpu;
+      if (cpu === undefined) return;
+      server.child.off("message", onMessage);
+      resolve(cpu);
+    };
+    server.child.on("message", onMessage);
+    server.child.send("cpu");
+  });
 }
 
 const PIPELINE = 4;
@@ -331,12 +349,19 @@ export async function main(serverScript: string): Promise<void> {
     }
     if (modes.some((m) => etags[m] !== etags.bare)) throw new Error("the servers do not serve the same representation");
     const samples: Record<string, number[]> = {};
+    const cpu: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of modes) {
-        const port = (servers[mode] as Server).port;
-        (samples[`${mode} 200`] ??= []).push((await throughput(port, "/api/v1/businesses", enc, 200)).rps);
+        const server = servers[mode] as Server;
         const conditional = { ...enc, "if-none-match": etags[mode] as string };
-        (samples[`${mode} 304`] ??= []).push((await throughput(port, "/api/v1/businesses", conditional, 304)).rps);
+        for (const [code, headers] of [
+          [200, enc],
+          [304, conditional],
+        ] as const) {
+          const r = await throughput(server, "/api/v1/businesses", headers, code);
+          (samples[`${mode} ${code}`] ??= []).push(r.rps);
+          (cpu[`${mode} ${code}`] ??= []).push(r.cpuPerResponse);
+        }
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -345,7 +370,18 @@ export async function main(serverScript: string): Promise<void> {
     for (const [k, xs] of Object.entries(samples)) {
       console.log(`  ${k}: ${median(xs).toFixed(0).padStart(6)}   [${xs.map((x) => x.toFixed(0)).join(", ")}]`);
     }
-    console.log("\nratio to bare: of the medians; [per round]");
+    console.log("server CPU time per response, µs (median of rounds; all rounds)");
+    for (const [k, xs] of Object.entries(cpu)) {
+      console.log(`  ${k}: ${median(xs).toFixed(1).padStart(7)}   [${xs.map((x) => x.toFixed(1)).join(", ")}]`);
+    }
+    console.log("\nCPU efficiency relative to bare (bare's CPU per response / the server's; median of rounds):");
+    for (const mode of modes.filter((m) => m !== "bare")) {
+      const parts = ["200", "304"].map(
+        (code) => `${code} ${(median(cpu[`bare ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
+      );
+      console.log(`  ${mode}: ${parts.join("; ")}`);
+    }
+    console.log("\nthroughput ratio to bare: of the medians; [per round]");
     for (const mode of modes.filter((m) => m !== "bare")) {
       const parts = ["200", "304"].map((code) => {
         const xs = samples[`${mode} ${code}`] ?? [];

@@ -43,6 +43,11 @@ process.on("message", (m) => {
   if (m === "search-times") {
     process.send?.({ searchTimes: searchTimes.splice(0) });
   }
+  // CPU time this process has used (user + system, µs): the parent divides by the responses in between.
+  if (m === "cpu") {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  }
 });
 
 async function start(): Promise<number> {
