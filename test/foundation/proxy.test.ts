@@ -85,3 +85,28 @@ describeEachDb("behind a reverse proxy", (dialect) => {
     expect(statuses.slice(2)).toEqual([429, 429]);
   });
 });
+
+describeEachDb("TRUST_PROXY as a list of proxy addresses", (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {
+      env: { TRUST_PROXY: "127.0.0.1, 10.0.0.0/8" },
+      routes: (app) => app.get("/test-client-address", async (request) => ({ ip: request.ip })),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const clientAddress = async (remoteAddress: string, xff: string) =>
+    (await t.app.inject({ url: "/test-client-address", remoteAddress, headers: { "x-forwarded-for": xff } })).json<{
+      ip: string;
+    }>().ip;
+
+  it("believes only the entries its listed proxies added", async () => {
+    // Through the local proxy, via an internal load balancer: the client is the first address not of a proxy.
+    expect(await clientAddress("127.0.0.1", "6.6.6.6, 203.0.113.7, 10.1.2.3")).toBe("203.0.113.7");
+    // A client connecting directly cannot choose its address.
+    expect(await clientAddress("198.51.100.5", "203.0.113.99")).toBe("198.51.100.5");
+  });
+});
