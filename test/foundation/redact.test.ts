@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
-import { loggerOptions } from "../../src/core/http/logger.js";
+import { BatchedStdout, loggerOptions } from "../../src/core/http/logger.js";
 import { forLog, MAX_LOGGED_CHARS, redactDeep, redactEmails, redactSecrets } from "../../src/core/http/redact.js";
 import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../helpers/app.js";
 
@@ -79,6 +79,22 @@ describe("email redaction for logs", () => {
     );
     expect(redactSecrets("/x?monkey=1&keyword=2")).toBe("/x?monkey=1&keyword=2");
     expect(forLog(`/api/v2/requests.json?${"p=1&".repeat(600)}api_key=civic_abc`)).not.toContain("civic_abc");
+  });
+});
+
+describe("log output", () => {
+  it("is written in one batch per event-loop turn, in order", async () => {
+    const chunks: string[] = [];
+    const sink = new BatchedStdout({ write: (chunk: string) => chunks.push(chunk) });
+    sink.write("a\n");
+    sink.write("b\n");
+    expect(chunks).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    sink.write("c\n");
+    sink.flush();
+    expect(chunks).toEqual(["a\nb\n", "c\n"]);
+    sink.write("x".repeat(70 * 1024));
+    expect(chunks).toHaveLength(3);
   });
 });
 
