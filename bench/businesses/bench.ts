@@ -21,6 +21,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     /** Where `app-logged` writes its log lines (its stdout); by default a file in the benchmark's temp folder. */
     "log-file": { type: "string" },
+    /** Batches of the in-process logging cost comparison (logging-cost.ts); 0 skips it. */
+    "logging-rounds": { type: "string", default: "15" },
     /** Comma-separated servers to measure (bare is always needed); default all. */
     modes: { type: "string" },
   },
@@ -311,7 +313,34 @@ export async function prepareData(dataDir: string): Promise<void> {
 const MODES = ["bare", "routes", "static-headers", "app", "app-logged", "app-logged-two-lines"] as const;
 type Mode = (typeof MODES)[number];
 
-export async function main(serverScript: string): Promise<void> {
+/** Runs logging-cost.ts (stdout to the log file) and prints CPU time per 304 for each logging variant. */
+function loggingCost(script: string, dataDir: string, logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = openSync(logFile, "a");
+    const child = fork(script, [values["logging-rounds"] as string], {
+      env: { ...process.env, BENCH_DATA_DIR: dataDir },
+      stdio: ["ignore", out, "inherit", "ipc"],
+    });
+    closeSync(out);
+    child.once("exit", (code) => reject(new Error(`logging-cost exited with ${code}`)));
+    child.once("message", (m) => {
+      const cpu = (m as { cpu: Record<string, number[]> }).cpu;
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      const off = median(Object.values(cpu)[0] ?? []);
+      console.log(
+        "\nLogging cost inside one process (whole app, /api/v1/businesses 304 via inject, alternating batches of 2,000;",
+      );
+      console.log("CPU µs per request, median of batches; relative = logging off / this):");
+      for (const [name, xs] of Object.entries(cpu)) {
+        console.log(`  ${name.padEnd(38)} ${median(xs).toFixed(1).padStart(6)}   ${(off / median(xs)).toFixed(2)}x`);
+      }
+      child.removeAllListeners("exit");
+      child.once("exit", () => resolve());
+    });
+  });
+}
+
+export async function main(serverScript: string, loggingScript: string): Promise<void> {
   const modes = (values.modes?.split(",") ?? MODES) as Mode[];
   const unknown = modes.filter((m) => !MODES.includes(m));
   if (unknown.length > 0 || !modes.includes("bare")) throw new Error(`--modes: bare plus any of ${MODES.join(", ")}`);
@@ -397,6 +426,8 @@ export async function main(serverScript: string): Promise<void> {
     if (modes.some((m) => m.startsWith("app-logged")) && values["log-file"] === undefined) {
       console.log(`log written by the logged apps: ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MB`);
     }
+
+    if (Number(values["logging-rounds"]) > 0) await loggingCost(loggingScript, dataDir, logFile);
 
     for (const name of ["routes", "app"] as const) {
       const server = servers[name];
