@@ -21,8 +21,10 @@ import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
  * reports the raw count next to it.
  */
 const SUBMISSIONS = 200;
-/** The server is killed when this many submissions have been acknowledged. */
+/** The server is killed once this many submissions have been acknowledged. */
 const KILL_AFTER_ACKS = 60;
+const WAVE = 50;
+const WAVE_GAP_MS = 2_500;
 
 interface Server {
   url: string;
@@ -43,7 +45,7 @@ function startServer(env: Record<string, string>): Promise<Server> {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`the server did not start:\n${out}`));
-    }, 20_000);
+    }, 30_000);
     const collect = (c: Buffer) => {
       out += c.toString();
       const url = /Open (http:\/\/\S+) in your browser/.exec(out)?.[1];
@@ -146,6 +148,9 @@ describeEachDb("crash safety of the built server", (dialect) => {
   it(`kill -9 during ${SUBMISSIONS} concurrent submissions loses no acknowledged report or its mail`, async () => {
     if (!existsSync(join(projectRoot, "dist/server.js")))
       throw new Error('dist/server.js is missing: run "npm run build"');
+    const started = Date.now();
+    const phases: string[] = [];
+    const mark = (label: string) => phases.push(`${label} ${((Date.now() - started) / 1000).toFixed(1)}`);
     const t: TestDatabase = await createTestDatabase(dialect);
     let smtp: TestSmtp | undefined;
     let server: Server | undefined;
@@ -154,7 +159,8 @@ describeEachDb("crash safety of the built server", (dialect) => {
       await seedDemoVillage(t.database.db, new Date());
       const { key } = await createApiKey(t.database.db, "crash test", new Date());
       await t.database.close();
-      smtp = await startTestSmtp();
+      let killOnMail: () => void = () => {};
+      smtp = await startTestSmtp(0, [], () => killOnMail());
       const env: Record<string, string> = {
         DATA_DIR: t.dataDir,
         PORT: "0",
@@ -167,7 +173,9 @@ describeEachDb("crash safety of the built server", (dialect) => {
         RATE_LIMIT_READ_MAX: "100000",
         ...(t.url ? { DATABASE_URL: t.url } : {}),
       };
+      mark("setup");
       server = await startServer(env);
+      mark("started");
       const { url } = server;
 
       const submissions: Submission[] = [];
@@ -185,22 +193,52 @@ describeEachDb("crash safety of the built server", (dialect) => {
         const page = await (await fetch(`${url}/report?category=pothole`)).text();
         tokens[s.i] = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
       }
+      mark("tokens");
       await new Promise((r) => setTimeout(r, MIN_FILL_MS + 200));
 
+      // Waves of 50 concurrent submissions, 2.5 s apart, so the outbox worker (a round every 5 s) sends mail while
+      // reports are still arriving. The server is killed inside the SMTP conversation: the first message that
+      // arrives once 60 submissions are acknowledged is kept by the SMTP server, and the sender dies before it
+      // hears "250 OK", so it cannot mark that message sent. Should no mail arrive by the last wave, half of the
+      // last wave's answers trigger the kill instead.
       let acks = 0;
+      let killedBy = "";
       const running = server;
-      const all = Promise.allSettled(
-        submissions.map((s) =>
-          submit(s, url, key, tokens[s.i] ?? "").then(() => {
-            if (s.reference && ++acks === KILL_AFTER_ACKS) running.child.kill("SIGKILL");
-          }),
-        ),
-      );
-      await all;
-      running.child.kill("SIGKILL");
+      const kill = (why: string) => {
+        if (killedBy) return;
+        killedBy = why;
+        running.child.kill("SIGKILL");
+      };
+      killOnMail = () => {
+        if (acks >= KILL_AFTER_ACKS) kill("mail");
+      };
+      /** Per submission sent: true when it got an HTTP answer, false when the connection was cut. */
+      const pending: Promise<boolean>[] = [];
+      for (let wave = 0; wave * WAVE < SUBMISSIONS && !killedBy; wave++) {
+        if (wave > 0) await new Promise((r) => setTimeout(r, WAVE_GAP_MS));
+        const last = (wave + 1) * WAVE >= SUBMISSIONS;
+        let answered = 0;
+        for (const s of submissions.slice(wave * WAVE, (wave + 1) * WAVE)) {
+          pending.push(
+            submit(s, url, key, tokens[s.i] ?? "").then(
+              () => true,
+              () => false,
+            ),
+          );
+          void pending[pending.length - 1]?.then(() => {
+            if (s.reference) acks++;
+            if (last && ++answered === WAVE / 2) kill("answers");
+          });
+        }
+      }
+      const outcomes = await Promise.all(pending);
+      kill("end");
       await running.exited;
+      killOnMail = () => {};
       const killedOutput = running.output();
-
+      mark("killed");
+      expect(killedBy).not.toBe("end");
+      const unanswered = outcomes.filter((answered) => !answered).length;
       const acknowledged = submissions.filter((s) => s.reference);
       const refused = submissions.filter((s) => s.refusedWith !== undefined);
       expect(
@@ -222,13 +260,15 @@ describeEachDb("crash safety of the built server", (dialect) => {
       const mailsBeforeRestart = smtp.received.length;
 
       server = await startServer(env);
+      mark("restarted");
       const restarted = server;
       await waitUntil(
         async () => (await db.selectFrom("outbox").select("id").where("sent_at", "is", null).execute()).length === 0,
-        30_000,
+        60_000,
         "the outbox to drain",
       );
 
+      mark("drained");
       const stored = await db
         .selectFrom("reports")
         .select(["id", "reference", "reporter_email", "description"])
@@ -274,13 +314,17 @@ describeEachDb("crash safety of the built server", (dialect) => {
       const storedAddresses = new Set(withEmail.map((r) => r.reporter_email));
       expect([...idsByAddress.keys()].filter((a) => !storedAddresses.has(a))).toEqual([]);
       const distinct = [...idsByAddress.values()].reduce((n, ids) => n + ids.size, 0);
+      const allIds = new Set(smtp.received.map((m) => m.parsed.messageId));
 
       console.log(
-        `[crash ${dialect}] ${SUBMISSIONS} submitted, ${acknowledged.length} acknowledged, ` +
+        `[crash ${dialect}] killed on ${killedBy === "mail" ? "an SMTP delivery" : "answers"}: ` +
+          `${pending.length} of ${SUBMISSIONS} sent before the kill, ${acknowledged.length} acknowledged, ` +
+          `${unanswered} cut off, ` +
           `${acknowledged.length - missing.length} of them stored with their photos, ` +
           `${stored.length - acknowledged.length} more stored without an answer (killed before it was sent), ` +
           `${withEmail.length} stored reports with an email: ${distinct} distinct confirmations delivered ` +
-          `(${confirmations.length} SMTP deliveries, ${mailsBeforeRestart} of all mail before the kill)`,
+          `in ${confirmations.length} SMTP deliveries; all mail: ${allIds.size} messages in ${smtp.received.length} ` +
+          `deliveries, ${mailsBeforeRestart} of them before the kill; ${phases.join(", ")}`,
       );
     } finally {
       server?.child.kill("SIGKILL");
@@ -289,5 +333,5 @@ describeEachDb("crash safety of the built server", (dialect) => {
       await smtp?.close();
       await t.cleanup();
     }
-  }, 120_000);
+  }, 180_000);
 });
