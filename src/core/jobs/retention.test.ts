@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../../test/helpers/app.js";
 import { changeStatus } from "../../reports/model.js";
 import { submitReport } from "../../reports/submit.js";
-import { OutboxWorker } from "../mail/worker.js";
+import { type OutboxWorker } from "../mail/worker.js";
 import { RETENTION } from "./retention.js";
 import { JobRunner } from "./runner.js";
 
