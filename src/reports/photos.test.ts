@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { jpegWithGps } from "../../test/helpers/images.js";
+import { reportSubmission } from "../../test/helpers/reports.js";
 import { submitReport } from "./submit.js";
 
 describeEachDb("report photos", (dialect) => {
@@ -8,24 +9,10 @@ describeEachDb("report photos", (dialect) => {
   let hash = "";
   beforeAll(async () => {
     t = await createTestApp(dialect, { seed: true });
-    const { id } = await submitReport(t.app.civic, {
-      categoryCode: "pothole",
-      title: "Pothole with a photo",
-      description: "Deep hole on the corner.",
-      lat: 50.9865,
-      lng: -2.044,
-      locationText: null,
-      placeId: null,
-      addressId: null,
-      attributes: { road_or_pavement: "road" },
-      photos: [{ data: await jpegWithGps(400, 300) }],
-      mediaUrl: null,
-      reporter: { email: null, name: null, phone: null, shareContact: false },
-      deviceId: null,
-      accountId: null,
-      source: "web",
-      apiKeyId: null,
-    });
+    const { id } = await submitReport(
+      t.app.civic,
+      reportSubmission({ title: "Pothole with a photo", photos: [{ data: await jpegWithGps(400, 300) }] }),
+    );
     const photo = await t.app.civic.database.db
       .selectFrom("report_photos")
       .select("hash")

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
+import { reportSubmission } from "../../test/helpers/reports.js";
 import { submitReport } from "../reports/submit.js";
 import { SITEMAP_LIMITS, sitemapRoutes } from "./sitemap-xml.js";
 
@@ -22,24 +23,7 @@ describeEachDb("/sitemap.xml", (dialect) => {
   afterAll(async () => t?.close());
 
   async function addReport(title: string) {
-    return submitReport(t.app.civic, {
-      categoryCode: "pothole",
-      title,
-      description: "Deep hole on the corner.",
-      lat: 50.9865,
-      lng: -2.044,
-      locationText: null,
-      placeId: null,
-      addressId: null,
-      attributes: { road_or_pavement: "road" },
-      photos: [],
-      mediaUrl: null,
-      reporter: { email: null, name: null, phone: null, shareContact: false },
-      deviceId: null,
-      accountId: null,
-      source: "web",
-      apiKeyId: null,
-    });
+    return submitReport(t.app.civic, reportSubmission({ title }));
   }
 
   it("has an ETag and answers If-None-Match with 304", async () => {

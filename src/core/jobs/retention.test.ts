@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../../test/helpers/app.js";
+import { reportSubmission } from "../../../test/helpers/reports.js";
 import { changeStatus } from "../../reports/model.js";
 import { submitReport } from "../../reports/submit.js";
 import { type OutboxWorker } from "../mail/worker.js";
@@ -23,29 +24,17 @@ describeEachDb("retention of personal data", (dialect) => {
   const db = () => t.app.civic.database.db;
 
   async function report(email: string | null) {
-    const { id } = await submitReport(t.app.civic, {
-      categoryCode: "pothole",
-      title: "Pothole by the war memorial",
-      description: "Deep hole on the corner.",
-      lat: 50.9865,
-      lng: -2.044,
-      locationText: null,
-      placeId: null,
-      addressId: null,
-      attributes: { road_or_pavement: "road" },
-      photos: [],
-      mediaUrl: null,
-      reporter: {
-        email,
-        name: email ? "Ann Reporter" : null,
-        phone: email ? "01234 567890" : null,
-        shareContact: true,
-      },
-      deviceId: null,
-      accountId: null,
-      source: "web",
-      apiKeyId: null,
-    });
+    const { id } = await submitReport(
+      t.app.civic,
+      reportSubmission({
+        reporter: {
+          email,
+          name: email ? "Ann Reporter" : null,
+          phone: email ? "01234 567890" : null,
+          shareContact: true,
+        },
+      }),
+    );
     return id;
   }
 
