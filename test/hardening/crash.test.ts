@@ -188,11 +188,14 @@ describeEachDb("crash safety of the built server", (dialect) => {
         });
       }
       const tokens: string[] = [];
-      for (const s of submissions) {
-        if (s.via !== "web") continue;
-        const page = await (await fetch(`${url}/report?category=pothole`)).text();
-        tokens[s.i] = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
-      }
+      await Promise.all(
+        submissions
+          .filter((s) => s.via === "web")
+          .map(async (s) => {
+            const page = await (await fetch(`${url}/report?category=pothole`)).text();
+            tokens[s.i] = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+          }),
+      );
       mark("tokens");
       await new Promise((r) => setTimeout(r, MIN_FILL_MS + 200));
 
@@ -264,7 +267,7 @@ describeEachDb("crash safety of the built server", (dialect) => {
       const restarted = server;
       await waitUntil(
         async () => (await db.selectFrom("outbox").select("id").where("sent_at", "is", null).execute()).length === 0,
-        60_000,
+        90_000,
         "the outbox to drain",
       );
 
@@ -333,5 +336,5 @@ describeEachDb("crash safety of the built server", (dialect) => {
       await smtp?.close();
       await t.cleanup();
     }
-  }, 180_000);
+  }, 240_000);
 });
