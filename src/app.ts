@@ -12,6 +12,7 @@ import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
+import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
@@ -185,6 +186,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(developerRoutes);
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
+  civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;
 }

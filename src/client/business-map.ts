@@ -14,8 +14,11 @@ if (el) {
     const map = L.map(el, { scrollWheelZoom: false }).setView([lat, lng], 17);
     L.tileLayer(tileUrl, { attribution: el.dataset.attribution ?? "", maxZoom: 19 }).addTo(map);
     // A vector marker: no marker images to load.
+    // A business name is dataset text: Leaflet would parse a string as HTML, so it gets a text node.
+    const name = document.createElement("span");
+    name.textContent = el.dataset.name ?? "";
     L.circleMarker([lat, lng], { radius: 10, weight: 3, color: "#0b4f8a", fillOpacity: 0.6 })
       .addTo(map)
-      .bindTooltip(el.dataset.name ?? "");
+      .bindTooltip(name);
   }
 }

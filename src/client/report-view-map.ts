@@ -30,6 +30,7 @@ for (const el of Array.from(document.querySelectorAll<HTMLElement>(".report-view
   for (const p of points) {
     const marker = L.marker([p.lat, p.lng], { icon, keyboard: !!p.url, title: p.title, alt: p.title }).addTo(map);
     if (p.url) {
+      // A report title is the reporter's text: a DOM node, never an HTML string (Leaflet parses strings as HTML).
       const link = document.createElement("a");
       link.href = p.url;
       link.textContent = p.title;

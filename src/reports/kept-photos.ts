@@ -1,11 +1,15 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+import type { Job } from "../core/jobs/runner.js";
 import { ImageError, photoKey, processPhoto } from "../core/media/images.js";
 import type { Storage } from "../core/media/storage.js";
 
 /**
  * Photos survive a form that comes back with problems: they are cleaned and stored at once, and the form carries a
  * signed token per photo (`kept_photo`), so the person does not have to choose them again. The signature stops a
- * form from attaching any other stored photo by its hash.
+ * form from attaching any other stored photo by its hash. Each time a form carries a kept photo, `kept_photos`
+ * notes it; a photo no form has carried for a day, and no report uses, is deleted by `keptPhotoCleanupJob`.
  */
 export interface KeptPhoto {
   token: string;
@@ -54,14 +58,19 @@ export async function loadKeptPhotos(
   return { kept, photos };
 }
 
-/** Cleans and stores newly uploaded photos so the re-rendered form can keep them; unreadable ones are left out. */
-export async function keepNewPhotos(
+/**
+ * Cleans and stores newly uploaded photos so the re-rendered form can keep them (unreadable ones are left out), and
+ * notes every photo the form will carry, earlier ones included, as kept now. Returns the earlier and new photos.
+ */
+export async function keepPhotos(
   storage: Storage,
   secret: string,
+  record: { db: Kysely<DB>; now: Date },
+  earlier: KeptPhoto[],
   uploads: { data: Buffer; filename: string }[],
   maxBytes: number,
 ): Promise<KeptPhoto[]> {
-  const kept: KeptPhoto[] = [];
+  const kept: KeptPhoto[] = [...earlier];
   for (const upload of uploads) {
     if (upload.data.length > maxBytes) continue;
     try {
@@ -77,5 +86,67 @@ export async function keepNewPhotos(
       if (!(error instanceof ImageError)) throw error;
     }
   }
+  if (kept.length > 0) {
+    const keptAt = record.now.toISOString();
+    await record.db
+      .insertInto("kept_photos")
+      .values(kept.map((k) => ({ hash: k.hash, kept_at: keptAt })))
+      .execute();
+  }
   return kept;
+}
+
+/** A kept photo is deleted once no form has carried it for this long (form tokens live as long). */
+export const KEPT_PHOTO_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const CLEANUP_BATCH = 200;
+const CLEANUP_MAX_BATCHES = 500;
+
+/**
+ * Deletes photos kept for forms that were never sent: every photo last kept more than a day before `now` loses
+ * its files, unless a report uses the same photo (photos are stored by content hash), and its `kept_photos` rows.
+ * Works in batches and stops early when `signal` is aborted. Returns how many photos were deleted.
+ */
+export async function deleteAbandonedKeptPhotos(
+  db: Kysely<DB>,
+  storage: Storage,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<{ photosDeleted: number; keptRowsDeleted: number }> {
+  const cutoff = new Date(now.getTime() - KEPT_PHOTO_MAX_AGE_MS).toISOString();
+  let photosDeleted = 0;
+  let keptRowsDeleted = 0;
+  for (let batch = 0; batch < CLEANUP_MAX_BATCHES && !signal?.aborted; batch++) {
+    const stale = await db
+      .selectFrom("kept_photos")
+      .select("hash")
+      .groupBy("hash")
+      .having((eb) => eb.fn.max("kept_at"), "<", cutoff)
+      .limit(CLEANUP_BATCH)
+      .execute();
+    for (const { hash } of stale) {
+      const used = await db.selectFrom("report_photos").select("id").where("hash", "=", hash).limit(1).execute();
+      if (used.length === 0) {
+        await storage.delete(photoKey(hash, "full"));
+        await storage.delete(photoKey(hash, "thumb"));
+        photosDeleted++;
+      }
+      const removed = await db
+        .deleteFrom("kept_photos")
+        .where("hash", "=", hash)
+        .where("kept_at", "<", cutoff)
+        .executeTakeFirst();
+      keptRowsDeleted += Number(removed.numDeletedRows);
+    }
+    if (stale.length < CLEANUP_BATCH) break;
+  }
+  return { photosDeleted, keptRowsDeleted };
+}
+
+/** The hourly job that deletes photos kept for forms that were never sent. */
+export function keptPhotoCleanupJob(db: Kysely<DB>, storage: Storage): Job {
+  return {
+    name: "kept-photo-cleanup",
+    intervalMs: 60 * 60_000,
+    run: ({ now, signal }) => deleteAbandonedKeptPhotos(db, storage, now, signal),
+  };
 }

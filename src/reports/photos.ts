@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -9,12 +10,13 @@ export function reportPhotoUrl(baseUrl: string, hash: string, size: "full" | "th
   return `${baseUrl}/photos/${hash}${size === "thumb" ? "-thumb" : ""}.jpg`;
 }
 
+const IMMUTABLE = "public, max-age=31536000, immutable";
 const FILE = /^([0-9a-f]{64})(-thumb)?\.jpg$/;
 
 /**
  * GET /photos/{hash}.jpg and /photos/{hash}-thumb.jpg: the cleaned photos of public reports. A file name is a
- * content hash, so responses never change and are cached for a year. Photos of hidden or removed reports and
- * unknown hashes are 404.
+ * content hash, so responses never change and are cached for a year; a matching If-None-Match gets a 304 without
+ * the file being read. Photos of hidden or removed reports and unknown hashes are 404.
  */
 export async function photoRoutes(app: FastifyInstance): Promise<void> {
   const storage = mediaStorage(app.civic.config.dataDir);
@@ -43,12 +45,16 @@ export async function photoRoutes(app: FastifyInstance): Promise<void> {
         .limit(1)
         .executeTakeFirst();
       if (!visible) throw notFound("There is no photo at this address.");
+      const etag = `"${hash}${size === "thumb" ? "-t" : ""}"`;
+      if (noneMatchSatisfied(request.headers["if-none-match"], etag)) {
+        return reply.code(304).header("cache-control", IMMUTABLE).header("etag", etag).send();
+      }
       const data = await storage.get(photoKey(hash, size));
       if (!data) throw notFound("There is no photo at this address.");
       return reply
         .header("content-type", "image/jpeg")
-        .header("cache-control", "public, max-age=31536000, immutable")
-        .header("etag", `"${hash}${size === "thumb" ? "-t" : ""}"`)
+        .header("cache-control", IMMUTABLE)
+        .header("etag", etag)
         .send(data);
     },
   );

@@ -9,7 +9,7 @@ import { categoryAttributes } from "./attributes.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { reportsAtom } from "./feed.js";
 import { first, readFormBody } from "./form-body.js";
-import { type KeptPhoto, keepNewPhotos, loadKeptPhotos } from "./kept-photos.js";
+import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
 import {
   CategoryStep,
@@ -183,10 +183,15 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
       const photos = [...earlier.photos, ...uploads];
       /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
-      const keep = async () => [
-        ...earlier.kept,
-        ...(await keepNewPhotos(storage, config.sessionSecret, uploads, config.uploads.maxPhotoBytes)),
-      ];
+      const keep = () =>
+        keepPhotos(
+          storage,
+          config.sessionSecret,
+          { db: civic.database.db, now: civic.now() },
+          earlier.kept,
+          uploads,
+          config.uploads.maxPhotoBytes,
+        );
       const lat = parseCoordinate(values.lat);
       const lng = parseCoordinate(values.lng);
 

@@ -19,8 +19,15 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-/** Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). */
-export async function startTestSmtp(port = 0, received: ReceivedMail[] = []): Promise<TestSmtp> {
+/**
+ * Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). `onReceived` runs for each message after it is
+ * kept and before the server answers the client's DATA (a crash test kills the sender there).
+ */
+export async function startTestSmtp(
+  port = 0,
+  received: ReceivedMail[] = [],
+  onReceived?: (mail: ReceivedMail) => void,
+): Promise<TestSmtp> {
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
@@ -33,7 +40,9 @@ export async function startTestSmtp(port = 0, received: ReceivedMail[] = []): Pr
         const raw = Buffer.concat(chunks).toString("utf8");
         simpleParser(raw).then(
           (parsed) => {
-            received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, parsed });
+            const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw, parsed };
+            received.push(mail);
+            onReceived?.(mail);
             callback();
           },
           (error: Error) => callback(error),

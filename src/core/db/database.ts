@@ -65,7 +65,10 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("synchronous = NORMAL");
+  // FULL: every commit is on disk before it returns, so a report acknowledged with a reference survives a power
+  // loss or an operating-system crash, not only a killed process (NORMAL in WAL mode may lose the last commits
+  // then). The cost is one fsync of the WAL per commit, small next to a report's photo processing.
+  sqlite.pragma("synchronous = FULL");
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
     db,

@@ -190,6 +190,26 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null;
 }
 
+export interface JobLeasesTable {
+  /** The job's name. */
+  name: string;
+  /** The job is due from this time. */
+  next_run_at: Timestamp;
+  /** The process running the job now, while `leased_until` is in the future. */
+  lease_owner: string | null;
+  leased_until: Timestamp | null;
+  last_started_at: Timestamp | null;
+  last_finished_at: Timestamp | null;
+  last_error: string | null;
+}
+
+export interface KeptPhotosTable {
+  id: Id;
+  /** sha256 of a photo stored for a report form that came back with problems. */
+  hash: string;
+  kept_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -202,6 +222,8 @@ export interface DB {
   report_updates: ReportUpdatesTable;
   outbox: OutboxTable;
   api_keys: ApiKeysTable;
+  job_leases: JobLeasesTable;
+  kept_photos: KeptPhotosTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /**
@@ -11,6 +11,8 @@ export interface Storage {
   /** The stored bytes, or null when there is nothing under the key. */
   get(key: string): Promise<Buffer | null>;
   has(key: string): Promise<boolean>;
+  /** Removes what is stored under the key; nothing there is not an error. */
+  delete(key: string): Promise<void>;
 }
 
 const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
@@ -52,6 +54,10 @@ export class LocalDiskStorage implements Storage {
     } catch {
       return false;
     }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import { RETENTION } from "../../core/jobs/retention.js";
 import type { ContentProps } from "./types.js";
 
 export function PrivacyContent({ site }: ContentProps) {
@@ -6,7 +7,7 @@ export function PrivacyContent({ site }: ContentProps) {
     <>
       <h1>Privacy notice</h1>
       <p>
-        <strong>Last updated: 22 November 2026</strong>
+        <strong>Last updated: 24 November 2026</strong>
       </p>
       <p>
         This notice explains what personal data the {site.villageName} community platform collects, why we collect it,
@@ -128,8 +129,18 @@ export function PrivacyContent({ site }: ContentProps) {
           remove a report you made.
         </li>
         <li>
-          <strong>Your email address and name</strong> are kept only while we need them to send you updates, or until
-          you ask us to delete them.
+          <strong>Your email address, name and phone number on a report</strong> are kept while we may need to send you
+          updates about it. We delete them {RETENTION.contactAfterFinishedDays} days (about six months) after the report
+          is finished (fixed, closed, a duplicate or not the council's responsibility), or sooner if you ask us to. The
+          report itself stays public without them.
+        </li>
+        <li>
+          <strong>Emails we send you</strong>, and our copy of the address they went to, are deleted{" "}
+          {RETENTION.sentMailDays} days after they were delivered. An email that could not be delivered is deleted{" "}
+          {RETENTION.unsentMailDays} days after it was written.
+        </li>
+        <li>
+          <strong>Photos you added to a report form that you did not send</strong> are deleted after one day.
         </li>
         <li>
           <strong>Account details</strong> are kept until you close your account or ask us to delete them.
@@ -144,6 +155,7 @@ export function PrivacyContent({ site }: ContentProps) {
           <strong>IP addresses in server logs</strong> are kept for 14 days at most.
         </li>
       </ul>
+      <p>A job on the server checks every hour and deletes what has reached the end of its time.</p>
 
       <h2>Your rights</h2>
       <p>You have the right to:</p>

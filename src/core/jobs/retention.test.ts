@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createTestApp, describeEachDb, type TestApp } from "../../../test/helpers/app.js";
+import { reportSubmission } from "../../../test/helpers/reports.js";
+import { changeStatus } from "../../reports/model.js";
+import { submitReport } from "../../reports/submit.js";
+import { type OutboxWorker } from "../mail/worker.js";
+import { RETENTION } from "./retention.js";
+import { JobRunner } from "./runner.js";
+
+const DAY = 24 * 60 * 60_000;
+
+describeEachDb("retention of personal data", (dialect) => {
+  let t: TestApp;
+  let at = new Date("2026-11-22T12:00:00.000Z").getTime();
+  const advance = (ms: number) => {
+    at += ms;
+  };
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { seed: true, now: () => new Date(at) });
+  });
+  afterAll(async () => t?.close());
+
+  const worker = <T>(name: string) => t.app.civic.workers.find((w) => w.name === name) as T;
+  const db = () => t.app.civic.database.db;
+
+  async function report(email: string | null) {
+    const { id } = await submitReport(
+      t.app.civic,
+      reportSubmission({
+        reporter: {
+          email,
+          name: email ? "Ann Reporter" : null,
+          phone: email ? "01234 567890" : null,
+          shareContact: true,
+        },
+      }),
+    );
+    return id;
+  }
+
+  const contact = (id: number) =>
+    db()
+      .selectFrom("reports")
+      .select(["reporter_email", "reporter_name", "reporter_phone", "share_contact", "title", "updated_at"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+
+  it("runs as a scheduled job registered with the server's workers", () => {
+    expect(worker<JobRunner>("jobs")).toBeInstanceOf(JobRunner);
+  });
+
+  it("deletes delivered mail a week after delivery and undelivered mail after 30 days", async () => {
+    const jobs = worker<JobRunner>("jobs");
+    const outbox = worker<OutboxWorker>("mail-outbox");
+    await db().deleteFrom("outbox").execute();
+    await report("delivered@example.org");
+    await outbox.runOnce();
+    await db()
+      .updateTable("outbox")
+      .set({ next_attempt_at: new Date(at + 365 * DAY).toISOString() })
+      .where("sent_at", "is", null)
+      .execute();
+    await report("never-delivered@example.org");
+    await db()
+      .updateTable("outbox")
+      .set({ next_attempt_at: new Date(at + 365 * DAY).toISOString() })
+      .where("sent_at", "is", null)
+      .execute();
+    const addresses = async () =>
+      (await db().selectFrom("outbox").select("to_address").where("kind", "=", "report-confirmation").execute())
+        .map((r) => r.to_address)
+        .sort();
+    expect(await addresses()).toEqual(["delivered@example.org", "never-delivered@example.org"]);
+
+    await jobs.runDue();
+    advance(RETENTION.sentMailDays * DAY - 60_000);
+    await jobs.runDue();
+    expect(await addresses()).toEqual(["delivered@example.org", "never-delivered@example.org"]);
+    advance(2 * 60 * 60_000);
+    await jobs.runDue();
+    expect(await addresses()).toEqual(["never-delivered@example.org"]);
+    advance((RETENTION.unsentMailDays - RETENTION.sentMailDays) * DAY);
+    await jobs.runDue();
+    expect(await addresses()).toEqual([]);
+    expect(await db().selectFrom("outbox").select("id").execute()).toEqual([]);
+  });
+
+  it("erases a reporter's contact details six months after the report is finished, and not before", async () => {
+    const jobs = worker<JobRunner>("jobs");
+    const fixed = await report("fixed@example.org");
+    const stillOpen = await report("open@example.org");
+    const reopened = await report("reopened@example.org");
+    await changeStatus(db(), fixed, "fixed", "Filled in.", new Date(at));
+    await changeStatus(db(), reopened, "closed", "", new Date(at));
+    const fixedBefore = await contact(fixed);
+
+    advance(RETENTION.contactAfterFinishedDays * DAY - 60 * 60_000);
+    await changeStatus(db(), reopened, "open", "Came back.", new Date(at));
+    await jobs.runDue();
+    expect((await contact(fixed)).reporter_email).toBe("fixed@example.org");
+
+    advance(2 * 60 * 60_000);
+    await jobs.runDue();
+    expect(await contact(fixed)).toEqual({
+      ...fixedBefore,
+      reporter_email: null,
+      reporter_name: null,
+      reporter_phone: null,
+      share_contact: 0,
+    });
+    expect(await contact(stillOpen)).toMatchObject({
+      reporter_email: "open@example.org",
+      reporter_name: "Ann Reporter",
+    });
+    expect((await contact(reopened)).reporter_email).toBe("reopened@example.org");
+    const row = await db()
+      .selectFrom("job_leases")
+      .selectAll()
+      .where("name", "=", "retention")
+      .executeTakeFirstOrThrow();
+    expect(row.last_error).toBeNull();
+  });
+});
+
+it("the privacy notice states the periods the job enforces", async () => {
+  const t = await createTestApp("sqlite");
+  try {
+    const text = (await t.app.inject("/privacy")).body.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+    expect(text).toContain(
+      `We delete them ${RETENTION.contactAfterFinishedDays} days (about six months) after the report is finished`,
+    );
+    expect(text).toContain(`deleted ${RETENTION.sentMailDays} days after they were delivered`);
+    expect(text).toContain(`deleted ${RETENTION.unsentMailDays} days after it was written`);
+    expect(text).toContain("did not send are deleted after one day");
+  } finally {
+    await t.close();
+  }
+});

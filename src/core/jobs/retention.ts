@@ -1,0 +1,110 @@
+import type { Kysely } from "kysely";
+import type { DB, ReportStatus } from "../db/schema.js";
+import type { Job } from "./runner.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long personal data is kept, as the privacy notice (src/site/content/privacy.tsx) and the README promise.
+ * Change the three together.
+ */
+export const RETENTION = {
+  /** An email is deleted from the outbox this long after it was delivered. */
+  sentMailDays: 7,
+  /** An email that could not be delivered is deleted this long after it was written. */
+  unsentMailDays: 30,
+  /** A reporter's email, name and phone are erased this long after the report was finished. */
+  contactAfterFinishedDays: 180,
+} as const;
+
+/** Statuses in which a report is finished (Open311 "closed"): nobody sends updates about it any more. */
+export const FINISHED_STATUSES: readonly ReportStatus[] = ["fixed", "closed", "duplicate", "not_responsible"];
+
+const BATCH = 500;
+/** At most this many batches per run; the next run carries on. */
+const MAX_BATCHES = 200;
+
+const before = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+
+/** Runs `step` (which handles at most BATCH rows and says how many) until it handles fewer, or the run is stopped. */
+async function inBatches(step: () => Promise<number>, signal?: AbortSignal): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES && !signal?.aborted; i++) {
+    const n = await step();
+    total += n;
+    if (n < BATCH) break;
+  }
+  return total;
+}
+
+/**
+ * Deletes outbox rows, and with them their copies of addresses and message texts: delivered messages
+ * `sentMailDays` after delivery, undelivered ones (given up or still failing) `unsentMailDays` after they were
+ * written.
+ */
+export function deleteOldMail(db: Kysely<DB>, now: Date, signal?: AbortSignal): Promise<number> {
+  const sentBefore = before(now, RETENTION.sentMailDays);
+  const writtenBefore = before(now, RETENTION.unsentMailDays);
+  return inBatches(async () => {
+    const result = await db
+      .deleteFrom("outbox")
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("outbox")
+          .select("id")
+          .where((w) =>
+            w.or([
+              w.and([w("sent_at", "is not", null), w("sent_at", "<", sentBefore)]),
+              w.and([w("sent_at", "is", null), w("created_at", "<", writtenBefore)]),
+            ]),
+          )
+          .limit(BATCH),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }, signal);
+}
+
+/**
+ * Erases reporters' contact details (email, name, phone, and the consent to share them) from reports finished more
+ * than `contactAfterFinishedDays` ago. The report itself stays public; `updated_at` is left alone, since nothing
+ * public changed. A report that is reopened before then keeps them.
+ */
+export function eraseOldContactDetails(db: Kysely<DB>, now: Date, signal?: AbortSignal): Promise<number> {
+  const finishedBefore = before(now, RETENTION.contactAfterFinishedDays);
+  return inBatches(async () => {
+    const result = await db
+      .updateTable("reports")
+      .set({ reporter_email: null, reporter_name: null, reporter_phone: null, share_contact: 0 })
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("reports")
+          .select("id")
+          .where("status", "in", FINISHED_STATUSES)
+          .where("updated_at", "<", finishedBefore)
+          .where((w) =>
+            w.or([
+              w("reporter_email", "is not", null),
+              w("reporter_name", "is not", null),
+              w("reporter_phone", "is not", null),
+            ]),
+          )
+          .limit(BATCH),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }, signal);
+}
+
+/** The hourly retention job: old mail deleted, old contact details erased. */
+export function retentionJob(db: Kysely<DB>): Job {
+  return {
+    name: "retention",
+    intervalMs: 60 * 60_000,
+    async run({ now, signal }) {
+      const mailDeleted = await deleteOldMail(db, now, signal);
+      const contactsErased = await eraseOldContactDetails(db, now, signal);
+      return { mailDeleted, contactsErased };
+    },
+  };
+}
