@@ -282,7 +282,7 @@ export const IdempotencyKeyHeaders = Type.Object(
       Type.String({
         maxLength: 300,
         description:
-          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 48 hours. A request that was refused (4xx) or failed releases its key.',
+          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 30 days. A request that was refused (4xx) or failed releases its key.',
       }),
     ),
   },

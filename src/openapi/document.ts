@@ -93,7 +93,7 @@ web form) accepts an \`Idempotency-Key\` request header (IETF draft-ietf-httpapi
 random value (a UUID, sent as a quoted string) for each new report, the same for its retries. A retry with the same
 key and the same body gets the first answer again (the same reference) and creates nothing; a retry while the first
 request is still being processed gets \`409\` with \`Retry-After\`; the same key with a different body gets \`422\`.
-Keys are kept in the database for 48 hours, so this holds across restarts and several server processes. Only an
+Keys are kept in the database for 30 days, so this holds across restarts and several server processes. Only an
 answer that created a report is kept: a refused request (4xx) releases its key, so it can be corrected and sent
 again. The key is optional on Open311 and required on \`/api/app/reports\`; errors come in each family's format.
 

@@ -14,8 +14,11 @@ import { AppError } from "./errors.js";
  * failed) releases its key, so it can be corrected and sent again with the same key.
  */
 
-/** How long a key is remembered. The draft asks for at least 24 hours. */
-export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+/**
+ * How long a key is remembered. The draft asks for at least 24 hours; a phone that lost its connection just after
+ * the server stored its report may only retry days later, so keys are kept for 30 days (rows are small).
+ */
+export const IDEMPOTENCY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** How long a running request holds its key; after that (its process died) a retry may run instead. */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
