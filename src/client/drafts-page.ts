@@ -33,7 +33,9 @@ function draftItem(draft: Draft): HTMLElement {
   remove.addEventListener("click", () => {
     if (confirm(`Delete “${title}”? It has not been sent and cannot be recovered.`)) void deleteDraft(draft.id);
   });
-  const edit = `/report?category=${encodeURIComponent(field(draft, "category"))}&draft=${encodeURIComponent(draft.id)}`;
+  // A category that was refused (retired meanwhile) is chosen again first.
+  const category = draft.problems?.some((p) => p.startsWith("category:")) ? "" : field(draft, "category");
+  const edit = `/report?${category ? `category=${encodeURIComponent(category)}&` : ""}draft=${encodeURIComponent(draft.id)}`;
   const photos = draft.photos.length;
   return h(
     "li",
@@ -76,9 +78,14 @@ const arrivedList = document.getElementById("drafts-arrived");
 const notice = document.getElementById("draft-notice");
 const saved = new URLSearchParams(location.search).get("saved");
 
+/** Reports that arrived while this page was open: their reference is announced too. */
+let known: Set<string> | undefined;
+const arrivedHere: string[] = [];
+
 function noticeFor(drafts: Draft[], arrived: ArrivedReport[]): HTMLElement | null {
-  if (!saved) return null;
-  const report = arrived.find((a) => a.id === saved);
+  if (known) for (const a of arrived) if (!known.has(a.id)) arrivedHere.unshift(a.id);
+  known = new Set(arrived.map((a) => a.id));
+  const report = arrived.find((a) => a.id === saved) ?? arrived.find((a) => a.id === arrivedHere[0]);
   if (report) {
     return h(
       "div",

@@ -13,13 +13,23 @@ if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
 }
 
+const draftParam = new URLSearchParams(location.search).get("draft");
+const categoryStep = document.querySelector<HTMLFormElement>('form[action="/report"][method="get"]');
+if (draftParam && categoryStep) {
+  // Choosing a category for a saved draft: the form that follows opens the draft.
+  const carry = document.createElement("input");
+  carry.type = "hidden";
+  carry.name = "draft";
+  carry.value = draftParam;
+  categoryStep.append(carry);
+}
+
 const reportForm = document.querySelector<HTMLFormElement>("form.report-form");
 if (reportForm) {
   // A page served from the device's copy would repeat its Idempotency-Key: each page view gets its own.
   const keyField = reportForm.querySelector<HTMLInputElement>('input[name="idempotency_key"]');
   if (keyField && typeof crypto.randomUUID === "function") keyField.value = crypto.randomUUID();
-  const draftId = new URLSearchParams(location.search).get("draft");
-  if (draftId) void editDraft(reportForm, draftId);
+  if (draftParam) void editDraft(reportForm, draftParam);
 }
 
 /** Opens a saved draft in the report form; "Send report" saves the changes and sends them like any draft. */

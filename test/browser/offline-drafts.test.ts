@@ -106,7 +106,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     expect(sw.headers()["service-worker-allowed"]).toBe("/");
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it("offline: the report is saved on the device with its photo, survives a reload, and sends itself once back online", async () => {
     const { context, page, setOnline } = await appContext();
@@ -169,7 +169,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       .toContain(shown);
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it("a connection that drops after the server stored the report: the retry gets the same reference, one report", async () => {
     const { context, page, setOnline } = await appContext();
@@ -180,6 +180,14 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await page.getByRole("button", { name: "Send report" }).click();
     await page.waitForURL(/\/report\/drafts\?saved=/);
     await page.locator("li.draft").waitFor();
+    // A second draft, deleted again: it is never sent.
+    await page.goto(`${base}/report?category=pothole`);
+    await fillReport(page, "A draft to delete");
+    await page.getByRole("button", { name: "Send report" }).click();
+    await expect.poll(() => page.locator("li.draft").count()).toBe(2);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete “A draft to delete”" }).click();
+    await expect.poll(() => page.locator("li.draft").count()).toBe(1);
 
     // The first send reaches the server, which stores the report, but its answer never arrives.
     let attempts = 0;
@@ -196,6 +204,50 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     const stored = await reportsTitled(title);
     expect(stored).toHaveLength(1);
     expect(((await reference.textContent()) ?? "").trim()).toBe(stored[0]?.reference);
+    expect(await reportsTitled("A draft to delete")).toHaveLength(0);
     await context.close();
-  });
+  }, 60_000);
+
+  it("a draft refused meanwhile (category retired) stays with the reason; opened, corrected and sent, it arrives", async () => {
+    const { context, page, setOnline } = await appContext();
+    const title = "Bus shelter glass smashed";
+    await setOnline(false);
+    await page.goto(`${base}/report?category=bus_shelter`);
+    await page.selectOption("#place", "church-lane");
+    await page.getByLabel("Title").fill(title);
+    await page.getByLabel("Description").fill("Glass all over the pavement by the shelter.");
+    await page.getByRole("button", { name: "Send report" }).click();
+    await page.waitForURL(/\/report\/drafts\?saved=/);
+    await page.locator("li.draft").waitFor();
+
+    await t.db.database.db.updateTable("categories").set({ is_public: 0 }).where("code", "=", "bus_shelter").execute();
+    try {
+      await setOnline(true);
+      const refused = page.locator("li.draft .draft-refused");
+      await refused.waitFor({ timeout: 30_000 });
+      expect(await refused.textContent()).toContain("category: is not a category we know");
+      expect(await page.locator("#draft-notice").textContent()).toContain("not accepted");
+      await expectAxeClean(page, "drafts page with a refused draft");
+      expect(await reportsTitled(title)).toHaveLength(0);
+
+      // Open it: the category is chosen again, then the form comes back filled in from the draft.
+      await page.getByRole("link", { name: `Open and edit “${title}”` }).click();
+      await page.getByLabel("Pothole").check();
+      await page.getByRole("button", { name: "Continue" }).click();
+      await page.waitForURL(/\/report\?category=pothole&draft=/);
+      await expect.poll(() => page.inputValue("#title")).toBe(title);
+      expect(await page.inputValue("#place")).toBe("church-lane");
+      await page.getByLabel("In the road").check();
+      await page.getByRole("button", { name: "Send report" }).click();
+      await page.waitForURL(/\/report\/drafts\?saved=/);
+      const reference = page.locator("#draft-notice .reference");
+      await reference.waitFor({ timeout: 30_000 });
+      const stored = await reportsTitled(title);
+      expect(stored.map((r) => r.reference)).toEqual([((await reference.textContent()) ?? "").trim()]);
+      await expect.poll(() => page.locator("li.draft").count()).toBe(0);
+    } finally {
+      await t.db.database.db.updateTable("categories").set({ is_public: 1 }).where("code", "=", "bus_shelter").execute();
+      await context.close();
+    }
+  }, 60_000);
 });
