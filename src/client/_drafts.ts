@@ -212,8 +212,6 @@ async function sendAll(): Promise<SendSummary> {
 export async function sendWaitingDrafts(): Promise<SendSummary> {
   const locks = (navigator as Navigator & { locks?: LockManager }).locks;
   if (!locks) return sendAll();
-  const result = await locks.request("civic-drafts-send", { ifAvailable: true }, (lock) =>
-    lock ? sendAll() : null,
-  );
+  const result = await locks.request("civic-drafts-send", { ifAvailable: true }, (lock) => (lock ? sendAll() : null));
   return result ?? { arrived: 0, waiting: 1 };
 }

@@ -1,6 +1,15 @@
 // The list of reports saved on this device (/report/drafts): their age and state, open, edit or delete each one,
 // and the references of those that have arrived. Updated when any page or the service worker changes the drafts.
-import { type ArrivedReport, type Draft, deleteDraft, draftTitle, field, listArrived, listDrafts, onDraftsChange } from "./_drafts.js";
+import {
+  type ArrivedReport,
+  type Draft,
+  deleteDraft,
+  draftTitle,
+  field,
+  listArrived,
+  listDrafts,
+  onDraftsChange,
+} from "./_drafts.js";
 
 type Child = Node | string | null | undefined | false;
 

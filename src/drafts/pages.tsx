@@ -4,8 +4,8 @@ export function DraftsPage() {
     <>
       <h1>Reports saved on this device</h1>
       <p>
-        Reports you send while you are offline are saved here, on this device only, and sent automatically when you
-        are back online. Nobody else can see them until they have been sent.
+        Reports you send while you are offline are saved here, on this device only, and sent automatically when you are
+        back online. Nobody else can see them until they have been sent.
       </p>
       <div id="draft-notice" role="status" aria-live="polite"></div>
       <div id="drafts" data-drafts>

@@ -246,7 +246,11 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       expect(stored.map((r) => r.reference)).toEqual([((await reference.textContent()) ?? "").trim()]);
       await expect.poll(() => page.locator("li.draft").count()).toBe(0);
     } finally {
-      await t.db.database.db.updateTable("categories").set({ is_public: 1 }).where("code", "=", "bus_shelter").execute();
+      await t.db.database.db
+        .updateTable("categories")
+        .set({ is_public: 1 })
+        .where("code", "=", "bus_shelter")
+        .execute();
       await context.close();
     }
   }, 60_000);

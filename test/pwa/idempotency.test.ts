@@ -167,7 +167,10 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     const page = await t.app.inject({ url: "/report?category=pothole" });
     expect(page.body).toMatch(/name="idempotency_key" value="[0-9a-f-]{36}"/);
     // Changed content with the same key.
-    const changed = await post(t.app, fields.map(([k, v]) => [k, k === "title" ? "Another title" : v]));
+    const changed = await post(
+      t.app,
+      fields.map(([k, v]) => [k, k === "title" ? "Another title" : v]),
+    );
     expect(changed.statusCode).toBe(422);
     expect(changed.headers["content-type"]).toContain("text/html");
     expect(changed.body).toContain("different request");

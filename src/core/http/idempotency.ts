@@ -93,7 +93,11 @@ async function canonical(value: unknown, depth = 0): Promise<unknown> {
 }
 
 /** sha256 of a request body's content, leaving out the named fields (form tokens, the key itself, buttons). */
-export async function bodyFingerprint(body: unknown, ignoreFields: readonly string[] = [], extra = ""): Promise<string> {
+export async function bodyFingerprint(
+  body: unknown,
+  ignoreFields: readonly string[] = [],
+  extra = "",
+): Promise<string> {
   let content = body;
   if (body && typeof body === "object" && !Array.isArray(body) && !Buffer.isBuffer(body)) {
     content = Object.fromEntries(Object.entries(body).filter(([k]) => !ignoreFields.includes(k)));
