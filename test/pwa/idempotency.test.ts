@@ -249,6 +249,23 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
       payload: JSON.stringify({ category: "pothole" }),
     });
     expect(json.statusCode).toBe(415);
+    const control = await postApp(t.app, report("Control character in the key"), '"draft\u0001"');
+    expect(control.statusCode).toBe(400);
+    expect(control.json()).toMatchObject({ code: "bad_request" });
+    const tooLong = await postApp(t.app, report("Long key"), `"${"k".repeat(256)}"`);
+    expect(tooLong.statusCode).toBe(400);
+    const form = multipart(report("Too many photos"));
+    for (let i = 0; i < t.config.uploads.maxPhotos + 1; i++) {
+      form.append("photos", new Blob([new Uint8Array(photo)], { type: "image/jpeg" }), `p${i}.jpg`);
+    }
+    const tooMany = await t.app.inject({
+      method: "POST",
+      url: "/api/app/reports",
+      headers: { "idempotency-key": '"draft-6"' },
+      payload: form,
+    });
+    expect(tooMany.statusCode).toBe(413);
+    expect(tooMany.headers["content-type"]).toContain("application/problem+json");
     expect(await count()).toBe(before + 2);
   });
 
