@@ -79,4 +79,21 @@ describe("the installable app's resources", () => {
     expect(drafts.body).toContain("Reports saved on this device");
     expect(drafts.body).toContain(t.app.civic.assets.url("drafts-page.js"));
   });
+
+  it("documents Idempotency-Key in the OpenAPI description: the header and the 409 and 422 answers", async () => {
+    type Operation = { parameters?: { in: string; name: string; required?: boolean }[]; responses: object };
+    const doc = (await t.app.inject("/openapi.json")).json() as {
+      info: { description: string };
+      paths: Record<string, { post?: Operation }>;
+    };
+    for (const [path, required] of [
+      ["/api/v2/requests.{format}", false],
+      ["/api/app/reports", true],
+    ] as const) {
+      const post = doc.paths[path]?.post;
+      expect(post?.parameters?.find((p) => p.in === "header" && p.name === "idempotency-key")?.required).toBe(required);
+      expect(Object.keys(post?.responses ?? {})).toEqual(expect.arrayContaining(["409", "422"]));
+    }
+    expect(doc.info.description).toContain("draft-ietf-httpapi-idempotency-key-header");
+  });
 });
