@@ -1,5 +1,13 @@
 // Site-wide progressive enhancement. The site works fully without it.
-import { type Draft, draftFromForm, getDraft, listDrafts, saveDraft, sendWaitingDrafts } from "./_drafts.js";
+import {
+  type Draft,
+  draftFromForm,
+  getDraft,
+  listArrived,
+  listDrafts,
+  saveDraft,
+  sendWaitingDrafts,
+} from "./_drafts.js";
 
 // Move focus to an error summary so screen-reader and keyboard users hear about problems at once.
 const summary = document.querySelector<HTMLElement>(".error-summary");
@@ -78,12 +86,32 @@ async function sendDrafts(): Promise<void> {
   if (!navigator.onLine) return;
   clearTimeout(retryTimer);
   const result = await sendWaitingDrafts().catch(() => ({ arrived: 0, waiting: 1 }));
+  if (result.arrived > 0) await announceArrivals(result.arrived);
   if (result.waiting > 0) {
     retryTimer = setTimeout(() => void sendDrafts(), retryDelay);
     retryDelay = Math.min(retryDelay * 2, 60_000);
   } else {
     retryDelay = 2_000;
   }
+}
+
+/** Outside the drafts page (which lists them itself), a saved report that arrived is announced with its reference. */
+async function announceArrivals(count: number): Promise<void> {
+  const main = document.querySelector("main");
+  if (!main || document.getElementById("drafts")) return;
+  const reports = (await listArrived()).slice(0, count);
+  const panel = document.createElement("div");
+  panel.className = "success-panel";
+  panel.setAttribute("role", "status");
+  for (const report of reports) {
+    const line = document.createElement("p");
+    const reference = document.createElement("a");
+    reference.href = `/reports/${report.reference}`;
+    reference.textContent = report.reference;
+    line.append(`Your saved report “${report.title}” has arrived. Its reference number is `, reference, ".");
+    panel.append(line);
+  }
+  main.prepend(panel);
 }
 
 async function startDrafts(): Promise<void> {

@@ -197,9 +197,12 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       await route.fetch();
       await route.abort("connectionreset");
     });
+    // Meanwhile the person has gone on to another page, from the device's copy.
+    await page.goto(`${base}/`);
     await setOnline(true);
-    const reference = page.locator("#draft-notice .reference");
+    const reference = page.locator("main .success-panel a");
     await reference.waitFor({ timeout: 30_000 });
+    expect(await page.locator("main .success-panel").textContent()).toContain(`“${title}” has arrived`);
     expect(attempts).toBeGreaterThanOrEqual(2);
     const stored = await reportsTitled(title);
     expect(stored).toHaveLength(1);
