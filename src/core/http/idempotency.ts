@@ -236,6 +236,9 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
         "This request needs an Idempotency-Key header: a new random value (a UUID) for each report, the same for its retries.",
       );
     }
+    // A route that streams its body (no parsed body here) cannot be fingerprinted by these hooks: it must use
+    // claimIdempotencyKey / completeIdempotencyKey / releaseIdempotencyKey itself. Better no replay than a wrong one.
+    if (request.body === undefined && request.headers["content-type"] !== undefined) return;
     const { db } = request.server.civic.database;
     const path = opts.includePath ? (request.url.split("?")[0] ?? "") : "";
     const fingerprint = await bodyFingerprint(request.body, ignore, path);
