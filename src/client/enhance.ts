@@ -86,7 +86,10 @@ async function sendDrafts(): Promise<void> {
   if (!navigator.onLine) return;
   clearTimeout(retryTimer);
   const result = await sendWaitingDrafts().catch(() => ({ arrived: 0, waiting: 1 }));
-  if (result.arrived > 0) await announceArrivals(result.arrived);
+  if (result.arrived > 0) {
+    await announceArrivals(result.arrived);
+    showSavedDrafts(await listDrafts());
+  }
   if (result.waiting > 0) {
     retryTimer = setTimeout(() => void sendDrafts(), retryDelay);
     retryDelay = Math.min(retryDelay * 2, 60_000);
@@ -114,9 +117,32 @@ async function announceArrivals(count: number): Promise<void> {
   main.prepend(panel);
 }
 
+/** Outside the drafts page, a short note that reports are saved on this device, so a refused one is found. */
+function showSavedDrafts(drafts: Draft[]): void {
+  document.getElementById("saved-drafts-note")?.remove();
+  const main = document.querySelector("main");
+  if (!main || drafts.length === 0 || document.getElementById("drafts")) return;
+  const refused = drafts.filter((d) => d.state === "refused").length;
+  const note = document.createElement("p");
+  note.className = "notice";
+  note.id = "saved-drafts-note";
+  const link = document.createElement("a");
+  link.href = "/report/drafts";
+  link.textContent =
+    drafts.length === 1 ? "1 report saved on this device" : `${drafts.length} reports saved on this device`;
+  note.append(
+    link,
+    refused > 0
+      ? `: ${refused === 1 ? "1 needs" : `${refused} need`} correcting before it can be sent.`
+      : ": waiting to be sent automatically.",
+  );
+  main.prepend(note);
+}
+
 async function startDrafts(): Promise<void> {
   const drafts = await listDrafts().catch(() => []);
   if (drafts.length === 0) return;
+  showSavedDrafts(drafts);
   // Ask the browser not to clear this site's storage under pressure: it holds unsent reports.
   await navigator.storage?.persist?.().catch(() => false);
   if ("serviceWorker" in navigator) {

@@ -199,10 +199,15 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     });
     // Meanwhile the person has gone on to another page, from the device's copy.
     await page.goto(`${base}/`);
+    await expect
+      .poll(() => page.locator("#saved-drafts-note").textContent())
+      .toContain("1 report saved on this device");
     await setOnline(true);
     const reference = page.locator("main .success-panel a");
     await reference.waitFor({ timeout: 30_000 });
     expect(await page.locator("main .success-panel").textContent()).toContain(`“${title}” has arrived`);
+    await expect.poll(() => page.locator("#saved-drafts-note").count()).toBe(0);
+    await expectAxeClean(page, "home page after a saved report arrived");
     expect(attempts).toBeGreaterThanOrEqual(2);
     const stored = await reportsTitled(title);
     expect(stored).toHaveLength(1);
