@@ -1,8 +1,10 @@
 // Builds the server and CLI (dist/*.js) and the browser assets (dist/public/assets) with content-hashed names.
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import sharp from "sharp";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -57,3 +59,44 @@ for (const [out, meta] of Object.entries(result.metafile.outputs)) {
   manifest[logical] = `/${relative(join(dist, "public"), join(root, out)).split("\\").join("/")}`;
 }
 writeFileSync(join(assetsDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+
+// The service worker: served from the root (/sw.js) so its scope is the whole site. The list of assets to keep on
+// the device and the cache version (a hash of that list, so every asset change installs a new worker) are baked in.
+const precache = Object.keys(result.metafile.outputs)
+  .filter((out) => !out.endsWith(".map"))
+  .map((out) => `/${relative(join(dist, "public"), join(root, out)).split("\\").join("/")}`);
+const icons = ["icon-192.png", "icon-512.png", "icon-maskable-512.png"].map((name) => `/icons/${name}`);
+const version = createHash("sha256")
+  .update(JSON.stringify([...precache, ...icons].sort()))
+  .digest("hex")
+  .slice(0, 12);
+await build({
+  ...common,
+  entryPoints: [join(root, "src/client/sw/service-worker.ts")],
+  outfile: join(dist, "public", "sw.js"),
+  platform: "browser",
+  format: "iife",
+  target: ["es2020", "chrome100", "firefox100", "safari15"],
+  minify: true,
+  define: { __SW_VERSION__: JSON.stringify(version), __PRECACHE__: JSON.stringify([...precache, ...icons]) },
+});
+
+// App icons, drawn from one SVG: a white map pin on the brand green. The maskable one keeps the pin inside the
+// central safe zone (80%) and fills the whole square, as launchers crop it to their own shape.
+const pin = (scale) =>
+  `<g transform="translate(256 256) scale(${scale}) translate(-256 -256)" fill="#ffffff">` +
+  `<path d="M256 64c-79 0-140 61-140 138 0 104 140 246 140 246s140-142 140-246c0-77-61-138-140-138z"/>` +
+  `<circle cx="256" cy="204" r="54" fill="#1d5b3a"/></g>`;
+const iconSvg = (maskable) =>
+  Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512" viewBox="0 0 512 512">` +
+      (maskable
+        ? `<rect width="512" height="512" fill="#1d5b3a"/>${pin(0.7)}`
+        : `<rect width="512" height="512" rx="96" fill="#1d5b3a"/>${pin(0.9)}`) +
+      `</svg>`,
+  );
+const iconsDir = join(dist, "public", "icons");
+mkdirSync(iconsDir, { recursive: true });
+await sharp(iconSvg(false)).resize(192, 192).png().toFile(join(iconsDir, "icon-192.png"));
+await sharp(iconSvg(false)).png().toFile(join(iconsDir, "icon-512.png"));
+await sharp(iconSvg(true)).png().toFile(join(iconsDir, "icon-maskable-512.png"));

@@ -23,6 +23,7 @@ import { publicDir } from "./core/web/paths.js";
 import { councillorRoutes } from "./councillors/routes.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { developerRoutes } from "./developers/routes.js";
+import { draftRoutes } from "./drafts/routes.js";
 import { healthRoutes } from "./health/routes.js";
 import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
@@ -181,6 +182,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(councillorRoutes);
   await app.register(projectRoutes);
   await app.register(reportRoutes);
+  await app.register(draftRoutes);
   await app.register(businessRoutes);
   await app.register(open311Routes);
   await app.register(developerRoutes);

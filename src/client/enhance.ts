@@ -1,8 +1,163 @@
 // Site-wide progressive enhancement. The site works fully without it.
+import {
+  type Draft,
+  draftFromForm,
+  getDraft,
+  listArrived,
+  listDrafts,
+  saveDraft,
+  sendWaitingDrafts,
+} from "./_drafts.js";
 
 // Move focus to an error summary so screen-reader and keyboard users hear about problems at once.
 const summary = document.querySelector<HTMLElement>(".error-summary");
 if (summary) {
   summary.setAttribute("tabindex", "-1");
   summary.focus();
+}
+
+// The installable app: the service worker keeps the report flow on this device, so reports can be made offline.
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+}
+
+const draftParam = new URLSearchParams(location.search).get("draft");
+const categoryStep = document.querySelector<HTMLFormElement>('form[action="/report"][method="get"]');
+if (draftParam && categoryStep) {
+  // Choosing a category for a saved draft: the form that follows opens the draft.
+  const carry = document.createElement("input");
+  carry.type = "hidden";
+  carry.name = "draft";
+  carry.value = draftParam;
+  categoryStep.append(carry);
+}
+
+const reportForm = document.querySelector<HTMLFormElement>("form.report-form");
+if (reportForm) {
+  // A page served from the device's copy would repeat its Idempotency-Key: each page view gets its own.
+  const keyField = reportForm.querySelector<HTMLInputElement>('input[name="idempotency_key"]');
+  if (keyField && typeof crypto.randomUUID === "function") keyField.value = crypto.randomUUID();
+  if (draftParam) void editDraft(reportForm, draftParam);
+}
+
+/** Opens a saved draft in the report form; "Send report" saves the changes and sends them like any draft. */
+async function editDraft(form: HTMLFormElement, id: string): Promise<void> {
+  const draft = await getDraft(id);
+  if (!draft) return;
+  fillForm(form, draft);
+  form.addEventListener("submit", (event) => {
+    const submitter = event.submitter as HTMLButtonElement | null;
+    if (submitter?.value === "check") return;
+    event.preventDefault();
+    const updated = draftFromForm(new FormData(form, submitter), draft);
+    void saveDraft(updated).then(() => location.assign(`/report/drafts?saved=${encodeURIComponent(updated.id)}`));
+  });
+}
+
+function fillForm(form: HTMLFormElement, draft: Draft): void {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of draft.fields) values.set(name, [...(values.get(name) ?? []), value]);
+  for (const [name, list] of values) {
+    if (name === "idempotency_key" || name === "action" || name === "category") continue;
+    for (const el of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+      `[name="${CSS.escape(name)}"]`,
+    )) {
+      if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
+        el.checked = list.includes(el.value);
+      } else if (!(el instanceof HTMLInputElement && el.type === "file")) {
+        el.value = list[0] ?? "";
+      }
+    }
+  }
+  const photos = form.querySelector<HTMLInputElement>('input[type="file"][name="photos"]');
+  if (photos && draft.photos.length > 0 && typeof DataTransfer !== "undefined") {
+    const transfer = new DataTransfer();
+    for (const p of draft.photos) transfer.items.add(new File([p.blob], p.name, { type: p.type }));
+    photos.files = transfer.files;
+  }
+}
+
+// Drafts saved offline are sent by themselves: now, when the connection returns, when the page is shown again, by
+// Background Sync where the browser has it, and with growing pauses while some are still waiting.
+let retryDelay = 2_000;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+async function sendDrafts(): Promise<void> {
+  if (!navigator.onLine) return;
+  clearTimeout(retryTimer);
+  const result = await sendWaitingDrafts().catch(() => ({ arrived: 0, waiting: 1 }));
+  if (result.arrived > 0) {
+    await announceArrivals(result.arrived);
+    showSavedDrafts(await listDrafts());
+  }
+  if (result.waiting > 0) {
+    retryTimer = setTimeout(() => void sendDrafts(), retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 60_000);
+  } else {
+    retryDelay = 2_000;
+  }
+}
+
+/** Outside the drafts page (which lists them itself), a saved report that arrived is announced with its reference. */
+async function announceArrivals(count: number): Promise<void> {
+  const main = document.querySelector("main");
+  if (!main || document.getElementById("drafts")) return;
+  const reports = (await listArrived()).slice(0, count);
+  const panel = document.createElement("div");
+  panel.className = "success-panel";
+  panel.setAttribute("role", "status");
+  for (const report of reports) {
+    const line = document.createElement("p");
+    const reference = document.createElement("a");
+    reference.href = `/reports/${report.reference}`;
+    reference.textContent = report.reference;
+    line.append(`Your saved report “${report.title}” has arrived. Its reference number is `, reference, ".");
+    panel.append(line);
+  }
+  main.prepend(panel);
+}
+
+/** Outside the drafts page, a short note that reports are saved on this device, so a refused one is found. */
+function showSavedDrafts(drafts: Draft[]): void {
+  document.getElementById("saved-drafts-note")?.remove();
+  const main = document.querySelector("main");
+  if (!main || drafts.length === 0 || document.getElementById("drafts")) return;
+  const refused = drafts.filter((d) => d.state === "refused").length;
+  const note = document.createElement("p");
+  note.className = "notice";
+  note.id = "saved-drafts-note";
+  const link = document.createElement("a");
+  link.href = "/report/drafts";
+  link.textContent =
+    drafts.length === 1 ? "1 report saved on this device" : `${drafts.length} reports saved on this device`;
+  note.append(
+    link,
+    refused > 0
+      ? `: ${refused === 1 ? "1 needs" : `${refused} need`} correcting before it can be sent.`
+      : ": waiting to be sent automatically.",
+  );
+  main.prepend(note);
+}
+
+async function startDrafts(): Promise<void> {
+  const drafts = await listDrafts().catch(() => []);
+  if (drafts.length === 0) return;
+  showSavedDrafts(drafts);
+  // Ask the browser not to clear this site's storage under pressure: it holds unsent reports.
+  await navigator.storage?.persist?.().catch(() => false);
+  if ("serviceWorker" in navigator) {
+    const registration = (await navigator.serviceWorker.ready) as ServiceWorkerRegistration & {
+      sync?: { register(tag: string): Promise<void> };
+    };
+    await registration.sync?.register("send-drafts").catch(() => undefined);
+  }
+  await sendDrafts();
+}
+
+if (typeof indexedDB !== "undefined") {
+  void startDrafts();
+  window.addEventListener("online", () => void sendDrafts());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") void sendDrafts();
+  });
 }

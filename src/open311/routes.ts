@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
+import { open311Idempotency } from "../drafts/idempotency.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, requestApiKey, touchApiKey } from "./keys.js";
 import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
@@ -13,6 +14,7 @@ import {
   errorResponses,
   type Format,
   FormatParams,
+  IdempotencyKeyHeaders,
   jsonOrXml,
   PostBodyForm,
   PostBodyMultipart,
@@ -335,6 +337,7 @@ export const open311Routes = fp(
       {
         onRequest: checkFormat,
         preHandler: [writeClient, limit(writeLimiter), requireKey],
+        ...open311Idempotency,
         attachValidation: true,
         serializerCompiler: rawJsonSerializer,
         config: { csrf: false },
@@ -345,6 +348,7 @@ export const open311Routes = fp(
             "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
           tags: [TAG],
           params: FormatParams,
+          headers: IdempotencyKeyHeaders,
           body: {
             content: {
               "application/x-www-form-urlencoded": { schema: PostBodyForm },
@@ -356,7 +360,7 @@ export const open311Routes = fp(
               "The new request's id (its reference number) and a service notice (root `service_requests`).",
               CreatedRequests,
             ),
-            ...errorResponses(400, 403, 404, 429),
+            ...errorResponses(400, 403, 404, 409, 422, 429),
           },
         },
       },
@@ -379,7 +383,7 @@ export const open311Routes = fp(
         .code(204)
         .header("access-control-allow-origin", "*")
         .header("access-control-allow-methods", "GET, POST, OPTIONS")
-        .header("access-control-allow-headers", "Content-Type, X-Api-Key")
+        .header("access-control-allow-headers", "Content-Type, X-Api-Key, Idempotency-Key")
         .header("access-control-max-age", "86400")
         .send();
     });

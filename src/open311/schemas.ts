@@ -278,12 +278,28 @@ const Open311ErrorsRef = Type.Unsafe<Static<typeof Open311Errors>>({ $ref: "#/co
 /** The serializer of Open311 routes: bodies arrive as JSON strings built by the presenters (see sendFormat). */
 export const rawJsonSerializer = () => (data: unknown) => (typeof data === "string" ? data : JSON.stringify(data));
 
+/** The Idempotency-Key request header of POST requests (IETF draft-ietf-httpapi-idempotency-key-header). */
+export const IdempotencyKeyHeaders = Type.Object(
+  {
+    "idempotency-key": Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description:
+          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 30 days. A request that was refused (4xx) or failed releases its key.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
 /** The Open311 error responses a route may give. */
-export function errorResponses(...statuses: (400 | 403 | 404 | 429)[]) {
+export function errorResponses(...statuses: (400 | 403 | 404 | 409 | 422 | 429)[]) {
   const text: Record<number, string> = {
     400: "Bad request: the errors say which parameter is wrong.",
     403: "Missing or invalid api_key.",
     404: "No such service, request or format.",
+    409: "A request with the same Idempotency-Key is still being processed: retry after Retry-After seconds.",
+    422: "The Idempotency-Key was already used with a different request body.",
     429: "Rate limit reached: see Retry-After and the RateLimit headers.",
   };
   return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311ErrorsRef)]));

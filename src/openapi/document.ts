@@ -86,6 +86,17 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
 * \`/api/v2\`: the Open311 error list (\`[{"code":400,"description":"…"}]\` or \`<errors>\` in XML), with HTTP 400
   (bad parameters), 403 (missing or invalid \`api_key\`), 404 (unknown \`service_code\` or request id) and 429.
 
+## Idempotency-Key (report submissions)
+
+Every way of submitting a report (\`POST /api/v2/requests.{json,xml}\`, the app's \`POST /api/app/reports\` and the
+web form) accepts an \`Idempotency-Key\` request header (IETF draft-ietf-httpapi-idempotency-key-header): a new
+random value (a UUID, sent as a quoted string) for each new report, the same for its retries. A retry with the same
+key and the same body gets the first answer again (the same reference) and creates nothing; a retry while the first
+request is still being processed gets \`409\` with \`Retry-After\`; the same key with a different body gets \`422\`.
+Keys are kept in the database for 30 days, so this holds across restarts and several server processes. Only an
+answer that created a report is kept: a refused request (4xx) releases its key, so it can be corrected and sent
+again. The key is optional on Open311 and required on \`/api/app/reports\`; errors come in each family's format.
+
 ## Rate limits
 
 The Open311 API is rate-limited: ${config.rateLimit.readMax} reads and ${config.rateLimit.writeMax} submissions per
@@ -189,6 +200,10 @@ export function swaggerOptions(config: Config): SwaggerOptions {
           description: "The local business directory as schema.org JSON-LD, its diff feed and static dataset export.",
         },
         { name: "Open311", description: "Open311 GeoReport v2: report categories (services) and reports (requests)." },
+        {
+          name: "App",
+          description: "The installable web app's own endpoint: reports saved on the device while offline.",
+        },
       ],
       externalDocs: { description: "Developer guide", url: `${config.baseUrl}/developers` },
       components: {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ComponentChildren } from "preact";
 import type { Category, Place, ReportStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
@@ -338,6 +339,8 @@ export function ReportForm(p: ReportFormProps) {
       {formError ? <p class="field-error">{formError}</p> : null}
       <form method="post" action="/report" enctype="multipart/form-data" novalidate class="report-form">
         <CsrfField token={p.csrfToken} />
+        {/* Idempotency-Key of this submission: a repeated post (double click, resend) gets the first answer. */}
+        <input type="hidden" name="idempotency_key" value={randomUUID()} />
         <input type="hidden" name="category" value={p.category.code} />
 
         <fieldset class={locationError ? "has-error" : undefined}>

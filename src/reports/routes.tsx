@@ -5,6 +5,7 @@ import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { mailWorkerPlugin } from "../core/mail/plugin.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+import { webFormIdempotency } from "../drafts/idempotency.js";
 import { categoryAttributes } from "./attributes.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { reportsAtom } from "./feed.js";
@@ -152,6 +153,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: { hide: true },
       config: { rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs } },
+      ...webFormIdempotency,
     },
     async (request, reply) => {
       const form = await readFormBody(request.body);

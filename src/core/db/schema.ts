@@ -210,6 +210,26 @@ export interface KeptPhotosTable {
   kept_at: Timestamp;
 }
 
+export interface IdempotencyKeysTable {
+  /** Which submission paths share the key space, e.g. "report" (web form and app drafts), "open311". */
+  scope: string;
+  key: string;
+  /** sha256 of the request's content, so the same key with another body is recognised. */
+  fingerprint: string;
+  /** A random id of the request that holds the key while it runs. */
+  owner: string;
+  /** "running" while the first request runs, "done" once its response is stored. */
+  state: string;
+  status: number | null;
+  /** JSON object of the response headers to replay (content-type, location). */
+  headers: string | null;
+  body: string | null;
+  created_at: Timestamp;
+  /** A running request holds the key until then; after that (a crashed process) another request may take it. */
+  locked_until: Timestamp | null;
+  expires_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -224,6 +244,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   job_leases: JobLeasesTable;
   kept_photos: KeptPhotosTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

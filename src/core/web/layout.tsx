@@ -32,6 +32,8 @@ function isCurrent(navPath: string, path: string): boolean {
 /** The page shell: skip link, header with navigation, main landmark, footer. Works without JavaScript. */
 export function Layout({ ctx, title, description, styles = [], scripts = [], head, children }: LayoutProps) {
   const { site, path, assets } = ctx;
+  // enhance.js runs everywhere: it registers the service worker and sends drafts saved offline.
+  const pageScripts = scripts.includes("enhance.js") ? scripts : ["enhance.js", ...scripts];
   const fullTitle = path === "/" ? `${site.villageName} Community Platform` : `${title} – ${site.villageName}`;
   return (
     <html lang="en-GB">
@@ -45,6 +47,9 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
           <link rel="stylesheet" href={assets.url(s)} key={s} />
         ))}
         <link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom" />
+        <link rel="manifest" href="/manifest.webmanifest" />
+        <meta name="theme-color" content="#1d5b3a" />
+        <link rel="icon" type="image/png" sizes="192x192" href="/icons/icon-192.png" />
         {head}
       </head>
       <body>
@@ -98,7 +103,7 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
             </nav>
           </div>
         </footer>
-        {scripts.map((s) => (
+        {pageScripts.map((s) => (
           <script type="module" src={assets.url(s)} key={s} />
         ))}
       </body>

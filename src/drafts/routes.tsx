@@ -1,0 +1,257 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { Type } from "typebox";
+import { ProblemSchema } from "../businesses/schemas.js";
+import { pageContext } from "../core/context.js";
+import { checkSameOrigin } from "../core/http/csrf.js";
+import { AppError } from "../core/http/errors.js";
+import { mediaStorage } from "../core/media/storage.js";
+import { Layout } from "../core/web/layout.js";
+import { publicDir } from "../core/web/paths.js";
+import { sendPage } from "../core/web/render.js";
+import { first, readFormBody } from "../reports/form-body.js";
+import { loadKeptPhotos } from "../reports/kept-photos.js";
+import { submitReport } from "../reports/submit.js";
+import { appIdempotency } from "./idempotency.js";
+import { DraftsPage, OfflinePage } from "./pages.js";
+
+/** Where the app sends drafts. Under /api, so its errors are problem+json and it is in the OpenAPI description. */
+export const APP_REPORTS_PATH = "/api/app/reports";
+export const THEME_COLOUR = "#1d5b3a";
+const ICONS = ["icon-192.png", "icon-512.png", "icon-maskable-512.png"] as const;
+
+const problem = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: ProblemSchema } },
+});
+
+const optionalText = (description: string, maxLength = 4000) => Type.Optional(Type.String({ maxLength, description }));
+
+const AppReportBody = Type.Object(
+  {
+    category: Type.String({ maxLength: 100, description: "The category code (an Open311 `service_code`)." }),
+    title: Type.String({ maxLength: 120, description: "A short title, one line." }),
+    description: Type.String({ maxLength: 4000, description: "What the problem is, plain text." }),
+    lat: optionalText("Latitude of the map pin (decimal degrees), with `lng`.", 40),
+    lng: optionalText("Longitude of the map pin (decimal degrees), with `lat`.", 40),
+    place: optionalText("A street or landmark id from the gazetteer (the form's list).", 100),
+    location_text: optionalText("The place in words.", 300),
+    "attribute[CODE]": optionalText("Answers to the category's extra questions, as in the web form.", 4000),
+    email: optionalText("For the confirmation email and follow-up; never published.", 254),
+    name: optionalText("Never published.", 100),
+    share_contact: optionalText("`yes` to pass the contact details to the council.", 10),
+    website: optionalText("Must be empty: the form's hidden field that people never fill in.", 200),
+    photos: Type.Optional(
+      Type.Array(Type.String({ format: "binary" }), {
+        description: "Photos, as in the web form (JPEG, PNG, WebP or HEIC); all metadata is removed.",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const AppReportCreated = Type.Object({
+  reference: Type.String({ description: "The report's reference number.", examples: ["K7QM-3X9P"] }),
+  url: Type.String({ description: "The confirmation page of the report." }),
+  serviceNotice: Type.String({ description: "What happens next." }),
+});
+
+/**
+ * The installable app: the web app manifest and its icons, the service worker (/sw.js, scope /), the offline page,
+ * the page listing the reports saved on this device, and the endpoint those drafts are sent to.
+ */
+export async function draftRoutes(app: FastifyInstance): Promise<void> {
+  const civic = app.civic;
+  const { config } = civic;
+  const ownOrigins = [new URL(config.baseUrl).origin];
+
+  app.get("/manifest.webmanifest", { schema: { hide: true } }, async (_request, reply) => {
+    const icon = (name: string, size: number, purpose: string) => ({
+      src: `/icons/${name}`,
+      sizes: `${size}x${size}`,
+      type: "image/png",
+      purpose,
+    });
+    return reply
+      .type("application/manifest+json; charset=utf-8")
+      .header("cache-control", "public, max-age=3600")
+      .send(
+        JSON.stringify({
+          id: "/",
+          name: `${config.village.name} Community Platform`,
+          short_name: config.village.name,
+          description: `Report local, non-urgent problems in ${config.village.name}, even offline.`,
+          lang: "en-GB",
+          start_url: "/",
+          scope: "/",
+          display: "standalone",
+          background_color: "#ffffff",
+          theme_color: THEME_COLOUR,
+          icons: [
+            icon("icon-192.png", 192, "any"),
+            icon("icon-512.png", 512, "any"),
+            icon("icon-maskable-512.png", 512, "maskable"),
+          ],
+          shortcuts: [{ name: "Report an issue", url: "/report" }],
+        }),
+      );
+  });
+
+  async function sendBuilt(reply: FastifyReply, file: string, type: string, cacheControl: string) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(publicDir, file));
+    } catch {
+      throw new AppError("not_found", `${file} has not been built: run "npm run build".`);
+    }
+    return reply.type(type).header("cache-control", cacheControl).send(bytes);
+  }
+
+  // The service worker must be re-checked on every navigation (no-cache), else a new version waits for a day.
+  app.get("/sw.js", { schema: { hide: true } }, async (_request, reply) => {
+    reply.header("service-worker-allowed", "/");
+    return sendBuilt(reply, "sw.js", "text/javascript; charset=utf-8", "no-cache");
+  });
+
+  app.get(
+    "/icons/:name",
+    { schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 40 }) }) } },
+    async (request, reply) => {
+      const { name } = request.params as { name: string };
+      if (!(ICONS as readonly string[]).includes(name)) throw new AppError("not_found", "There is no such icon.");
+      return sendBuilt(reply, join("icons", name), "image/png", "public, max-age=86400");
+    },
+  );
+
+  app.get("/offline", { schema: { hide: true } }, async (request, reply) => {
+    reply.header("x-robots-tag", "noindex");
+    return sendPage(
+      reply,
+      <Layout ctx={pageContext(request)} title="You are offline">
+        <OfflinePage />
+      </Layout>,
+    );
+  });
+
+  app.get("/report/drafts", { schema: { hide: true } }, async (request, reply) => {
+    reply.header("x-robots-tag", "noindex");
+    return sendPage(
+      reply,
+      <Layout
+        ctx={pageContext(request)}
+        title="Reports saved on this device"
+        description="Reports saved on this device while offline, sent automatically when you are back online."
+        scripts={["enhance.js", "drafts-page.js"]}
+      >
+        <DraftsPage />
+      </Layout>,
+    );
+  });
+
+  app.post(
+    APP_REPORTS_PATH,
+    {
+      ...appIdempotency,
+      attachValidation: true,
+      config: {
+        csrf: false,
+        rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs },
+      },
+      schema: {
+        summary: "Send a report saved by the app",
+        description:
+          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); browsers may only send it from this site (`Origin`); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key.",
+        tags: ["App"],
+        headers: Type.Object(
+          {
+            "idempotency-key": Type.String({
+              maxLength: 300,
+              description:
+                'Required. A new random value for each report (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`), the same for its retries.',
+            }),
+          },
+          { additionalProperties: true },
+        ),
+        body: { content: { "multipart/form-data": { schema: AppReportBody } } },
+        response: {
+          201: {
+            description: "The report was created (or had been, for a retry): its reference.",
+            content: { "application/json": { schema: AppReportCreated } },
+          },
+          400: problem("The report was refused (`validation_failed`, `errors` per field) or the key is missing."),
+          403: problem("Sent from another website."),
+          409: problem("A request with this Idempotency-Key is still being processed: retry after `Retry-After`."),
+          413: problem("Too large: too many or too big photos."),
+          415: problem("Not multipart/form-data."),
+          422: problem("This Idempotency-Key was used for a different report."),
+          429: problem("Too many reports from this address: retry after `Retry-After`."),
+        },
+      },
+    },
+    async (request, reply) => {
+      checkSameOrigin(request, ownOrigins);
+      if (!request.isMultipart()) {
+        throw new AppError("unsupported_media_type", "Send the report as multipart/form-data.");
+      }
+      const form = await readFormBody(request.body);
+      if (first(form, "website").trim() !== "") {
+        throw new AppError("validation_failed", "The report could not be accepted: there is 1 problem.", {
+          fields: [{ field: "website", message: "must be empty" }],
+        });
+      }
+      const attributes: Record<string, string[]> = {};
+      for (const [name, list] of Object.entries(form.fields)) {
+        const m = /^attribute\[(.{1,100})\]$/.exec(name);
+        if (m?.[1]) attributes[m[1]] = list;
+      }
+      const coordinate = (name: string) => {
+        const v = first(form, name).trim();
+        return v === "" ? null : /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+      };
+      const kept = await loadKeptPhotos(
+        // Photos kept by an earlier "check for reports nearby" in the same form.
+        mediaStorage(config.dataDir),
+        config.sessionSecret,
+        form.fields.kept_photo ?? [],
+      );
+      const uploads = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
+      const email = first(form, "email");
+      const result = await submitReport(civic, {
+        categoryCode: first(form, "category"),
+        title: first(form, "title"),
+        description: first(form, "description"),
+        lat: coordinate("lat"),
+        lng: coordinate("lng"),
+        locationText: first(form, "location_text") || null,
+        placeId: first(form, "place") || null,
+        addressId: null,
+        attributes,
+        photos: [...kept.photos, ...uploads],
+        mediaUrl: null,
+        reporter: {
+          email: email || null,
+          name: first(form, "name") || null,
+          phone: null,
+          shareContact: first(form, "share_contact") === "yes",
+        },
+        deviceId: null,
+        accountId: null,
+        source: "web",
+        apiKeyId: null,
+      });
+      return reply
+        .code(201)
+        .header("content-type", "application/json; charset=utf-8")
+        .header("cache-control", "no-store")
+        .header("location", `/reports/${result.reference}`)
+        .send(
+          JSON.stringify({
+            reference: result.reference,
+            url: `/report/sent/${result.reference}`,
+            serviceNotice: result.serviceNotice,
+          }),
+        );
+    },
+  );
+}
