@@ -19,13 +19,28 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
+/** How the server answers: `refuse` maps a recipient address to an SMTP code (e.g. 550 for "no such user"). */
+export interface TestSmtpOptions {
+  refuse?: Record<string, number>;
+}
+
 /** Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). */
-export async function startTestSmtp(port = 0, received: ReceivedMail[] = []): Promise<TestSmtp> {
+export async function startTestSmtp(
+  port = 0,
+  received: ReceivedMail[] = [],
+  options: TestSmtpOptions = {},
+): Promise<TestSmtp> {
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = options.refuse?.[address.address.toLowerCase()];
+      if (code === undefined) return callback();
+      const error = Object.assign(new Error(`Mailbox ${address.address} refused`), { responseCode: code });
+      return callback(error);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));

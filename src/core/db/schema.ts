@@ -176,6 +176,8 @@ export interface OutboxTable {
   locked_until: Timestamp | null;
   last_error: string | null;
   sent_at: Timestamp | null;
+  /** Set when the message will never be sent: a permanent SMTP refusal, a suppressed address or too many attempts. */
+  failed_at: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -190,6 +192,27 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null;
 }
 
+/** An address that refused mail permanently (SMTP 5xx): nothing more is sent to it. Only a hash is kept. */
+export interface MailSuppressionsTable {
+  /** sha256 of the lower-cased address (see core/mail/suppressions.ts). */
+  address_hash: string;
+  /** Why, without the address: e.g. "550 at RCPT TO". */
+  reason: string;
+  created_at: Timestamp;
+}
+
+/** A form submission that succeeded, by its form token's nonce: a replay shows the same result. */
+export interface FormSubmissionsTable {
+  nonce: string;
+  /** Which form, e.g. "report". */
+  form: string;
+  /** What the first submission produced, e.g. the report's reference. */
+  result: string;
+  created_at: Timestamp;
+  /** After this the token has expired anyway, and the row is deleted. */
+  expires_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -202,6 +225,8 @@ export interface DB {
   report_updates: ReportUpdatesTable;
   outbox: OutboxTable;
   api_keys: ApiKeysTable;
+  mail_suppressions: MailSuppressionsTable;
+  form_submissions: FormSubmissionsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
