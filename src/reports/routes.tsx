@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
+import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { mailWorkerPlugin } from "../core/mail/plugin.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -203,8 +204,13 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
       }
 
-      // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
+      // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
       const token = civic.formTokens.verify(first(form, "_csrf"));
+      const submissionKey = token ? formSubmissionKey(token, "report") : undefined;
+      const accepted = submissionKey && (await earlierSubmission(db(), submissionKey));
+      if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
+
+      // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
       const problems: FieldProblem[] = [];
       if (first(form, "website").trim() !== "") {
         problems.push({
@@ -222,29 +228,34 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       }
 
       try {
-        const result = await submitReport(civic, {
-          categoryCode: category.code,
-          title: values.title,
-          description: values.description,
-          lat,
-          lng,
-          locationText: values.locationText || null,
-          placeId: values.place || null,
-          addressId: null,
-          attributes,
-          photos,
-          mediaUrl: null,
-          reporter: {
-            email: values.email || null,
-            name: values.name || null,
-            phone: null,
-            shareContact: values.shareContact,
+        const result = await submitReport(
+          civic,
+          {
+            categoryCode: category.code,
+            title: values.title,
+            description: values.description,
+            lat,
+            lng,
+            locationText: values.locationText || null,
+            placeId: values.place || null,
+            addressId: null,
+            attributes,
+            photos,
+            mediaUrl: null,
+            reporter: {
+              email: values.email || null,
+              name: values.name || null,
+              phone: null,
+              shareContact: values.shareContact,
+            },
+            deviceId: null,
+            accountId: null,
+            source: "web",
+            apiKeyId: null,
           },
-          deviceId: null,
-          accountId: null,
-          source: "web",
-          apiKeyId: null,
-        });
+          submissionKey ? { formSubmission: submissionKey } : {},
+        );
+        if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
         return reply.redirect(`/report/sent/${result.reference}`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;

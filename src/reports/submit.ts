@@ -1,6 +1,7 @@
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { ImageError, type ProcessedImage, photoKey, processPhoto } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -48,6 +49,8 @@ export interface ReportSubmission {
 export interface SubmittedReport {
   id: number;
   reference: string;
+  /** True when this was a replay of a form already accepted: nothing new was created. */
+  replayed?: boolean;
   /** Open311 service_notice: what happens next. */
   serviceNotice: string;
 }
@@ -258,17 +261,31 @@ export function describeWhere(r: {
 
 const REFERENCE_ATTEMPTS = 6;
 
+/** The report an earlier submission of the same form token created, if there was one. */
+async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): Promise<SubmittedReport | null> {
+  const reference = await earlierSubmission(civic.database.db, key);
+  if (reference === undefined) return null;
+  const row = await civic.database.db
+    .selectFrom("reports")
+    .select("id")
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  return row ? { id: row.id, reference, serviceNotice: notice, replayed: true } : null;
+}
+
 /**
  * Validates and stores a new report: photos are cleaned and stored first (content-addressed, so a failed
  * submission leaves at most an unreferenced file), then the report, its first "open" history entry, its photos
  * and its emails (confirmation, council forwarding) are written in one transaction. Throws
  * `validation_failed` with every field problem at once. A reference that is already taken (rare: ~8.5e11 values) is
  * replaced by a new one and the transaction retried. `options.newReference` replaces the generator (tests).
+ * With `options.formSubmission` (web forms), the form token is recorded in the same transaction, first: a replay
+ * of the token, even a concurrent one, creates nothing and answers with the first submission's reference.
  */
 export async function submitReport(
   civic: Civic,
   input: ReportSubmission,
-  options: { newReference?: () => string } = {},
+  options: { newReference?: () => string; formSubmission?: FormSubmissionKey } = {},
 ): Promise<SubmittedReport> {
   const makeReference = options.newReference ?? newReference;
   const c = await check(civic, input);
@@ -290,6 +307,7 @@ export async function submitReport(
     const at = now.toISOString();
     try {
       const id = await civic.database.db.transaction().execute(async (tx) => {
+        if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
         const row = await tx
           .insertInto("reports")
           .values({
@@ -376,6 +394,8 @@ export async function submitReport(
       });
       return { id, reference, serviceNotice: notice };
     } catch (error) {
+      const replayed = options.formSubmission && (await replayOf(civic, options.formSubmission, notice));
+      if (replayed) return replayed;
       if (attempt < REFERENCE_ATTEMPTS && isUniqueViolation(error)) continue;
       throw error;
     }
