@@ -4,7 +4,8 @@ import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, touchApiKey } from "./keys.js";
-import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
+import { withUploads } from "../core/media/uploads.js";
+import { createServiceRequest, isMediaField, type PostFields, readPostBody } from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
@@ -289,7 +290,7 @@ export const open311Routes = fp(
     /** POST: resolve the key, count the attempt (per key, or per address without a valid key), then require it. */
     const postBodies = new WeakMap<FastifyRequest, PostFields>();
     const writeClient = async (request: FastifyRequest) => {
-      const body = await readPostBody(request.body);
+      const body = readPostBody(request.body);
       // The standard sends api_key in the form body; some clients put it in the query string instead.
       const inQuery = (request.query as { api_key?: unknown } | undefined)?.api_key;
       if (!body.fields.has("api_key") && typeof inQuery === "string") body.fields.set("api_key", [inQuery]);
@@ -321,7 +322,7 @@ export const open311Routes = fp(
           security: [{ open311ApiKey: [] }],
           summary: "Create a service request",
           description:
-            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
+            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.\n\nUploads: send `api_key` (or give it in the query string) before the first `media` part. The key and the rate limit are checked before any file is read: a `media` part that arrives while no valid key is known is refused with 403 unread. Files stream to a temporary store, at most MAX_PHOTOS files of MAX_PHOTO_MB each (413 beyond); while too many uploads are in progress the answer is 503 with `Retry-After`.",
           tags: [TAG],
           params: FormatParams,
           body: {
@@ -345,7 +346,10 @@ export const open311Routes = fp(
         if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
         const contentType = request.headers["content-type"] ?? "";
         if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
-        const created = await createServiceRequest(civic, client, body);
+        // Files are read only now, after the key and the rate limit were checked (see core/media/uploads.ts).
+        const created = await withUploads(request, isMediaField, (files) =>
+          createServiceRequest(civic, client, files.length > 0 ? readPostBody(request.body, files) : body),
+        );
         await touchApiKey(db(), client.id, civic.now());
         reply.header("cache-control", "no-store");
         return sendFormat(reply, request.params.format, "service_requests", [created]);

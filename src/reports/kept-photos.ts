@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { ImageError, photoKey, processPhoto } from "../core/media/images.js";
+import { ImageError, type PhotoInput, photoKey, photoSize, photoSource, processPhoto } from "../core/media/images.js";
 import type { Storage } from "../core/media/storage.js";
 
 /**
@@ -58,20 +58,21 @@ export async function loadKeptPhotos(
 export async function keepNewPhotos(
   storage: Storage,
   secret: string,
-  uploads: { data: Buffer; filename: string }[],
+  uploads: PhotoInput[],
   maxBytes: number,
 ): Promise<KeptPhoto[]> {
   const kept: KeptPhoto[] = [];
   for (const upload of uploads) {
-    if (upload.data.length > maxBytes) continue;
+    if (photoSize(upload) > maxBytes) continue;
+    const filename = upload.filename ?? "";
     try {
-      const processed = await processPhoto(upload.data);
+      const processed = await processPhoto(photoSource(upload));
       await storage.put(photoKey(processed.hash, "full"), processed.full);
       await storage.put(photoKey(processed.hash, "thumb"), processed.thumb);
       kept.push({
-        token: keptPhotoToken(secret, processed.hash, upload.filename),
+        token: keptPhotoToken(secret, processed.hash, filename),
         hash: processed.hash,
-        name: upload.filename,
+        name: filename,
       });
     } catch (error) {
       if (!(error instanceof ImageError)) throw error;

@@ -3,7 +3,15 @@ import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { ImageError, type ProcessedImage, photoKey, processPhoto } from "../core/media/images.js";
+import {
+  ImageError,
+  type PhotoInput,
+  type ProcessedImage,
+  photoKey,
+  photoSize,
+  photoSource,
+  processPhoto,
+} from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { type AttributeValues, categoryAttributes, validateAttributes } from "./attributes.js";
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
@@ -36,7 +44,7 @@ export interface ReportSubmission {
   /** Open311 address_id. */
   addressId: string | null;
   attributes: AttributeValues;
-  photos: { data: Buffer; filename?: string }[];
+  photos: PhotoInput[];
   /** Open311 media_url supplied by an API client. */
   mediaUrl: string | null;
   reporter: { email: string | null; name: string | null; phone: string | null; shareContact: boolean };
@@ -200,18 +208,18 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
 
   const photos: ProcessedImage[] = [];
   const { maxPhotos, maxPhotoBytes } = civic.config.uploads;
-  const given = input.photos.filter((p) => p.data.length > 0);
+  const given = input.photos.filter((p) => photoSize(p) > 0);
   if (given.length > maxPhotos) {
     problem("photos", maxPhotos === 0 ? "Photos are not accepted" : `Add at most ${maxPhotos} photos`);
   } else {
     for (const [i, photo] of given.entries()) {
       const label = photo.filename ? `“${photo.filename.slice(0, 80)}”` : `Photo ${i + 1}`;
-      if (photo.data.length > maxPhotoBytes) {
+      if (photoSize(photo) > maxPhotoBytes) {
         problem("photos", `${label} is larger than ${Math.round(maxPhotoBytes / 1024 / 1024)} MB`);
         continue;
       }
       try {
-        photos.push(await processPhoto(photo.data));
+        photos.push(await processPhoto(photoSource(photo)));
       } catch (error) {
         if (!(error instanceof ImageError)) throw error;
         problem("photos", `${label} ${error.message}`);
