@@ -213,6 +213,14 @@ describeEachDb("uploads", (dialect) => {
     expect(await leftovers()).toEqual([]);
   });
 
+  it("refuses a file over MAX_PHOTO_MB with 413 and keeps nothing of it", async () => {
+    const big = multipartStream(open311Fields(key), { field: "media", fileBytes: 31 * MB });
+    const res = await post("/api/v2/requests.json", big);
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual([{ code: 413, description: expect.any(String) }]);
+    expect(await leftovers()).toEqual([]);
+  });
+
   it("refuses an upload over the rate limit without reading the file", async () => {
     // Use up the key's write limit with small posts (no file), then send a large one.
     for (let i = 0; i < 20; i++) {

@@ -21,7 +21,7 @@ import { AppError } from "../http/errors.js";
  * in document order.
  */
 
-/** Uploads streamed at the same time per process; more wait for a free slot for a moment, then get a 503. */
+/** Uploads streamed and processed at the same time per process; one more is answered 503 with Retry-After. */
 export const MAX_CONCURRENT_UPLOADS = 4;
 /** Seconds a client is asked to wait when every upload slot is busy. */
 const RETRY_AFTER_SECONDS = 5;
