@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../../../test/helpers/app.js";
 import { jpegWithGps } from "../../../test/helpers/images.js";
 import { createApiKey } from "../../open311/keys.js";
@@ -233,5 +234,43 @@ describeEachDb("uploads", (dialect) => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     expect(body.pulled()).toBeLessThan(MB);
     expect(await leftovers()).toEqual([]);
+  });
+});
+
+describe("uploads over a real connection", () => {
+  it("answers a refused upload at once and closes the connection instead of reading the rest", async () => {
+    const t = await createTestApp("sqlite", { seed: true });
+    try {
+      await t.app.listen({ port: 0, host: "127.0.0.1" });
+      const port = (t.app.server.address() as { port: number }).port;
+      const head =
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\nnot-a-key\r\n` +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="media"; filename="a.jpg"\r\n\r\n`;
+      const total = 30 * MB;
+      const socket = connect(port, "127.0.0.1");
+      let response = "";
+      let closed = false;
+      socket.on("data", (d: Buffer) => (response += d.toString()));
+      socket.on("close", () => (closed = true));
+      socket.on("error", () => {});
+      socket.write(
+        `POST /api/v2/requests.json HTTP/1.1\r\nHost: civic.test\r\nContent-Type: ${headers["content-type"]}\r\n` +
+          `Content-Length: ${total + head.length}\r\n\r\n${head}`,
+      );
+      const chunk = Buffer.alloc(64 * 1024);
+      let written = 0;
+      const started = Date.now();
+      while (!closed && written < total && Date.now() - started < 10_000) {
+        if (socket.write(chunk)) written += chunk.length;
+        else await new Promise((r) => setTimeout(r, 10));
+      }
+      socket.destroy();
+      expect(response).toMatch(/^HTTP\/1.1 403/);
+      expect(closed).toBe(true);
+      // Only what the socket buffers took before the server closed the connection.
+      expect(written).toBeLessThan(total / 2);
+    } finally {
+      await t.close();
+    }
   });
 });
