@@ -115,12 +115,43 @@ export async function registerUploads(
     request.body = body;
     if (file) pending.set(request, { parts, file });
   });
-  // A request answered before its files were read (refused by a check): close the connection rather than read
-  // the rest of the body.
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (pending.has(request)) reply.header("connection", "close");
+    if (pending.has(request)) {
+      reply.header("connection", "close");
+      lingerThenClose(request);
+    }
     done(null, payload);
   });
+}
+
+/** How much of a refused upload is read and dropped, at most, so the client can still read the answer. */
+const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_MS = 2_000;
+
+/**
+ * A request answered before its files were read (refused by a check) is not read to the end: its connection is
+ * closed. Closing a socket that still has unread data makes the kernel send a reset, which can destroy the answer
+ * before the client reads it, so, like nginx's lingering close, the rest of the body is read and dropped for a
+ * short while (at most LINGER_BYTES and LINGER_MS) after the answer is sent, then the connection is closed.
+ */
+function lingerThenClose(request: FastifyRequest): void {
+  const raw = request.raw;
+  raw.unpipe();
+  let dropped = 0;
+  raw.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) raw.destroy();
+  });
+  raw.on("error", () => {});
+  raw.resume();
+  const socket = raw.socket as (typeof raw.socket & { destroySoon?: () => void }) | null;
+  if (socket && typeof socket.destroySoon === "function") {
+    // Node calls destroySoon() once the answer is written: half-close instead, and destroy a little later.
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
 }
 
 /** Streams one file part into `path`, refusing it when it is larger than the multipart file size limit. */
@@ -148,13 +179,14 @@ export async function withUploads<T>(
 ): Promise<T> {
   const upload = pending.get(request);
   if (!upload) return work([]);
-  pending.delete(request);
   const store = request.server.uploadStore;
   if (!store.slots.tryTake()) {
+    // Still pending: the answer closes the connection without reading the files.
     throw new AppError("service_unavailable", "Too many uploads at the moment. Please try again in a few seconds.", {
       headers: { "retry-after": String(RETRY_AFTER_SECONDS) },
     });
   }
+  pending.delete(request);
   const dir = join(store.dir, randomBytes(12).toString("hex"));
   try {
     await mkdir(dir, { recursive: true });
