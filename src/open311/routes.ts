@@ -346,9 +346,10 @@ export const open311Routes = fp(
         if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
         const contentType = request.headers["content-type"] ?? "";
         if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
-        // Files are read only now, after the key and the rate limit were checked (see core/media/uploads.ts).
+        // Files are read only now, after the key and the rate limit were checked (see core/media/uploads.ts);
+        // the body is read again for the fields that came after them.
         const created = await withUploads(request, isMediaField, (files) =>
-          createServiceRequest(civic, client, files.length > 0 ? readPostBody(request.body, files) : body),
+          createServiceRequest(civic, client, readPostBody(request.body, files)),
         );
         await touchApiKey(db(), client.id, civic.now());
         reply.header("cache-control", "no-store");
