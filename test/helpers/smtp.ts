@@ -19,9 +19,13 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-/** How the server answers: `refuse` maps a recipient address to an SMTP code (e.g. 550 for "no such user"). */
+/**
+ * How the server answers: `refuse` maps a recipient address to an SMTP code (e.g. 550 for "no such user");
+ * `refuseData` refuses every message after its content was sent (e.g. 554 "looks like spam").
+ */
 export interface TestSmtpOptions {
   refuse?: Record<string, number>;
+  refuseData?: number;
 }
 
 /** Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). */
@@ -45,6 +49,9 @@ export async function startTestSmtp(
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        if (options.refuseData) {
+          return callback(Object.assign(new Error("Message refused"), { responseCode: options.refuseData }));
+        }
         const raw = Buffer.concat(chunks).toString("utf8");
         simpleParser(raw).then(
           (parsed) => {

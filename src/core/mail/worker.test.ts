@@ -230,6 +230,22 @@ describeEachDb("mail outbox worker", (dialect) => {
     await worker.stop();
   });
 
+  it("fails a message refused for its content (5xx at DATA) without suppressing the address", async () => {
+    const c = clock();
+    smtp = await startTestSmtp(0, [], { refuseData: 554 });
+    await enqueue(db, 1, c.now());
+    const worker = new OutboxWorker({ db: db.database.db, transport: smtpTransport(smtp.url), from: FROM, now: c.now });
+    expect(await worker.runOnce()).toBe(0);
+    const row = await db.database.db.selectFrom("outbox").selectAll().executeTakeFirstOrThrow();
+    expect(row.failed_at).not.toBeNull();
+    expect(row.last_error).toMatch(/554/);
+    expect(await isSuppressed(db.database.db, "person0@example.org")).toBe(false);
+    c.advance(3_600_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect((await db.database.db.selectFrom("outbox").select("attempts").executeTakeFirstOrThrow()).attempts).toBe(1);
+    await worker.stop();
+  });
+
   it("gives up after a capped number of attempts over about two days", async () => {
     const c = clock();
     const port = await freePort();
