@@ -107,13 +107,16 @@ export async function registerUploads(
   const dir = join(options.dataDir, "tmp", "uploads");
   await removeStale(dir, Date.now());
   app.decorate("uploadStore", { dir, slots: new Slots(options.maxConcurrent ?? MAX_CONCURRENT_UPLOADS) });
-  app.addHook("preValidation", async (request) => {
-    if (!request.isMultipart()) return;
+  // Synchronous for every request that is not multipart: this hook runs on the hot paths too.
+  app.addHook("preValidation", (request, _reply, done) => {
+    if (!request.isMultipart()) return done();
     const parts = request.parts()[Symbol.asyncIterator]();
     const body: FieldBody = {};
-    const file = await readFieldsUntilFile(parts, body);
-    request.body = body;
-    if (file) pending.set(request, { parts, file });
+    readFieldsUntilFile(parts, body).then((file) => {
+      request.body = body;
+      if (file) pending.set(request, { parts, file });
+      done();
+    }, done);
   });
   app.addHook("onSend", (request, reply, payload, done) => {
     if (pending.has(request)) {
