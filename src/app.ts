@@ -17,6 +17,7 @@ import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
+import { registerUploads } from "./core/media/uploads.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -117,8 +118,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
+  // Fields are read before the checks, files only after them, streamed to disk: see core/media/uploads.ts.
   await app.register(multipart, {
-    attachFieldsToBody: true,
     limits: {
       fileSize: config.uploads.maxPhotoBytes,
       files: Math.max(config.uploads.maxPhotos, 1),
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       parts: 120,
     },
   });
+  await registerUploads(app, { dataDir: config.dataDir });
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,

@@ -5,6 +5,7 @@ import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/schemas.js";
 import { pageContext } from "../core/context.js";
 import { checkSameOrigin } from "../core/http/csrf.js";
+import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { Layout } from "../core/web/layout.js";
@@ -194,64 +195,70 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
       if (!request.isMultipart()) {
         throw new AppError("unsupported_media_type", "Send the report as multipart/form-data.");
       }
-      const form = await readFormBody(request.body);
-      if (first(form, "website").trim() !== "") {
-        throw new AppError("validation_failed", "The report could not be accepted: there is 1 problem.", {
-          fields: [{ field: "website", message: "must be empty" }],
-        });
-      }
-      const attributes: Record<string, string[]> = {};
-      for (const [name, list] of Object.entries(form.fields)) {
-        const m = /^attribute\[(.{1,100})\]$/.exec(name);
-        if (m?.[1]) attributes[m[1]] = list;
-      }
-      const coordinate = (name: string) => {
-        const v = first(form, name).trim();
-        return v === "" ? null : /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-      };
-      const kept = await loadKeptPhotos(
-        // Photos kept by an earlier "check for reports nearby" in the same form.
-        mediaStorage(config.dataDir),
-        config.sessionSecret,
-        form.fields.kept_photo ?? [],
-      );
-      const uploads = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
-      const email = first(form, "email");
-      const result = await submitReport(civic, {
-        categoryCode: first(form, "category"),
-        title: first(form, "title"),
-        description: first(form, "description"),
-        lat: coordinate("lat"),
-        lng: coordinate("lng"),
-        locationText: first(form, "location_text") || null,
-        placeId: first(form, "place") || null,
-        addressId: null,
-        attributes,
-        photos: [...kept.photos, ...uploads],
-        mediaUrl: null,
-        reporter: {
-          email: email || null,
-          name: first(form, "name") || null,
-          phone: null,
-          shareContact: first(form, "share_contact") === "yes",
+      return withUploads(
+        request,
+        (field) => field === "photos",
+        async (files) => {
+          const form = readFormBody(request.body, files);
+          if (first(form, "website").trim() !== "") {
+            throw new AppError("validation_failed", "The report could not be accepted: there is 1 problem.", {
+              fields: [{ field: "website", message: "must be empty" }],
+            });
+          }
+          const attributes: Record<string, string[]> = {};
+          for (const [name, list] of Object.entries(form.fields)) {
+            const m = /^attribute\[(.{1,100})\]$/.exec(name);
+            if (m?.[1]) attributes[m[1]] = list;
+          }
+          const coordinate = (name: string) => {
+            const v = first(form, name).trim();
+            return v === "" ? null : /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+          };
+          const kept = await loadKeptPhotos(
+            // Photos kept by an earlier "check for reports nearby" in the same form.
+            mediaStorage(config.dataDir),
+            config.sessionSecret,
+            form.fields.kept_photo ?? [],
+          );
+          const uploads = form.files.photos ?? [];
+          const email = first(form, "email");
+          const result = await submitReport(civic, {
+            categoryCode: first(form, "category"),
+            title: first(form, "title"),
+            description: first(form, "description"),
+            lat: coordinate("lat"),
+            lng: coordinate("lng"),
+            locationText: first(form, "location_text") || null,
+            placeId: first(form, "place") || null,
+            addressId: null,
+            attributes,
+            photos: [...kept.photos, ...uploads],
+            mediaUrl: null,
+            reporter: {
+              email: email || null,
+              name: first(form, "name") || null,
+              phone: null,
+              shareContact: first(form, "share_contact") === "yes",
+            },
+            deviceId: null,
+            accountId: null,
+            source: "web",
+            apiKeyId: null,
+          });
+          return reply
+            .code(201)
+            .header("content-type", "application/json; charset=utf-8")
+            .header("cache-control", "no-store")
+            .header("location", `/reports/${result.reference}`)
+            .send(
+              JSON.stringify({
+                reference: result.reference,
+                url: `/report/sent/${result.reference}`,
+                serviceNotice: result.serviceNotice,
+              }),
+            );
         },
-        deviceId: null,
-        accountId: null,
-        source: "web",
-        apiKeyId: null,
-      });
-      return reply
-        .code(201)
-        .header("content-type", "application/json; charset=utf-8")
-        .header("cache-control", "no-store")
-        .header("location", `/reports/${result.reference}`)
-        .send(
-          JSON.stringify({
-            reference: result.reference,
-            url: `/report/sent/${result.reference}`,
-            serviceNotice: result.serviceNotice,
-          }),
-        );
+      );
     },
   );
 }

@@ -1,4 +1,6 @@
 import type { Civic } from "../core/context.js";
+import type { PhotoInput } from "../core/media/images.js";
+import type { ReceivedFile } from "../core/media/uploads.js";
 import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js";
 import type { AttributeValues } from "../reports/attributes.js";
 import { type ReportSubmission, submitReport } from "../reports/submit.js";
@@ -8,14 +10,17 @@ import { publicCategory } from "./services.js";
 /** A POST body reduced to its text fields (each possibly repeated) and its `media` files. */
 export interface PostFields {
   fields: Map<string, string[]>;
-  media: { data: Buffer; filename?: string }[];
+  media: PhotoInput[];
 }
 
 interface MultipartPart {
   type?: unknown;
   value?: unknown;
-  filename?: unknown;
-  toBuffer?: () => Promise<Buffer>;
+}
+
+/** The multipart fields that carry photos. */
+export function isMediaField(name: string): boolean {
+  return name === "media" || name === "media[]";
 }
 
 function isPart(value: unknown): value is MultipartPart {
@@ -23,25 +28,23 @@ function isPart(value: unknown): value is MultipartPart {
 }
 
 /**
- * Normalises a form-encoded body (values are strings or arrays of strings) or a multipart body (attachFieldsToBody:
- * values are field and file parts) into one shape. Files are only taken from `media` (or `media[]`); a nested
- * `attribute` object (from parsers that expand brackets) is flattened back to `attribute[code]`.
+ * Normalises a form-encoded body (values are strings or arrays of strings), the text fields of a multipart body
+ * (read by core/media/uploads.ts) and its files, already in the upload store, into one shape. Files are only taken
+ * from `media` (or `media[]`); a nested `attribute` object (from parsers that expand brackets) is flattened back to
+ * `attribute[code]`.
  */
-export async function readPostBody(body: unknown): Promise<PostFields> {
+export function readPostBody(body: unknown, files: ReceivedFile[] = []): PostFields {
   const fields = new Map<string, string[]>();
-  const media: PostFields["media"] = [];
+  const media: PostFields["media"] = files
+    .filter((f) => isMediaField(f.field))
+    .map((f) => ({ path: f.path, size: f.size, filename: f.filename }));
   const add = (key: string, value: string) => fields.set(key, [...(fields.get(key) ?? []), value]);
   if (typeof body !== "object" || body === null) return { fields, media };
   for (const [key, raw] of Object.entries(body as Record<string, unknown>)) {
     for (const item of Array.isArray(raw) ? raw : [raw]) {
       if (typeof item === "string" || typeof item === "number") add(key, String(item));
       else if (isPart(item)) {
-        if (item.type === "file") {
-          if ((key === "media" || key === "media[]") && item.toBuffer) {
-            const data = await item.toBuffer();
-            media.push({ data, ...(typeof item.filename === "string" ? { filename: item.filename } : {}) });
-          }
-        } else if (typeof item.value === "string" || typeof item.value === "number") add(key, String(item.value));
+        if (typeof item.value === "string" || typeof item.value === "number") add(key, String(item.value));
       } else if (key === "attribute" && typeof item === "object" && item !== null) {
         for (const [code, v] of Object.entries(item as Record<string, unknown>)) {
           for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string") add(`attribute[${code}]`, x);

@@ -5,7 +5,8 @@ import { AppError } from "../core/http/errors.js";
 import { open311Idempotency } from "../drafts/idempotency.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, requestApiKey, touchApiKey } from "./keys.js";
-import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
+import { withUploads } from "../core/media/uploads.js";
+import { createServiceRequest, isMediaField, type PostFields, readPostBody } from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
@@ -312,7 +313,7 @@ export const open311Routes = fp(
     /** POST: resolve the key, count the attempt (per key, or per address without a valid key), then require it. */
     const postBodies = new WeakMap<FastifyRequest, PostFields>();
     const writeClient = async (request: FastifyRequest) => {
-      const body = await readPostBody(request.body);
+      const body = readPostBody(request.body);
       // The standard sends api_key in the form body; clients may send the X-Api-Key header or the query instead.
       const elsewhere = requestApiKey(request);
       if (!body.fields.has("api_key") && elsewhere !== undefined) body.fields.set("api_key", [elsewhere]);
@@ -345,7 +346,7 @@ export const open311Routes = fp(
           security: [{ open311ApiKeyHeader: [] }, { open311ApiKey: [] }],
           summary: "Create a service request",
           description:
-            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
+            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.\n\nUploads: send `api_key` (or give it in the query string) before the first `media` part. The key and the rate limit are checked before any file is read: a `media` part that arrives while no valid key is known is refused with 403 without being stored, and the connection is closed (at most 4 MB of the rest is read and dropped, so the answer reaches the client). Files stream to a temporary store, at most MAX_PHOTOS files of MAX_PHOTO_MB each (413 beyond); while too many uploads are in progress the answer is 503 with `Retry-After`.",
           tags: [TAG],
           params: FormatParams,
           headers: IdempotencyKeyHeaders,
@@ -370,7 +371,11 @@ export const open311Routes = fp(
         if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
         const contentType = request.headers["content-type"] ?? "";
         if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
-        const created = await createServiceRequest(civic, client, body);
+        // Files are read only now, after the key and the rate limit were checked (see core/media/uploads.ts);
+        // the body is read again for the fields that came after them.
+        const created = await withUploads(request, isMediaField, (files) =>
+          createServiceRequest(civic, client, readPostBody(request.body, files)),
+        );
         await touchApiKey(db(), client.id, civic.now());
         reply.header("cache-control", "no-store");
         return sendFormat(reply, request.params.format, "service_requests", [created]);

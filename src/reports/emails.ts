@@ -38,9 +38,17 @@ export interface ReportMailFacts {
   domain: string;
 }
 
+/**
+ * Subjects carry only our own words, the reference and the category name (set by the volunteers), never text a
+ * sender typed: otherwise anyone could make the platform send a message of their choosing to any address.
+ */
+function subjectOf(kind: "confirmation" | "forward", r: ReportMailFacts): string {
+  return kind === "confirmation" ? `Your report ${r.reference}` : `New report ${r.reference} (${r.categoryName})`;
+}
+
 /** The confirmation sent to a reporter who gave an email address. */
 export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: string): OutgoingMail {
-  const subject = `Your report ${r.reference}: ${r.title}`;
+  const subject = subjectOf("confirmation", r);
   const text = [
     "Thank you for your report.",
     "",
@@ -95,7 +103,7 @@ export function forwardMail(
   mediaUrl: string | null,
   contact: ForwardContact | null,
 ): OutgoingMail {
-  const subject = `New report ${r.reference} (${r.categoryName}): ${r.title}`;
+  const subject = subjectOf("forward", r);
   const answerLines = answers.definitions
     .filter((d) => d.variable && answers.values[d.code] !== undefined)
     .map((d) => {

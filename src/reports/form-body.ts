@@ -1,45 +1,22 @@
+import type { PhotoInput } from "../core/media/images.js";
+import type { ReceivedFile } from "../core/media/uploads.js";
+
 /**
- * Reads a browser form body the same way whether it came as multipart (with files) or urlencoded: every field as a
- * list of strings, files as buffers. @fastify/multipart with attachFieldsToBody gives `{ value }` parts (an array of
- * them for repeated names) and file parts with `toBuffer()`.
+ * A browser form body read the same way whether it came as multipart (with files) or urlencoded: every field as a
+ * list of strings, files (already in the upload store, see core/media/uploads.ts) by field name.
  */
 export interface FormBody {
   fields: Record<string, string[]>;
-  files: Record<string, { filename: string; data: Buffer }[]>;
+  files: Record<string, (PhotoInput & { filename: string })[]>;
 }
 
-interface FilePart {
-  type: "file";
-  filename?: string;
-  toBuffer(): Promise<Buffer>;
-}
-
-function isFilePart(v: unknown): v is FilePart {
-  return (
-    !!v &&
-    typeof v === "object" &&
-    (v as { type?: unknown }).type === "file" &&
-    typeof (v as { toBuffer?: unknown }).toBuffer === "function"
-  );
-}
-
-export async function readFormBody(body: unknown): Promise<FormBody> {
+export function readFormBody(body: unknown, received: ReceivedFile[] = []): FormBody {
   const out: FormBody = { fields: {}, files: {} };
+  for (const f of received) (out.files[f.field] ??= []).push({ path: f.path, size: f.size, filename: f.filename });
   if (!body || typeof body !== "object") return out;
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
-    const items = Array.isArray(raw) ? raw : [raw];
-    for (const item of items) {
-      if (isFilePart(item)) {
-        const data = await item.toBuffer();
-        // A file input left empty still sends a part with no name and no bytes.
-        if (data.length === 0 && !item.filename) continue;
-        (out.files[name] ??= []).push({ filename: item.filename ?? "", data });
-      } else if (typeof item === "string") {
-        (out.fields[name] ??= []).push(item);
-      } else if (item && typeof item === "object" && "value" in item) {
-        const value = (item as { value: unknown }).value;
-        if (typeof value === "string") (out.fields[name] ??= []).push(value);
-      }
+    for (const item of Array.isArray(raw) ? raw : [raw]) {
+      if (typeof item === "string") (out.fields[name] ??= []).push(item);
     }
   }
   return out;

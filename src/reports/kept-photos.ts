@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import type { Job } from "../core/jobs/runner.js";
-import { ImageError, photoKey, processPhoto } from "../core/media/images.js";
+import { ImageError, type PhotoInput, photoKey, photoSize, photoSource, processPhoto } from "../core/media/images.js";
 import type { Storage } from "../core/media/storage.js";
 
 /**
@@ -67,20 +67,21 @@ export async function keepPhotos(
   secret: string,
   record: { db: Kysely<DB>; now: Date },
   earlier: KeptPhoto[],
-  uploads: { data: Buffer; filename: string }[],
+  uploads: PhotoInput[],
   maxBytes: number,
 ): Promise<KeptPhoto[]> {
   const kept: KeptPhoto[] = [...earlier];
   for (const upload of uploads) {
-    if (upload.data.length > maxBytes) continue;
+    if (photoSize(upload) > maxBytes) continue;
+    const filename = upload.filename ?? "";
     try {
-      const processed = await processPhoto(upload.data);
+      const processed = await processPhoto(photoSource(upload));
       await storage.put(photoKey(processed.hash, "full"), processed.full);
       await storage.put(photoKey(processed.hash, "thumb"), processed.thumb);
       kept.push({
-        token: keptPhotoToken(secret, processed.hash, upload.filename),
+        token: keptPhotoToken(secret, processed.hash, filename),
         hash: processed.hash,
-        name: upload.filename,
+        name: filename,
       });
     } catch (error) {
       if (!(error instanceof ImageError)) throw error;

@@ -36,7 +36,7 @@ describeEachDb("report pages", (dialect) => {
     t = await createTestApp(dialect, {
       seed: true,
       now: () => new Date(Date.now() + offset),
-      env: { RATE_LIMIT_WRITE_MAX: "15" },
+      env: { RATE_LIMIT_WRITE_MAX: "30" },
     });
   });
   afterAll(async () => t?.close());
@@ -89,6 +89,52 @@ describeEachDb("report pages", (dialect) => {
       .where("subject", "like", `%${ref}%`)
       .execute();
     expect(mail.map((m) => m.kind).sort()).toEqual(["report-confirmation", "report-forward"]);
+  });
+
+  it("accepts each form once: a replay, even a concurrent one, shows the first report and sends nothing again", async () => {
+    const _csrf = await tokenAfterFill();
+    const fields = { ...valid, _csrf, email: "once@example.org", title: "Replayed pothole" };
+    const first = await post(fields);
+    expect(first.statusCode).toBe(303);
+    const again = await post(fields);
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe(first.headers.location);
+
+    const _csrf2 = await tokenAfterFill();
+    const racing = await Promise.all([1, 2, 3].map(() => post({ ...fields, _csrf: _csrf2, title: "Raced pothole" })));
+    expect(racing.map((r) => r.statusCode)).toEqual([303, 303, 303]);
+    expect(new Set(racing.map((r) => r.headers.location)).size).toBe(1);
+
+    const db = t.app.civic.database.db;
+    const reports = await db
+      .selectFrom("reports")
+      .select("reference")
+      .where("title", "in", ["Replayed pothole", "Raced pothole"])
+      .execute();
+    expect(reports).toHaveLength(2);
+    const confirmations = await db
+      .selectFrom("outbox")
+      .select("id")
+      .where("to_address", "=", "once@example.org")
+      .execute();
+    expect(confirmations).toHaveLength(2);
+  });
+
+  it("refuses a form post from an opaque origin (Origin: null)", async () => {
+    const _csrf = await tokenAfterFill();
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/report",
+      headers: { origin: "null" },
+      payload: multipart({ ...valid, _csrf, title: "Sandboxed pothole" }),
+    });
+    expect(res.statusCode).toBe(403);
+    const made = await t.app.civic.database.db
+      .selectFrom("reports")
+      .select("id")
+      .where("title", "=", "Sandboxed pothole")
+      .execute();
+    expect(made).toHaveLength(0);
   });
 
   it("re-renders the form with every value kept and errors linked to their fields", async () => {

@@ -2,14 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
+import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { mailWorkerPlugin } from "../core/mail/plugin.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { webFormIdempotency } from "../drafts/idempotency.js";
 import { categoryAttributes } from "./attributes.js";
 import { mediaStorage } from "../core/media/storage.js";
+import { withUploads } from "../core/media/uploads.js";
 import { reportsAtom } from "./feed.js";
-import { first, readFormBody } from "./form-body.js";
+import { type FormBody, first, readFormBody } from "./form-body.js";
 import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
 import {
@@ -155,81 +157,96 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       config: { rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs } },
       ...webFormIdempotency,
     },
-    async (request, reply) => {
-      const form = await readFormBody(request.body);
-      const attributes: Record<string, string[]> = {};
-      for (const [name, list] of Object.entries(form.fields)) {
-        const m = /^attribute\[(.{1,100})\]$/.exec(name);
-        if (m?.[1]) attributes[m[1]] = list;
-      }
-      const values: ReportFormValues = {
-        category: first(form, "category"),
-        title: first(form, "title"),
-        description: first(form, "description"),
-        lat: first(form, "lat"),
-        lng: first(form, "lng"),
-        place: first(form, "place"),
-        locationText: first(form, "location_text"),
-        attributes,
-        email: first(form, "email"),
-        name: first(form, "name"),
-        shareContact: first(form, "share_contact") === "yes",
-      };
-      const category = await loadCategory(values.category);
-      if (!category) {
-        throw new AppError("validation_failed", "Choose a category first.", {
-          fields: [{ field: "category", message: "Choose a category" }],
-        });
-      }
-      const uploads = (form.files.photos ?? []).map((f) => ({ data: f.data, filename: f.filename }));
-      const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
-      const photos = [...earlier.photos, ...uploads];
-      /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
-      const keep = () =>
-        keepPhotos(
-          storage,
-          config.sessionSecret,
-          { db: civic.database.db, now: civic.now() },
-          earlier.kept,
-          uploads,
-          config.uploads.maxPhotoBytes,
-        );
-      const lat = parseCoordinate(values.lat);
-      const lng = parseCoordinate(values.lng);
+    async (request, reply) =>
+      withUploads(
+        request,
+        (field) => field === "photos",
+        (files) => postReport(request, reply, readFormBody(request.body, files)),
+      ),
+  );
 
-      if (first(form, "action") === "check") {
-        const nearby = await nearbyFor(category.code, lat, lng, values.place);
-        const problems: FieldProblem[] = nearby
-          ? []
-          : [
-              {
-                field: "location",
-                message: "Choose a street or landmark, or put a pin on the map, to look for reports nearby",
-              },
-            ];
-        return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
-      }
+  /** POST /report with its files in the upload store (removed when this returns). */
+  async function postReport(request: FastifyRequest, reply: FastifyReply, form: FormBody) {
+    const attributes: Record<string, string[]> = {};
+    for (const [name, list] of Object.entries(form.fields)) {
+      const m = /^attribute\[(.{1,100})\]$/.exec(name);
+      if (m?.[1]) attributes[m[1]] = list;
+    }
+    const values: ReportFormValues = {
+      category: first(form, "category"),
+      title: first(form, "title"),
+      description: first(form, "description"),
+      lat: first(form, "lat"),
+      lng: first(form, "lng"),
+      place: first(form, "place"),
+      locationText: first(form, "location_text"),
+      attributes,
+      email: first(form, "email"),
+      name: first(form, "name"),
+      shareContact: first(form, "share_contact") === "yes",
+    };
+    const category = await loadCategory(values.category);
+    if (!category) {
+      throw new AppError("validation_failed", "Choose a category first.", {
+        fields: [{ field: "category", message: "Choose a category" }],
+      });
+    }
+    const uploads = form.files.photos ?? [];
+    const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
+    const photos = [...earlier.photos, ...uploads];
+    /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
+    const keep = () =>
+      keepPhotos(
+        storage,
+        config.sessionSecret,
+        { db: civic.database.db, now: civic.now() },
+        earlier.kept,
+        uploads,
+        config.uploads.maxPhotoBytes,
+      );
+    const lat = parseCoordinate(values.lat);
+    const lng = parseCoordinate(values.lng);
 
-      // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
-      const token = civic.formTokens.verify(first(form, "_csrf"));
-      const problems: FieldProblem[] = [];
-      if (first(form, "website").trim() !== "") {
-        problems.push({
-          field: "form",
-          message: "This form could not be sent. Please leave the last, hidden field empty.",
-        });
-      } else if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
-        problems.push({
-          field: "form",
-          message: "That was very quick. Please check your report and press “Send report” again.",
-        });
-      }
-      if (problems.length > 0) {
-        return renderForm(request, reply, values, problems, null, await keep(), 400);
-      }
+    if (first(form, "action") === "check") {
+      const nearby = await nearbyFor(category.code, lat, lng, values.place);
+      const problems: FieldProblem[] = nearby
+        ? []
+        : [
+            {
+              field: "location",
+              message: "Choose a street or landmark, or put a pin on the map, to look for reports nearby",
+            },
+          ];
+      return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
+    }
 
-      try {
-        const result = await submitReport(civic, {
+    // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
+    const token = civic.formTokens.verify(first(form, "_csrf"));
+    const submissionKey = token ? formSubmissionKey(token, "report") : undefined;
+    const accepted = submissionKey && (await earlierSubmission(db(), submissionKey));
+    if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
+
+    // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
+    const problems: FieldProblem[] = [];
+    if (first(form, "website").trim() !== "") {
+      problems.push({
+        field: "form",
+        message: "This form could not be sent. Please leave the last, hidden field empty.",
+      });
+    } else if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
+      problems.push({
+        field: "form",
+        message: "That was very quick. Please check your report and press “Send report” again.",
+      });
+    }
+    if (problems.length > 0) {
+      return renderForm(request, reply, values, problems, null, await keep(), 400);
+    }
+
+    try {
+      const result = await submitReport(
+        civic,
+        {
           categoryCode: category.code,
           title: values.title,
           description: values.description,
@@ -251,15 +268,17 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           accountId: null,
           source: "web",
           apiKeyId: null,
-        });
-        return reply.redirect(`/report/sent/${result.reference}`, 303);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
-        const nearby = await nearbyFor(category.code, lat, lng, values.place);
-        return renderForm(request, reply, values, error.fields, nearby, await keep(), 400);
-      }
-    },
-  );
+        },
+        submissionKey ? { formSubmission: submissionKey } : {},
+      );
+      if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
+      return reply.redirect(`/report/sent/${result.reference}`, 303);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
+      const nearby = await nearbyFor(category.code, lat, lng, values.place);
+      return renderForm(request, reply, values, error.fields, nearby, await keep(), 400);
+    }
+  }
 
   app.get(
     "/report/sent/:reference",

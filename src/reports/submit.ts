@@ -1,8 +1,17 @@
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { ImageError, type ProcessedImage, photoKey, processPhoto } from "../core/media/images.js";
+import {
+  ImageError,
+  type PhotoInput,
+  type ProcessedImage,
+  photoKey,
+  photoSize,
+  photoSource,
+  processPhoto,
+} from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { type AttributeValues, categoryAttributes, validateAttributes } from "./attributes.js";
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
@@ -35,7 +44,7 @@ export interface ReportSubmission {
   /** Open311 address_id. */
   addressId: string | null;
   attributes: AttributeValues;
-  photos: { data: Buffer; filename?: string }[];
+  photos: PhotoInput[];
   /** Open311 media_url supplied by an API client. */
   mediaUrl: string | null;
   reporter: { email: string | null; name: string | null; phone: string | null; shareContact: boolean };
@@ -48,6 +57,8 @@ export interface ReportSubmission {
 export interface SubmittedReport {
   id: number;
   reference: string;
+  /** True when this was a replay of a form already accepted: nothing new was created. */
+  replayed?: boolean;
   /** Open311 service_notice: what happens next. */
   serviceNotice: string;
 }
@@ -197,18 +208,18 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
 
   const photos: ProcessedImage[] = [];
   const { maxPhotos, maxPhotoBytes } = civic.config.uploads;
-  const given = input.photos.filter((p) => p.data.length > 0);
+  const given = input.photos.filter((p) => photoSize(p) > 0);
   if (given.length > maxPhotos) {
     problem("photos", maxPhotos === 0 ? "Photos are not accepted" : `Add at most ${maxPhotos} photos`);
   } else {
     for (const [i, photo] of given.entries()) {
       const label = photo.filename ? `“${photo.filename.slice(0, 80)}”` : `Photo ${i + 1}`;
-      if (photo.data.length > maxPhotoBytes) {
+      if (photoSize(photo) > maxPhotoBytes) {
         problem("photos", `${label} is larger than ${Math.round(maxPhotoBytes / 1024 / 1024)} MB`);
         continue;
       }
       try {
-        photos.push(await processPhoto(photo.data));
+        photos.push(await processPhoto(photoSource(photo)));
       } catch (error) {
         if (!(error instanceof ImageError)) throw error;
         problem("photos", `${label} ${error.message}`);
@@ -258,17 +269,31 @@ export function describeWhere(r: {
 
 const REFERENCE_ATTEMPTS = 6;
 
+/** The report an earlier submission of the same form token created, if there was one. */
+async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): Promise<SubmittedReport | null> {
+  const reference = await earlierSubmission(civic.database.db, key);
+  if (reference === undefined) return null;
+  const row = await civic.database.db
+    .selectFrom("reports")
+    .select("id")
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  return row ? { id: row.id, reference, serviceNotice: notice, replayed: true } : null;
+}
+
 /**
  * Validates and stores a new report: photos are cleaned and stored first (content-addressed, so a failed
  * submission leaves at most an unreferenced file), then the report, its first "open" history entry, its photos
  * and its emails (confirmation, council forwarding) are written in one transaction. Throws
  * `validation_failed` with every field problem at once. A reference that is already taken (rare: ~8.5e11 values) is
  * replaced by a new one and the transaction retried. `options.newReference` replaces the generator (tests).
+ * With `options.formSubmission` (web forms), the form token is recorded in the same transaction, first: a replay
+ * of the token, even a concurrent one, creates nothing and answers with the first submission's reference.
  */
 export async function submitReport(
   civic: Civic,
   input: ReportSubmission,
-  options: { newReference?: () => string } = {},
+  options: { newReference?: () => string; formSubmission?: FormSubmissionKey } = {},
 ): Promise<SubmittedReport> {
   const makeReference = options.newReference ?? newReference;
   const c = await check(civic, input);
@@ -290,6 +315,7 @@ export async function submitReport(
     const at = now.toISOString();
     try {
       const id = await civic.database.db.transaction().execute(async (tx) => {
+        if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
         const row = await tx
           .insertInto("reports")
           .values({
@@ -376,6 +402,8 @@ export async function submitReport(
       });
       return { id, reference, serviceNotice: notice };
     } catch (error) {
+      const replayed = options.formSubmission && (await replayOf(civic, options.formSubmission, notice));
+      if (replayed) return replayed;
       if (attempt < REFERENCE_ATTEMPTS && isUniqueViolation(error)) continue;
       throw error;
     }

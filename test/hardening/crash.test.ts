@@ -160,7 +160,7 @@ describeEachDb("crash safety of the built server", (dialect) => {
       const { key } = await createApiKey(t.database.db, "crash test", new Date());
       await t.database.close();
       let killOnMail: () => void = () => {};
-      smtp = await startTestSmtp(0, [], () => killOnMail());
+      smtp = await startTestSmtp(0, [], { onReceived: () => killOnMail() });
       const env: Record<string, string> = {
         DATA_DIR: t.dataDir,
         PORT: "0",

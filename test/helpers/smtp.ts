@@ -20,29 +20,46 @@ export interface TestSmtp {
 }
 
 /**
- * Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). `onReceived` runs for each message after it is
- * kept and before the server answers the client's DATA (a crash test kills the sender there).
+ * How the server answers: `refuse` maps a recipient address to an SMTP code (e.g. 550 for "no such user");
+ * `refuseData` refuses every message after its content was sent (e.g. 554 "looks like spam"). `onReceived` runs for
+ * each message after it is kept and before the server answers the client's DATA (a crash test kills the sender there).
  */
+export interface TestSmtpOptions {
+  refuse?: Record<string, number>;
+  refuseData?: number;
+  onReceived?: (mail: ReceivedMail) => void;
+}
+
+/** Starts an SMTP server on 127.0.0.1 (on `port`, or a free one). */
 export async function startTestSmtp(
   port = 0,
   received: ReceivedMail[] = [],
-  onReceived?: (mail: ReceivedMail) => void,
+  options: TestSmtpOptions = {},
 ): Promise<TestSmtp> {
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = options.refuse?.[address.address.toLowerCase()];
+      if (code === undefined) return callback();
+      const error = Object.assign(new Error(`Mailbox ${address.address} refused`), { responseCode: code });
+      return callback(error);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        if (options.refuseData) {
+          return callback(Object.assign(new Error("Message refused"), { responseCode: options.refuseData }));
+        }
         const raw = Buffer.concat(chunks).toString("utf8");
         simpleParser(raw).then(
           (parsed) => {
             const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw, parsed };
             received.push(mail);
-            onReceived?.(mail);
+            options.onReceived?.(mail);
             callback();
           },
           (error: Error) => callback(error),

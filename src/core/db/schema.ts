@@ -176,6 +176,8 @@ export interface OutboxTable {
   locked_until: Timestamp | null;
   last_error: string | null;
   sent_at: Timestamp | null;
+  /** Set when the message will never be sent: a permanent SMTP refusal, a suppressed address or too many attempts. */
+  failed_at: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -230,6 +232,27 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+/** An address that refused mail permanently (SMTP 5xx): nothing more is sent to it. Only a hash is kept. */
+export interface MailSuppressionsTable {
+  /** sha256 of the lower-cased address (see core/mail/suppressions.ts). */
+  address_hash: string;
+  /** Why, without the address: e.g. "550 at RCPT TO". */
+  reason: string;
+  created_at: Timestamp;
+}
+
+/** A form submission that succeeded, by its form token's nonce: a replay shows the same result. */
+export interface FormSubmissionsTable {
+  nonce: string;
+  /** Which form, e.g. "report". */
+  form: string;
+  /** What the first submission produced, e.g. the report's reference. */
+  result: string;
+  created_at: Timestamp;
+  /** After this the token has expired anyway, and the row is deleted. */
+  expires_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -245,6 +268,8 @@ export interface DB {
   job_leases: JobLeasesTable;
   kept_photos: KeptPhotosTable;
   idempotency_keys: IdempotencyKeysTable;
+  mail_suppressions: MailSuppressionsTable;
+  form_submissions: FormSubmissionsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

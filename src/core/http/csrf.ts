@@ -9,10 +9,13 @@ import { AppError } from "./errors.js";
  * 2. A signed form token in every form (`_csrf`): HMAC(secret, issued-at + nonce). It also tells how long the form
  *    was open, which the spam defences use as a minimum fill time, without any cookie or tracking.
  */
-const MAX_AGE_MS = 24 * 60 * 60 * 1000;
+export const FORM_TOKEN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const MAX_AGE_MS = FORM_TOKEN_MAX_AGE_MS;
 
 export interface FormToken {
   issuedAt: number;
+  /** The token's random part: it names one filling-in of a form (see form-submissions.ts). */
+  nonce: string;
 }
 
 export class FormTokens {
@@ -38,7 +41,7 @@ export class FormTokens {
     const issuedAt = Number.parseInt(issued, 36);
     const age = this.now() - issuedAt;
     if (!Number.isFinite(issuedAt) || age < -60_000 || age > MAX_AGE_MS) return null;
-    return { issuedAt };
+    return { issuedAt, nonce };
   }
 
   private sign(payload: string): string {
@@ -59,14 +62,21 @@ export function formField(body: unknown, name: string): string | undefined {
   return undefined;
 }
 
-/** Refuses cross-site form posts. `allowedOrigins` are our own origins (BASE_URL and the Host the request used). */
+/**
+ * Refuses cross-site form posts. `allowedOrigins` are our own origins (BASE_URL and the Host the request used).
+ * `Origin: null` (a sandboxed frame, a data: or file: page, some redirects) is refused too: our own pages never
+ * send it, and it would let any page that hides its origin post with a token it obtained.
+ */
 export function checkSameOrigin(request: FastifyRequest, allowedOrigins: string[]): void {
   const site = request.headers["sec-fetch-site"];
   if (site === "cross-site") {
     throw new AppError("csrf_failed", "This form was sent from another website, so it was refused.");
   }
   const origin = request.headers.origin;
-  if (origin && origin !== "null") {
+  if (origin === "null") {
+    throw new AppError("csrf_failed", "This form was sent from a page without an address, so it was refused.");
+  }
+  if (origin) {
     const own = [...allowedOrigins, `${request.protocol}://${request.host}`];
     if (!own.includes(origin)) {
       throw new AppError("csrf_failed", "This form was sent from another website, so it was refused.");

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../../../test/helpers/app.js";
 import { mailCommands } from "./cli.js";
+import { startTestSmtp } from "../../../test/helpers/smtp.js";
 import { enqueueMail } from "./outbox.js";
 
 describeEachDb("civic mail", (dialect) => {
@@ -30,11 +31,46 @@ describeEachDb("civic mail", (dialect) => {
       err: (l: string) => lines.push(l),
     };
     expect(await mailCommands["mail status"]?.run(ctx)).toBe(0);
-    expect(lines.pop()).toBe("Sent: 0. Waiting: 2. Failed at least once: 0.");
+    expect(lines.pop()).toBe(
+      "Sent: 0. Waiting: 2. Failed at least once: 0. Failed for good: 0. Suppressed addresses: 0.",
+    );
     expect(await mailCommands["mail send"]?.run(ctx)).toBe(0);
     expect(lines.pop()).toBe("Sent 2 emails.");
     expect(readdirSync(join(db.dataDir, "mail")).filter((f) => f.endsWith(".eml"))).toHaveLength(2);
     await mailCommands["mail status"]?.run(ctx);
-    expect(lines.pop()).toBe("Sent: 2. Waiting: 0. Failed at least once: 0.");
+    expect(lines.pop()).toBe(
+      "Sent: 2. Waiting: 0. Failed at least once: 0. Failed for good: 0. Suppressed addresses: 0.",
+    );
+  });
+
+  it("counts failed messages and suppressed addresses, and erases a suppression", async () => {
+    const config = testConfig(db.dataDir);
+    const smtp = await startTestSmtp(0, [], { refuse: { "gone@example.org": 550 } });
+    try {
+      await enqueueMail(
+        db.database.db,
+        { kind: "test", to: "gone@example.org", subject: "S", text: "x", html: null },
+        new Date(),
+      );
+      const lines: string[] = [];
+      const ctx = (args: string[]) => ({
+        config: { ...config, smtpUrl: smtp.url },
+        database: db.database,
+        args,
+        out: (l: string) => lines.push(l),
+        err: (l: string) => lines.push(l),
+      });
+      expect(await mailCommands["mail send"]?.run(ctx([]))).toBe(0);
+      expect(lines.pop()).toBe("Sent 0 emails.");
+      await mailCommands["mail status"]?.run(ctx([]));
+      expect(lines).toContain(
+        "Sent: 0. Waiting: 0. Failed at least once: 0. Failed for good: 1. Suppressed addresses: 1.",
+      );
+      expect(await mailCommands["mail unsuppress"]?.run(ctx(["Gone@example.org"]))).toBe(0);
+      expect(lines.pop()).toBe("Removed the address from the suppression list.");
+      expect(await mailCommands["mail unsuppress"]?.run(ctx(["gone@example.org"]))).toBe(1);
+    } finally {
+      await smtp.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
+import { isSuppressed } from "./suppressions.js";
 
 /** An email to send through the outbox. */
 export interface OutgoingMail {
@@ -16,9 +17,11 @@ export interface OutgoingMail {
 
 /**
  * Puts a message into the outbox; the mail worker sends it. Call it inside the transaction that creates what the
- * message is about, so the message exists exactly when the record does. Returns the outbox id.
+ * message is about, so the message exists exactly when the record does. Returns the outbox id, or null when the
+ * address is suppressed (it refused mail permanently before), in which case nothing is queued.
  */
-export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number> {
+export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number | null> {
+  if (await isSuppressed(db, mail.to)) return null;
   const at = now.toISOString();
   const row = await db
     .insertInto("outbox")
@@ -35,6 +38,7 @@ export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date)
       locked_until: null,
       last_error: null,
       sent_at: null,
+      failed_at: null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../../../test/helpers/app.js";
 import { enqueueMail } from "./outbox.js";
+import { isSuppressed } from "./suppressions.js";
 import { type ReceivedMail, startTestSmtp, type TestSmtp } from "../../../test/helpers/smtp.js";
 import { fileTransport, smtpTransport } from "./transport.js";
-import { claimMessage, OutboxWorker, retryDelayMs } from "./worker.js";
+import { claimMessage, MAX_ATTEMPTS, OutboxWorker, retryDelayMs } from "./worker.js";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -151,7 +152,7 @@ describeEachDb("mail outbox worker", (dialect) => {
     await second.close();
   });
 
-  it("sends by itself once started, and stops cleanly", async () => {
+  it("sends by itself once started, stops cleanly, and starts again after a stop", async () => {
     smtp = await startTestSmtp();
     const worker = new OutboxWorker({
       db: db.database.db,
@@ -166,6 +167,11 @@ describeEachDb("mail outbox worker", (dialect) => {
     await worker.stop();
     expect(smtp.received[0]?.parsed.from?.text).toContain("no-reply@civic.test");
     expect(smtp.received[0]?.parsed.headers.get("auto-submitted")).toBe("auto-generated");
+
+    worker.start();
+    await enqueue(db, 1, new Date());
+    await smtp.waitFor(3);
+    await worker.stop();
   });
 
   it("writes .eml files without SMTP, one per message even when written again", async () => {
@@ -191,6 +197,85 @@ describeEachDb("mail outbox worker", (dialect) => {
       date: new Date(row.created_at),
     });
     expect(readdirSync(dir).filter((f) => f.endsWith(".eml"))).toHaveLength(2);
+    await worker.stop();
+  });
+  it("treats a permanent refusal (5xx) as final: no retry, message failed, address suppressed", async () => {
+    const c = clock();
+    smtp = await startTestSmtp(0, [], { refuse: { "gone@example.org": 550 } });
+    const mail = (to: string, subject: string) => ({ kind: "test", to, subject, text: "x", html: null });
+    await enqueueMail(db.database.db, mail("Gone@Example.org", "First"), c.now());
+    await enqueueMail(db.database.db, mail("gone@example.org", "Queued before the bounce"), c.now());
+    await enqueueMail(db.database.db, mail("here@example.org", "Fine"), c.now());
+    const worker = new OutboxWorker({ db: db.database.db, transport: smtpTransport(smtp.url), from: FROM, now: c.now });
+    expect(await worker.runOnce()).toBe(1);
+    expect(subjects(smtp.received)).toEqual(["Fine"]);
+    const rows = await db.database.db.selectFrom("outbox").selectAll().orderBy("id").execute();
+    // The first is refused at RCPT TO; the second is then not even tried: its address is suppressed.
+    expect(rows.map((r) => [r.attempts, r.failed_at !== null, r.sent_at !== null])).toEqual([
+      [1, true, false],
+      [1, true, false],
+      [1, false, true],
+    ]);
+    expect(rows[0]?.last_error).toMatch(/550/);
+    expect(rows[0]?.last_error).not.toContain("gone@example.org");
+    expect(await isSuppressed(db.database.db, "GONE@example.org")).toBe(true);
+    const stored = await db.database.db.selectFrom("mail_suppressions").selectAll().execute();
+    expect(JSON.stringify(stored)).not.toContain("gone@");
+
+    // Nothing is retried later, and new mail to the address is not even queued.
+    c.advance(48 * 3_600_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(await enqueueMail(db.database.db, mail("gone@example.org", "Later"), c.now())).toBeNull();
+    expect(smtp.received).toHaveLength(1);
+    await worker.stop();
+  });
+
+  it("fails a message refused for its content (5xx at DATA) without suppressing the address", async () => {
+    const c = clock();
+    smtp = await startTestSmtp(0, [], { refuseData: 554 });
+    await enqueue(db, 1, c.now());
+    const worker = new OutboxWorker({ db: db.database.db, transport: smtpTransport(smtp.url), from: FROM, now: c.now });
+    expect(await worker.runOnce()).toBe(0);
+    const row = await db.database.db.selectFrom("outbox").selectAll().executeTakeFirstOrThrow();
+    expect(row.failed_at).not.toBeNull();
+    expect(row.last_error).toMatch(/554/);
+    expect(await isSuppressed(db.database.db, "person0@example.org")).toBe(false);
+    c.advance(3_600_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect((await db.database.db.selectFrom("outbox").select("attempts").executeTakeFirstOrThrow()).attempts).toBe(1);
+    await worker.stop();
+  });
+
+  it("gives up after a capped number of attempts over about two days", async () => {
+    const c = clock();
+    const port = await freePort();
+    await enqueue(db, 1, c.now());
+    const worker = new OutboxWorker({
+      db: db.database.db,
+      transport: smtpTransport(`smtp://127.0.0.1:${port}`),
+      from: FROM,
+      now: c.now,
+    });
+    let rounds = 0;
+    for (; rounds < 200; rounds++) {
+      await worker.runOnce();
+      const row = await db.database.db.selectFrom("outbox").selectAll().executeTakeFirstOrThrow();
+      if (row.failed_at !== null) break;
+      c.advance(3_600_000);
+    }
+    const row = await db.database.db.selectFrom("outbox").selectAll().executeTakeFirstOrThrow();
+    expect(row.failed_at).not.toBeNull();
+    expect(row.attempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
+    const hours = (new Date(row.failed_at as string).getTime() - new Date(row.created_at).getTime()) / 3_600_000;
+    expect(hours).toBeGreaterThanOrEqual(40);
+    expect(hours).toBeLessThanOrEqual(60);
+    // A failed message is not tried again, and a transient failure does not suppress the address.
+    c.advance(3_600_000);
+    await worker.runOnce();
+    expect((await db.database.db.selectFrom("outbox").select("attempts").executeTakeFirstOrThrow()).attempts).toBe(
+      row.attempts,
+    );
+    expect(await isSuppressed(db.database.db, "person0@example.org")).toBe(false);
     await worker.stop();
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Kysely } from "kysely";
 import type { Worker } from "../context.js";
 import type { DB, OutboxMessage } from "../db/schema.js";
+import { isSuppressed, suppressAddress } from "./suppressions.js";
 import type { MailTransport } from "./transport.js";
 
 export interface OutboxWorkerOptions {
@@ -18,9 +19,27 @@ export interface OutboxWorkerOptions {
   batchSize?: number;
 }
 
-/** Delay before the next attempt after `attempts` failures: 30 s, 1 min, 2 min, … capped at 1 hour. Never gives up. */
+/** Delay before the next attempt after `attempts` failures: 30 s, 1 min, 2 min, … capped at 1 hour. */
 export function retryDelayMs(attempts: number): number {
   return Math.min(30_000 * 2 ** Math.max(attempts - 1, 0), 60 * 60 * 1000);
+}
+
+/** A message that still fails after this many attempts, or would be retried later than GIVE_UP_MS after it was queued, is marked failed. */
+export const MAX_ATTEMPTS = 60;
+export const GIVE_UP_MS = 48 * 60 * 60 * 1000;
+
+/**
+ * How a failed send is handled. An SMTP 5xx for the recipient (at RCPT TO) is final and suppresses the address; a
+ * 5xx for the message (at DATA) is final for that message only. Everything else is retried: connection errors, 4xx,
+ * and 5xx before any recipient was named (AUTH, MAIL FROM), which mean our SMTP settings are wrong, not the message.
+ */
+export function classifyFailure(error: unknown): "retry" | "message-refused" | "recipient-refused" {
+  const e = error as { responseCode?: unknown; command?: unknown };
+  const code = typeof e.responseCode === "number" ? e.responseCode : 0;
+  if (code < 500 || code > 599) return "retry";
+  if (e.command === "RCPT TO") return "recipient-refused";
+  if (e.command === "DATA") return "message-refused";
+  return "retry";
 }
 
 const iso = (d: Date, plusMs = 0) => new Date(d.getTime() + plusMs).toISOString();
@@ -41,6 +60,7 @@ export async function claimMessage(
     .set((eb) => ({ locked_until: iso(now, lockMs), attempts: eb("attempts", "+", 1) }))
     .where("id", "=", id)
     .where("sent_at", "is", null)
+    .where("failed_at", "is", null)
     .where("next_attempt_at", "<=", at)
     .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", at)]))
     .executeTakeFirst();
@@ -55,6 +75,7 @@ export async function dueMessageIds(db: Kysely<DB>, now: Date, limit: number): P
     .selectFrom("outbox")
     .select("id")
     .where("sent_at", "is", null)
+    .where("failed_at", "is", null)
     .where("next_attempt_at", "<=", at)
     .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", at)]))
     .orderBy("next_attempt_at")
@@ -80,7 +101,8 @@ function safeError(error: unknown): string {
 
 /**
  * The outbox worker: sends due messages through the transport, one at a time, and marks each sent exactly once
- * (`sent_at` is only set while it is null). A failure schedules a retry with backoff; a crash while sending leaves
+ * (`sent_at` is only set while it is null). A failure schedules a retry with backoff until MAX_ATTEMPTS or GIVE_UP_MS
+ * (then `failed_at` is set), a permanent refusal fails at once (see classifyFailure); a crash while sending leaves
  * the message locked only until `locked_until`, after which it is retried. Delivery is therefore at least once and,
  * because the Message-ID is stable, recognisable as the same message if a retry follows an unrecorded success.
  */
@@ -103,6 +125,7 @@ export class OutboxWorker implements Worker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopRequested = false;
     this.options.log?.info(`mail outbox: sending through ${this.options.transport.description}`);
     this.schedule(0);
   }
@@ -154,8 +177,24 @@ export class OutboxWorker implements Worker {
     }
   }
 
+  /** Marks a message as never to be sent. */
+  private async fail(message: OutboxMessage, reason: string): Promise<void> {
+    const at = iso(this.options.now());
+    await this.options.db
+      .updateTable("outbox")
+      .set({ locked_until: null, last_error: reason, failed_at: at })
+      .where("id", "=", message.id)
+      .where("sent_at", "is", null)
+      .execute();
+    this.options.log?.warn({ outboxId: message.id, kind: message.kind, attempts: message.attempts }, "mail failed");
+  }
+
   private async deliver(message: OutboxMessage): Promise<boolean> {
     const { db, transport } = this.options;
+    if (await isSuppressed(db, message.to_address)) {
+      await this.fail(message, "not sent: the address refused earlier mail permanently (suppressed)");
+      return false;
+    }
     try {
       await transport.send({
         from: this.options.from,
@@ -168,13 +207,23 @@ export class OutboxWorker implements Worker {
       });
     } catch (error) {
       const now = this.options.now();
+      const outcome = classifyFailure(error);
+      const nextAt = now.getTime() + retryDelayMs(message.attempts);
+      if (outcome === "recipient-refused") {
+        const e = error as { responseCode?: number };
+        await suppressAddress(db, message.to_address, `${e.responseCode ?? 5} at RCPT TO`, now);
+      }
+      if (
+        outcome !== "retry" ||
+        message.attempts >= MAX_ATTEMPTS ||
+        nextAt - new Date(message.created_at).getTime() > GIVE_UP_MS
+      ) {
+        await this.fail(message, safeError(error));
+        return false;
+      }
       await db
         .updateTable("outbox")
-        .set({
-          locked_until: null,
-          last_error: safeError(error),
-          next_attempt_at: iso(now, retryDelayMs(message.attempts)),
-        })
+        .set({ locked_until: null, last_error: safeError(error), next_attempt_at: new Date(nextAt).toISOString() })
         .where("id", "=", message.id)
         .where("sent_at", "is", null)
         .execute();

@@ -28,12 +28,27 @@ export class ImageError extends Error {
   }
 }
 
+/** A photo to process: its bytes, or the path of a file (an upload in the temporary store), which sharp reads itself. */
+export type PhotoSource = Buffer | { path: string };
+
+/** An uploaded photo: its bytes (e.g. a kept photo from storage), or a file in the upload store with its size. */
+export type PhotoInput = { filename?: string } & ({ data: Buffer } | { path: string; size: number });
+
+export function photoSize(photo: PhotoInput): number {
+  return "data" in photo ? photo.data.length : photo.size;
+}
+
+export function photoSource(photo: PhotoInput): PhotoSource {
+  return "data" in photo ? photo.data : { path: photo.path };
+}
+
 /**
  * Decodes an uploaded photo (which proves it is a real image), turns it upright from its EXIF orientation, drops
  * ALL metadata (EXIF incl. GPS, XMP, IPTC, ICC comments) by re-encoding without it, and makes a full-size JPEG and a
  * thumbnail. The hash of the full-size JPEG names it in storage.
  */
-export async function processPhoto(data: Buffer): Promise<ProcessedImage> {
+export async function processPhoto(source: PhotoSource): Promise<ProcessedImage> {
+  const data = Buffer.isBuffer(source) ? source : source.path;
   let format: string | undefined;
   try {
     const meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();

@@ -4,6 +4,7 @@ import * as m0002 from "./0002_businesses.js";
 import * as m0003 from "./0003_reports.js";
 import * as m0005 from "./0005_reports_extra.js";
 import * as m0006 from "./0006_open311.js";
+import * as m0007 from "./0007_writes.js";
 import * as m0008 from "./0008_jobs.js";
 import * as m0009 from "./0009_idempotency.js";
 
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   "0003_reports": m0003,
   "0005_reports_extra": m0005,
   "0006_open311": m0006,
+  "0007_writes": m0007,
   "0008_jobs": m0008,
   "0009_idempotency": m0009,
 };
