@@ -8,7 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { businessRoutes } from "./businesses/routes.js";
-import type { Config } from "./config.js";
+import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
@@ -16,7 +16,7 @@ import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
-import { loggerOptions } from "./core/http/logger.js";
+import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -39,6 +39,8 @@ export interface AppOptions {
   now?: () => Date;
   /** Overrides the logger (tests pass false). */
   logger?: FastifyServerOptions["logger"];
+  /** Overrides the per-request log lines (default: one access line per request, see AccessLogController). */
+  logController?: FastifyServerOptions["logController"];
   assets?: AssetManifest;
 }
 
@@ -60,7 +62,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const app = Fastify({
     // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
     logger: options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel)),
-    trustProxy: config.trustProxy,
+    logController: options.logController ?? new AccessLogController(),
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];

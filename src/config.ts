@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { village as demoVillage } from "./demo/village.js";
@@ -27,7 +28,11 @@ export interface Config {
   seedDemo: boolean;
   logLevel: LogLevel;
   sessionSecret: string;
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For entries to believe (Fastify's `trustProxy`): false (none: the client is the
+   * socket's peer), a number of hops, or proxy addresses and CIDR ranges. Never "every hop".
+   */
+  trustProxy: false | number | string[];
   rateLimit: {
     /** Requests per window per client address for form posts and Open311 writes. */
     writeMax: number;
@@ -117,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
   let logLevel: LogLevel = "info";
   if ((LOG_LEVELS as readonly string[]).includes(logLevelRaw)) logLevel = logLevelRaw as LogLevel;
   else problems.push(`LOG_LEVEL="${logLevelRaw}" must be one of ${LOG_LEVELS.join(", ")}`);
-  const trustProxy = bool("TRUST_PROXY", false);
+  const trustProxy = parseTrustProxy(str("TRUST_PROXY"), problems);
 
   const writeMax = int("RATE_LIMIT_WRITE_MAX", 20, 1, 1_000_000);
   const readMax = int("RATE_LIMIT_READ_MAX", 600, 1, 10_000_000);
@@ -171,6 +176,57 @@ export function loadConfig(env: Env = process.env): Config {
     },
     uploads: { maxPhotos, maxPhotoBytes },
   };
+}
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * TRUST_PROXY: unset, `false`/`0`/`no`/`off` → trust no proxy; a whole number 1–10 → that many proxy hops in front
+ * of the app; otherwise a comma-separated list of proxy addresses, CIDR ranges or the names `loopback`, `linklocal`,
+ * `uniquelocal`. `true` is refused: it would believe every X-Forwarded-For entry, which any client can write.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): Config["trustProxy"] {
+  if (raw === undefined || /^(false|0|no|off)$/i.test(raw)) return false;
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) <= 10) return Number(raw);
+    problems.push(`TRUST_PROXY="${raw}" must be a number of proxy hops from 1 to 10`);
+    return false;
+  }
+  if (/^(true|yes|on)$/i.test(raw)) {
+    problems.push(
+      `TRUST_PROXY="${raw}" would trust every X-Forwarded-For entry, which clients can forge: give the number of proxies in front of the app (e.g. 1) or their addresses (e.g. 127.0.0.1,10.0.0.0/8)`,
+    );
+    return false;
+  }
+  const entries = raw.split(",").map((e) => e.trim());
+  const bad = entries.filter((e) => !PROXY_NAMES.has(e.toLowerCase()) && !isAddressOrRange(e));
+  if (bad.length > 0) {
+    problems.push(
+      `TRUST_PROXY="${raw}": ${bad.map((b) => `"${b}"`).join(", ")} is not an IP address, a CIDR range or loopback/linklocal/uniquelocal`,
+    );
+    return false;
+  }
+  return entries.map((e) => (PROXY_NAMES.has(e.toLowerCase()) ? e.toLowerCase() : e));
+}
+
+/**
+ * Fastify's `trustProxy` for a TRUST_PROXY value. A hop count becomes a function trusting the first `hops`
+ * addresses (the socket's peer and the entries the proxies appended), because Fastify itself reads a bare number
+ * as "trust nothing" (it cannot check that the peer really is a proxy; see README "Behind a reverse proxy").
+ */
+export function trustProxyOption(
+  trust: Config["trustProxy"],
+): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== "number") return trust;
+  return (_address, hop) => hop < trust;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
 function hostOf(url: string): string {

@@ -1,10 +1,10 @@
 // Business API benchmark: a synthetic directory, the list endpoint (200 and 304) against a bare node:http server
 // sending the same prepared bytes, and q-search latency. Loopback only; every loop is bounded in time and count.
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { BusinessInput } from "../../src/businesses/model.js";
@@ -19,6 +19,12 @@ const { values } = parseArgs({
     connections: { type: "string", default: "8" },
     searches: { type: "string", default: "2000" },
     rounds: { type: "string", default: "3" },
+    /** Where `app-logged` writes its log lines (its stdout); by default a file in the benchmark's temp folder. */
+    "log-file": { type: "string" },
+    /** Batches of the in-process logging cost comparison (logging-cost.ts); 0 skips it. */
+    "logging-rounds": { type: "string", default: "15" },
+    /** Comma-separated servers to measure (bare is always needed); default all. */
+    modes: { type: "string" },
   },
 });
 const COUNT = Number(values.businesses);
@@ -101,13 +107,15 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(
-  script: string,
-  mode: "app" | "routes" | "static-headers" | "bare",
-  dataDir: string,
-): Promise<Server> {
+function startServer(script: string, mode: Mode, dataDir: string, logFile?: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = fork(script, [mode], { env: { ...process.env, BENCH_DATA_DIR: dataDir }, stdio: "inherit" });
+    // stdout of the logged app goes to a file, as under a process manager; the others inherit the terminal.
+    const out = logFile === undefined ? undefined : openSync(logFile, "a");
+    const child = fork(script, [mode], {
+      env: { ...process.env, BENCH_DATA_DIR: dataDir },
+      stdio: out === undefined ? "inherit" : ["ignore", out, "inherit", "ipc"],
+    });
+    if (out !== undefined) closeSync(out);
     child.once("message", (m) => resolve({ port: (m as { port: number }).port, child }));
     child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
   });
@@ -146,7 +154,8 @@ function get(agent: Agent, port: number, path: string, headers: Record<string, s
  * (HTTP/1.1 pipelining, answered in order). A raw-socket client is cheap enough that the server, not the load
  * generator, is what gets measured.
  */
-async function throughput(port: number, path: string, headers: Record<string, string>, expectStatus: number) {
+async function throughput(server: Server, path: string, headers: Record<string, string>, expectStatus: number) {
+  const port = server.port;
   const head = Buffer.from(
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries(headers)
       .map(([k, v]) => `${k}: ${v}\r\n`)
@@ -157,9 +166,26 @@ async function throughput(port: number, path: string, headers: Record<string, st
       counts.reduce((a, b) => a + b, 0),
     );
   await measure(1000);
+  const cpu0 = await serverCpu(server);
   const started = performance.now();
   const n = await measure(SECONDS * 1000);
-  return { rps: n / ((performance.now() - started) / 1000) };
+  const elapsed = performance.now() - started;
+  const cpu = (await serverCpu(server)) - cpu0;
+  return { rps: n / (elapsed / 1000), cpuPerResponse: cpu / n };
+}
+
+/** The server process's CPU time so far (µs), asked over IPC. */
+function serverCpu(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      const cpu = (m as { cpu?: number }).cpu;
+      if (cpu === undefined) return;
+      server.child.off("message", onMessage);
+      resolve(cpu);
+    };
+    server.child.on("message", onMessage);
+    server.child.send("cpu");
+  });
 }
 
 const PIPELINE = 4;
@@ -284,87 +310,140 @@ export async function prepareData(dataDir: string): Promise<void> {
   await database.close();
 }
 
-export async function main(serverScript: string): Promise<void> {
+const MODES = ["bare", "routes", "static-headers", "app", "app-logged", "app-logged-two-lines"] as const;
+type Mode = (typeof MODES)[number];
+
+/** Runs logging-cost.ts (stdout to the log file) and prints CPU time per 304 for each logging variant. */
+function loggingCost(script: string, dataDir: string, logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = openSync(logFile, "a");
+    const child = fork(script, [values["logging-rounds"] as string], {
+      env: { ...process.env, BENCH_DATA_DIR: dataDir },
+      stdio: ["ignore", out, "inherit", "ipc"],
+    });
+    closeSync(out);
+    child.once("exit", (code) => reject(new Error(`logging-cost exited with ${code}`)));
+    child.once("message", (m) => {
+      const cpu = (m as { cpu: Record<string, number[]> }).cpu;
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      const off = median(Object.values(cpu)[0] ?? []);
+      console.log(
+        "\nLogging cost inside one process (whole app, /api/v1/businesses 304 via inject, alternating batches of 2,000;",
+      );
+      console.log("CPU µs per request, median of batches; relative = logging off / this):");
+      for (const [name, xs] of Object.entries(cpu)) {
+        console.log(`  ${name.padEnd(38)} ${median(xs).toFixed(1).padStart(6)}   ${(off / median(xs)).toFixed(2)}x`);
+      }
+      child.removeAllListeners("exit");
+      child.once("exit", () => resolve());
+    });
+  });
+}
+
+export async function main(serverScript: string, loggingScript: string): Promise<void> {
+  const modes = (values.modes?.split(",") ?? MODES) as Mode[];
+  const unknown = modes.filter((m) => !MODES.includes(m));
+  if (unknown.length > 0 || !modes.includes("bare")) throw new Error(`--modes: bare plus any of ${MODES.join(", ")}`);
   const dataDir = mkdtempSync(join(tmpdir(), "civic-bench-businesses-"));
+  const servers: Partial<Record<Mode, Server>> = {};
   try {
     const t0 = performance.now();
     await prepareData(dataDir);
     console.log(`Loaded ${COUNT} synthetic businesses in ${Math.round(performance.now() - t0)} ms (SQLite).`);
     console.log(
-      `Node ${process.version}; ${SECONDS} s per measurement after 1 s warm-up; ${CONNECTIONS} connections.\n`,
+      `Node ${process.version}; ${SECONDS} s per measurement after 1 s warm-up; ${CONNECTIONS} connections; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}.\n`,
     );
 
-    // Both servers run for the whole measurement and are measured in alternating rounds, so background load on
-    // the machine affects both alike; the figures are medians over the rounds.
-    const bare = await startServer(serverScript, "bare", dataDir);
-    const routes = await startServer(serverScript, "routes", dataDir);
-    const staticHeaders = await startServer(serverScript, "static-headers", dataDir);
-    const app = await startServer(serverScript, "app", dataDir);
-    const servers = { bare, routes, "static-headers": staticHeaders, app };
-    try {
-      const enc = { "accept-encoding": "gzip, deflate, br" };
-      const etags: Record<string, string> = {};
-      let bodyBytes = 0;
-      for (const [mode, server] of Object.entries(servers)) {
-        const first = await get(new Agent(), server.port, "/api/v1/businesses", enc);
-        etags[mode] = String(first.headers.etag);
-        bodyBytes = first.bytes;
-      }
-      if (etags.bare !== etags.app || etags.routes !== etags.app)
-        throw new Error("the two servers do not serve the same representation");
-      const samples: Record<string, number[]> = {};
-      for (const mode of Object.keys(servers)) {
-        samples[`${mode} 200`] = [];
-        samples[`${mode} 304`] = [];
-      }
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const [mode, server] of Object.entries(servers)) {
-          samples[`${mode} 200`]?.push((await throughput(server.port, "/api/v1/businesses", enc, 200)).rps);
-          const conditional = { ...enc, "if-none-match": etags[mode] as string };
-          samples[`${mode} 304`]?.push((await throughput(server.port, "/api/v1/businesses", conditional, 304)).rps);
+    // Every server runs for the whole measurement and they are measured in alternating rounds, so background load
+    // on the machine affects all alike; the figures are medians over the rounds, and each ratio to `bare` is also
+    // given per round (a server and `bare` measured seconds apart).
+    const logFile = values["log-file"] ?? join(dataDir, "app.log");
+    for (const mode of modes) {
+      servers[mode] = await startServer(
+        serverScript,
+        mode,
+        dataDir,
+        mode.startsWith("app-logged") ? logFile : undefined,
+      );
+    }
+    const enc = { "accept-encoding": "gzip, deflate, br" };
+    const etags: Partial<Record<Mode, string>> = {};
+    let bodyBytes = 0;
+    for (const mode of modes) {
+      const first = await get(new Agent(), (servers[mode] as Server).port, "/api/v1/businesses", enc);
+      etags[mode] = String(first.headers.etag);
+      bodyBytes = first.bytes;
+    }
+    if (modes.some((m) => etags[m] !== etags.bare)) throw new Error("the servers do not serve the same representation");
+    const samples: Record<string, number[]> = {};
+    const cpu: Record<string, number[]> = {};
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of modes) {
+        const server = servers[mode] as Server;
+        const conditional = { ...enc, "if-none-match": etags[mode] as string };
+        for (const [code, headers] of [
+          [200, enc],
+          [304, conditional],
+        ] as const) {
+          const r = await throughput(server, "/api/v1/businesses", headers, code);
+          (samples[`${mode} ${code}`] ??= []).push(r.rps);
+          (cpu[`${mode} ${code}`] ??= []).push(r.cpuPerResponse);
         }
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-      console.log(`GET /api/v1/businesses, unfiltered, ${COUNT} businesses, br body ${bodyBytes} bytes`);
-      console.log("requests/s (median of rounds; all rounds)");
-      for (const [k, xs] of Object.entries(samples)) {
-        console.log(`  ${k}: ${median(xs).toFixed(0).padStart(6)}   [${xs.map((x) => x.toFixed(0)).join(", ")}]`);
-      }
-      const ratio200 = median(samples["app 200"] ?? []) / median(samples["bare 200"] ?? []);
-      const ratio304 = median(samples["app 304"] ?? []) / median(samples["bare 304"] ?? []);
-      const routes200 = median(samples["routes 200"] ?? []) / median(samples["bare 200"] ?? []);
-      const routes304 = median(samples["routes 304"] ?? []) / median(samples["bare 304"] ?? []);
-      let appRoundTripP99 = 0;
-      let appServerP99 = 0;
-      for (const [name, server] of [
-        ["routes", routes],
-        ["app", app],
-      ] as const) {
-        await serverSearchTimes(server);
-        const r = await searchLatency(server.port);
-        const side = (await serverSearchTimes(server)).slice(-r.n);
-        const sp = (p: number) => percentile(side, p).toFixed(2);
-        if (name === "app") appServerP99 = percentile(side, 99);
-        console.log(
-          `${name === "app" ? "" : "\n"}q search (${name}, ${r.n} distinct queries, one at a time, br, mean body ${Math.round(r.meanBytes)} bytes):\n` +
-            `  round trip  p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms\n` +
-            `  server side p50 ${sp(50)} ms, p95 ${sp(95)} ms, p99 ${sp(99)} ms, max ${sp(100)} ms`,
-        );
-        if (name === "app") appRoundTripP99 = r.p99;
-      }
-      console.log(
-        `\napp/bare: 200 ${ratio200.toFixed(2)}x, 304 ${ratio304.toFixed(2)}x (target >= 0.80x); q p99 ${appRoundTripP99.toFixed(2)} ms round trip, ${appServerP99.toFixed(2)} ms server side (target < 5 ms)`,
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    console.log(`GET /api/v1/businesses, unfiltered, ${COUNT} businesses, br body ${bodyBytes} bytes`);
+    console.log("requests/s (median of rounds; all rounds)");
+    for (const [k, xs] of Object.entries(samples)) {
+      console.log(`  ${k}: ${median(xs).toFixed(0).padStart(6)}   [${xs.map((x) => x.toFixed(0)).join(", ")}]`);
+    }
+    console.log("server CPU time per response, µs (median of rounds; all rounds)");
+    for (const [k, xs] of Object.entries(cpu)) {
+      console.log(`  ${k}: ${median(xs).toFixed(1).padStart(7)}   [${xs.map((x) => x.toFixed(1)).join(", ")}]`);
+    }
+    console.log("\nCPU efficiency relative to bare (bare's CPU per response / the server's; median of rounds):");
+    for (const mode of modes.filter((m) => m !== "bare")) {
+      const parts = ["200", "304"].map(
+        (code) => `${code} ${(median(cpu[`bare ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
       );
-      console.log(`routes-only Fastify/bare: 200 ${routes200.toFixed(2)}x, 304 ${routes304.toFixed(2)}x`);
-      const static304 = median(samples["static-headers 304"] ?? []) / median(samples["bare 304"] ?? []);
-      console.log(`routes + precomputed security headers/bare: 304 ${static304.toFixed(2)}x`);
-    } finally {
-      await stopServer(app);
-      await stopServer(routes);
-      await stopServer(staticHeaders);
-      await stopServer(bare);
+      console.log(`  ${mode}: ${parts.join("; ")}`);
+    }
+    console.log("\nthroughput ratio to bare: of the medians; [per round]");
+    for (const mode of modes.filter((m) => m !== "bare")) {
+      const parts = ["200", "304"].map((code) => {
+        const xs = samples[`${mode} ${code}`] ?? [];
+        const base = samples[`bare ${code}`] ?? [];
+        const perRound = xs.map((x, i) => (x / (base[i] as number)).toFixed(2));
+        return `${code} ${(median(xs) / median(base)).toFixed(2)}x [${perRound.join(", ")}]`;
+      });
+      console.log(`  ${mode}: ${parts.join("; ")}`);
+    }
+    console.log(
+      "targets: app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
+    );
+    if (modes.some((m) => m.startsWith("app-logged")) && values["log-file"] === undefined) {
+      console.log(`log written by the logged apps: ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MB`);
+    }
+
+    if (Number(values["logging-rounds"]) > 0) await loggingCost(loggingScript, dataDir, logFile);
+
+    for (const name of ["routes", "app"] as const) {
+      const server = servers[name];
+      if (!server || SEARCHES === 0) continue;
+      await serverSearchTimes(server);
+      const r = await searchLatency(server.port);
+      const side = (await serverSearchTimes(server)).slice(-r.n);
+      const sp = (p: number) => percentile(side, p).toFixed(2);
+      console.log(
+        `\nq search (${name}, ${r.n} distinct queries, one at a time, br, mean body ${Math.round(r.meanBytes)} bytes):\n` +
+          `  round trip  p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(2)} ms\n` +
+          `  server side p50 ${sp(50)} ms, p95 ${sp(95)} ms, p99 ${sp(99)} ms, max ${sp(100)} ms (target p99 < 5 ms)`,
+      );
     }
   } finally {
+    for (const server of Object.values(servers)) await stopServer(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

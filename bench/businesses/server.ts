@@ -1,6 +1,7 @@
 // One server under test, in its own process so it has a core to itself: `app` is the whole platform (buildApp),
 // `routes` is a plain Fastify instance with only the business routes (to tell the cost of our code from the cost of
-// the platform's global hooks), `static-headers` is that plus the app's security headers set from a precomputed
+// the platform's global hooks), `app-logged` is the whole platform with the default log level (`-two-lines`: with
+// Fastify's default request logging instead of our access line), `static-headers` is that plus the app's security headers set from a precomputed
 // object (what the app would cost if @fastify/helmet did not rebuild helmet on every request), `bare` is node:http sending the same prepared bytes with the same validators.
 // Reports its port over IPC.
 import { createServer } from "node:http";
@@ -11,7 +12,7 @@ import { DATASET_SCHEMA_VERSION } from "../../src/businesses/model.js";
 import { negotiateEncoding } from "../../src/businesses/representation.js";
 import { noneMatchSatisfied } from "../../src/core/http/conditional.js";
 import { CORS_HEADERS, DIRECTORY_CACHE_CONTROL } from "../../src/businesses/routes.js";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { businessRoutes } from "../../src/businesses/routes.js";
 import { loadConfig } from "../../src/config.js";
 import type { Civic } from "../../src/core/context.js";
@@ -23,7 +24,9 @@ const config = loadConfig({
   DATA_DIR: process.env.BENCH_DATA_DIR,
   BASE_URL: "http://bench.test",
   SESSION_SECRET: "bench-secret-bench-secret-bench-secret-01",
-  LOG_LEVEL: "silent",
+  // `app-logged` is the platform as deployed: the default LOG_LEVEL (info), JSON lines on stdout, which the parent
+  // points at a file (or /dev/null); the other modes measure the code without logging.
+  LOG_LEVEL: mode?.startsWith("app-logged") ? "info" : "silent",
   SEED_DEMO: "false",
   NODE_ENV: "production",
 });
@@ -40,11 +43,21 @@ process.on("message", (m) => {
   if (m === "search-times") {
     process.send?.({ searchTimes: searchTimes.splice(0) });
   }
+  // CPU time this process has used (user + system, µs): the parent divides by the responses in between.
+  if (m === "cpu") {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  }
 });
 
 async function start(): Promise<number> {
-  if (mode === "app") {
-    const app = await buildApp(config, { assets: { url: (name) => `/assets/${name}` } });
+  if (mode === "app" || mode?.startsWith("app-logged")) {
+    const app = await buildApp(config, {
+      assets: { url: (name) => `/assets/${name}` },
+      // Fastify's default request logging ("incoming request" + "request completed"), what the app had before its
+      // single access line; measured beside it in the same run.
+      ...(mode === "app-logged-two-lines" ? { logController: new LogController() } : {}),
+    });
     timeSearches(app);
     await app.listen({ port: 0, host: "127.0.0.1" });
     for (const worker of app.civic.workers) worker.start();

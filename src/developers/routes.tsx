@@ -93,7 +93,7 @@ function DevelopersContent({ config }: { config: Config }) {
       <Example
         id="ex-post"
         title="Submit a report"
-        code={`curl -s -X POST '${base}/api/v2/requests.json' \\\n  --data-urlencode 'api_key=YOUR_KEY' \\\n  --data-urlencode 'service_code=streetlight' \\\n  --data-urlencode 'lat=${config.village.centre.lat.toFixed(5)}' \\\n  --data-urlencode 'long=${config.village.centre.lng.toFixed(5)}' \\\n  --data-urlencode 'attribute[fault]=out' \\\n  --data-urlencode 'description=The light outside the church has been out for a week.' \\\n  --data-urlencode 'email=resident@example.org'`}
+        code={`curl -s -X POST '${base}/api/v2/requests.json' \\\n  -H 'X-Api-Key: YOUR_KEY' \\\n  --data-urlencode 'service_code=streetlight' \\\n  --data-urlencode 'lat=${config.village.centre.lat.toFixed(5)}' \\\n  --data-urlencode 'long=${config.village.centre.lng.toFixed(5)}' \\\n  --data-urlencode 'attribute[fault]=out' \\\n  --data-urlencode 'description=The light outside the church has been out for a week.' \\\n  --data-urlencode 'email=resident@example.org'`}
       >
         <p>
           The answer holds the new <code>service_request_id</code>: the report's reference number, which residents can
@@ -111,6 +111,13 @@ function DevelopersContent({ config }: { config: Config }) {
         Email the volunteers at <a href={`mailto:${config.village.contactEmail}`}>{config.village.contactEmail}</a> with
         the name of your app and what it does. Keys are free. We keep only a fingerprint of your key, so keep it safe;
         we can revoke it and give you a new one.
+      </p>
+      <p>
+        Send your key in the <code>X-Api-Key</code> header, on submissions and, if you like, on reads (a key gives you
+        your own rate-limit allowance). A header keeps the key out of addresses, and so out of logs, browser history and
+        caches; browsers may send it cross-origin (CORS allows it). The standard's <code>api_key</code> form field (or{" "}
+        <code>api_key</code> in the query string) still works. We never log key values, and an answer to a request that
+        carried a key is marked <code>Cache-Control: private</code>.
       </p>
 
       <h2>Rate limits</h2>

@@ -6,6 +6,22 @@ import type { DB } from "../core/db/schema.js";
 const KEY_PREFIX = "civic_";
 const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6;
 
+/**
+ * The request header that carries a key: preferred over the standard's `api_key` parameter (which still works),
+ * because a header stays out of URLs, and so out of access logs, proxy logs, browser history and cache keys.
+ * `X-Api-Key` rather than `Authorization: Bearer`, so a reverse proxy's own HTTP authentication (e.g. a staging
+ * site behind Basic auth) never collides with it.
+ */
+export const API_KEY_HEADER = "x-api-key";
+
+/** The key a request carries in the X-Api-Key header or the `api_key` query parameter (the header wins). */
+export function requestApiKey(request: { headers: Record<string, unknown>; query: unknown }): string | undefined {
+  const header = request.headers[API_KEY_HEADER];
+  if (typeof header === "string" && header.trim() !== "") return header.trim();
+  const inQuery = (request.query as { api_key?: unknown } | undefined)?.api_key;
+  return typeof inQuery === "string" && inQuery !== "" ? inQuery : undefined;
+}
+
 /** sha256 of a key, hex: the only form a key is stored in. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");

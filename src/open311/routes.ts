@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
 import { discoveryDocument } from "./discovery.js";
-import { type ApiClient, findActiveApiKey, touchApiKey } from "./keys.js";
+import { type ApiClient, findActiveApiKey, requestApiKey, touchApiKey } from "./keys.js";
 import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
@@ -48,6 +48,26 @@ function sendFormat(reply: FastifyReply, format: Format, root: string, body: Spa
   return reply.type("application/json; charset=utf-8").send(JSON.stringify(body));
 }
 
+/**
+ * A response to a request that carried an API key (header, query or form body) is the client's own: `private`, so
+ * no shared cache keeps it (or its URL with the key). Every answer varies on X-Api-Key, so a cache never hands an
+ * anonymous answer (and its rate-limit headers) to a keyed request or the other way round.
+ */
+function privateWhenKeyed(request: FastifyRequest, reply: FastifyReply): void {
+  const vary = reply.getHeader("vary");
+  reply.header("vary", vary === undefined || vary === "" ? "X-Api-Key" : `${String(vary)}, X-Api-Key`);
+  const keyed =
+    requestApiKey(request) !== undefined ||
+    (request.method === "POST" &&
+      typeof request.body === "object" &&
+      request.body !== null &&
+      "api_key" in request.body);
+  if (!keyed) return;
+  const cache = reply.getHeader("cache-control");
+  if (typeof cache === "string" && cache.startsWith("public"))
+    reply.header("cache-control", `private${cache.slice(6)}`);
+}
+
 function isOpen311Path(url: string): boolean {
   return url === PREFIX || url.startsWith(`${PREFIX}/`) || url.startsWith(`${PREFIX}?`);
 }
@@ -72,6 +92,7 @@ export const open311Routes = fp(
       if (isOpen311Path(request.url)) {
         reply.header("access-control-allow-origin", "*");
         reply.header("access-control-expose-headers", EXPOSED_HEADERS);
+        privateWhenKeyed(request, reply);
       }
       done(null, payload);
     });
@@ -102,8 +123,8 @@ export const open311Routes = fp(
 
     /** A read may carry a key (for its own rate limit); an unknown or revoked one is ignored, not refused. */
     const readClient = async (request: FastifyRequest) => {
-      const key = (request.query as { api_key?: unknown }).api_key;
-      if (typeof key === "string" && key !== "") {
+      const key = requestApiKey(request);
+      if (key !== undefined) {
         const client = await findActiveApiKey(db(), key);
         if (client) clients.set(request, client);
       }
@@ -290,9 +311,9 @@ export const open311Routes = fp(
     const postBodies = new WeakMap<FastifyRequest, PostFields>();
     const writeClient = async (request: FastifyRequest) => {
       const body = await readPostBody(request.body);
-      // The standard sends api_key in the form body; some clients put it in the query string instead.
-      const inQuery = (request.query as { api_key?: unknown } | undefined)?.api_key;
-      if (!body.fields.has("api_key") && typeof inQuery === "string") body.fields.set("api_key", [inQuery]);
+      // The standard sends api_key in the form body; clients may send the X-Api-Key header or the query instead.
+      const elsewhere = requestApiKey(request);
+      if (!body.fields.has("api_key") && elsewhere !== undefined) body.fields.set("api_key", [elsewhere]);
       const keys = body.fields.get("api_key") ?? [];
       const key = keys.length === 1 ? keys[0]?.trim() : undefined;
       if (key) {
@@ -318,7 +339,7 @@ export const open311Routes = fp(
         serializerCompiler: rawJsonSerializer,
         config: { csrf: false },
         schema: {
-          security: [{ open311ApiKey: [] }],
+          security: [{ open311ApiKeyHeader: [] }, { open311ApiKey: [] }],
           summary: "Create a service request",
           description:
             "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
@@ -358,7 +379,7 @@ export const open311Routes = fp(
         .code(204)
         .header("access-control-allow-origin", "*")
         .header("access-control-allow-methods", "GET, POST, OPTIONS")
-        .header("access-control-allow-headers", "Content-Type")
+        .header("access-control-allow-headers", "Content-Type, X-Api-Key")
         .header("access-control-max-age", "86400")
         .send();
     });

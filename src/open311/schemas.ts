@@ -31,7 +31,8 @@ export const ReadQuery = Type.Object(
     api_key: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: "Optional on reads. A valid key is rate-limited per key instead of per client address.",
+        description:
+          "Optional on reads. A valid key is rate-limited per key instead of per client address. Prefer the `X-Api-Key` header: a key in the URL ends up in logs and caches (the answer is then `Cache-Control: private`).",
       }),
     ),
   },
@@ -206,7 +207,9 @@ export const CreatedRequests = Type.Array(CreatedRequest);
 const formField = (description: string, maxLength = 2000) => Type.Optional(Type.String({ maxLength, description }));
 
 const postFields = {
-  api_key: formField("Required: your API key (403 when missing or wrong); also accepted in the query string."),
+  api_key: formField(
+    "Your API key (403 when missing or wrong), unless you send it in the `X-Api-Key` header (preferred); also accepted in the query string.",
+  ),
   jurisdiction_id: formField("Accepted and ignored."),
   service_code: formField("Required: a service_code from the service list (404 when unknown)."),
   lat: formField("Latitude (WGS84). With long; inside the village area."),

@@ -57,7 +57,7 @@ Two API families share this description:
 * **Business directory** (\`/api/v1/\`, tag *Businesses*) and its static export
   \`/data/businesses-canonical.json\`: schema.org JSON-LD, open to any origin, no key.
 * **Open311 GeoReport v2** (\`/api/v2/\`, tag *Open311*): report local, non-urgent issues and read public reports.
-  Reading needs no key; submitting needs an \`api_key\`.
+  Reading needs no key; submitting needs an API key (the \`X-Api-Key\` header, or the standard's \`api_key\`).
 
 Machine-readable aids: this description at \`/openapi.yaml\`, \`/.well-known/openapi.yaml\` and \`/openapi.json\`;
 a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
@@ -89,7 +89,7 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
 ## Rate limits
 
 The Open311 API is rate-limited: ${config.rateLimit.readMax} reads and ${config.rateLimit.writeMax} submissions per
-${windowSeconds} seconds, counted per API key when a valid \`api_key\` is sent and per client address otherwise
+${windowSeconds} seconds, counted per API key when a valid key is sent and per client address otherwise
 (operators can change the values). Every answer carries the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\`
 and \`RateLimit-Reset\` headers; a \`429\` carries \`Retry-After\` (seconds). The business directory is not
 rate-limited: it is served from prepared, cacheable responses.
@@ -137,15 +137,21 @@ rate-limited: it is served from prepared, cacheable responses.
   \`agency_responsible\` is the council department the category is forwarded to, or the village volunteers;
   \`service_notice\` says when and to whom the report was forwarded; \`media_url\` is the absolute URL of the first
   photo (else the client's own \`media_url\`); \`zipcode\` is null.
-* **POST**: \`api_key\` in the form body (or the query string); \`description\` is required (at most 4,000 characters,
+* **API keys**: send yours in the \`X-Api-Key\` header (on POST, and on reads for your own rate-limit allowance);
+  the standard's \`api_key\` form field, or \`api_key\` in the query string, still works (form field first, then
+  header, then query). The header keeps the key out of URLs, logs and caches; key values are never logged. A
+  response to a request that carried a key is \`Cache-Control: private\`, and \`/api/v2\` answers carry
+  \`Vary: X-Api-Key\`. CORS preflight allows \`X-Api-Key\`.
+* **POST**: an API key (above); \`description\` is required (at most 4,000 characters,
   no HTML) and gives the title; a location by \`lat\` + \`long\` inside the village, \`address_string\`, or \`address_id\`
   (a gazetteer place id). Attributes are validated against the service definition. Photos may be sent as multipart
   \`media\` (GeoReport v2.1 draft) and lose all metadata. Answers \`200\` with the standard's body. The reporter gets a
   confirmation email when \`email\` is given; Open311 reporters' contact details are never passed to the council.
 * **Tokens**: none are issued, because every service is realtime. A token that is a public report's reference maps to
   that request; anything else is a 404 that explains this.
-* **Caching**: discovery, services and definitions \`public, max-age=300\`; requests \`public, max-age=60\`; POST and
-  errors \`no-store\`. Every \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
+* **Caching**: discovery, services and definitions \`public, max-age=300\`; requests \`public, max-age=60\`
+  (\`private\` instead of \`public\` when the request carried an API key); POST and errors \`no-store\`. Every
+  \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
 
 ## Privacy
 
@@ -187,13 +193,22 @@ export function swaggerOptions(config: Config): SwaggerOptions {
       externalDocs: { description: "Developer guide", url: `${config.baseUrl}/developers` },
       components: {
         securitySchemes: {
+          open311ApiKeyHeader: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Api-Key",
+            description:
+              "Preferred way to send your API key, on POST and (optionally, for your own rate-limit allowance) on " +
+              "reads: a header stays out of URLs, logs and cache keys. Ask the volunteers for a key " +
+              "(`civic api-keys create`).",
+          },
           open311ApiKey: {
             type: "apiKey",
             in: "query",
             name: "api_key",
             description:
-              "Needed to submit reports. Send it as the `api_key` form field (Open311 sends it with the request body); " +
-              "ask the volunteers for a key (`civic api-keys create`).",
+              "The GeoReport v2 standard's way: the `api_key` form field of a POST (the query string is accepted " +
+              "too). Still supported; prefer the `X-Api-Key` header.",
           },
         },
         schemas: {

@@ -88,4 +88,29 @@ describe("configuration", () => {
     expect(c.rateLimit).toMatchObject({ writeMax: 5, windowMs: 30_000 });
     expect(c.uploads).toEqual({ maxPhotos: 2, maxPhotoBytes: 4 * 1024 * 1024 });
   });
+
+  it("TRUST_PROXY takes a hop count or proxy addresses, never 'trust every hop'", () => {
+    const trust = (value: string | undefined) => loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: value }).trustProxy;
+    expect(trust(undefined)).toBe(false);
+    expect(trust("false")).toBe(false);
+    expect(trust("0")).toBe(false);
+    expect(trust("1")).toBe(1);
+    expect(trust("2")).toBe(2);
+    expect(trust("127.0.0.1, 10.0.0.0/8,::1,fd00::/8")).toEqual(["127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"]);
+    expect(trust("Loopback,uniquelocal")).toEqual(["loopback", "uniquelocal"]);
+    expect(() => trust("true")).toThrow(/TRUST_PROXY="true" would trust every X-Forwarded-For entry/);
+    expect(() => trust("yes")).toThrow(/TRUST_PROXY/);
+    expect(() => trust("11")).toThrow(/TRUST_PROXY="11" must be a number of proxy hops from 1 to 10/);
+    let error: unknown;
+    try {
+      loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: "10.0.0.1,10.0.0.0/33,proxy.local,1.2.3", PORT: "x" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    // Reported with the other problems, naming every bad entry.
+    expect(problems).toHaveLength(2);
+    expect(problems.join("\n")).toMatch(/"10\.0\.0\.0\/33", "proxy\.local", "1\.2\.3" is not an IP address/);
+  });
 });

@@ -1,19 +1,156 @@
-import { describe, expect, it } from "vitest";
-import { redactDeep, redactEmails } from "../../src/core/http/redact.js";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/app.js";
+import { BatchedStdout, loggerOptions } from "../../src/core/http/logger.js";
+import { forLog, MAX_LOGGED_CHARS, redactDeep, redactEmails, redactSecrets } from "../../src/core/http/redact.js";
+import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../helpers/app.js";
 
 describe("email redaction for logs", () => {
   it("removes plain and URL-encoded addresses", () => {
     expect(redactEmails("sent to jo.bloggs+civic@example.co.uk ok")).toBe("sent to [email] ok");
     expect(redactEmails("/status?email=jo%40example.org&x=1")).toBe("/status?email=[email]&x=1");
+    expect(redactEmails("/status?email=JO%40Example.ORG")).toBe("/status?email=[email]");
+    expect(redactEmails("a@b.cd and c@d.ef, x@localhost, @example.org")).toBe(
+      "[email] and [email], x@localhost, @example.org",
+    );
+    expect(redactEmails("a@example.org.5")).toBe("[email].5");
     expect(redactEmails("no address here")).toBe("no address here");
   });
 
-  it("walks nested objects, arrays and errors", () => {
-    const out = redactDeep({ to: ["a@example.org"], inner: { e: new Error("bad b@example.org") } }) as {
-      to: string[];
-      inner: { e: { message: string } };
-    };
+  it("walks nested objects, arrays and errors, and drops secret fields", () => {
+    const out = redactDeep({
+      to: ["a@example.org"],
+      inner: { e: new Error("bad b@example.org") },
+      api_key: "civic_secret",
+    }) as { to: string[]; inner: { e: { message: string } }; api_key: string };
     expect(out.to[0]).toBe("[email]");
     expect(out.inner.e.message).toBe("bad [email]");
+    expect(out.api_key).toBe("[redacted]");
+  });
+
+  /** Best of five runs, in ms. */
+  const time = (f: () => void) => {
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const t0 = performance.now();
+      f();
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  };
+  // Inputs that made the old pattern backtrack: long runs of local-part characters with at signs and no domain.
+  const hostile = {
+    "local part, no at": (n: number) => "a".repeat(n),
+    "encoded at signs": (n: number) => "x%40".repeat(n / 4),
+    "at signs without tld": (n: number) => "a@b".repeat(n / 3),
+    "dots after an at": (n: number) => `a@${"b.".repeat(n / 2)}`,
+    "run then at": (n: number) => `${"a.".repeat(n / 2)}@`,
+  };
+
+  it.each(Object.entries(hostile))("is linear on hostile input (%s)", (_name, make) => {
+    const small = make(32 * 1024);
+    const large = make(64 * 1024);
+    const tSmall = time(() => redactEmails(small));
+    const tLarge = time(() => redactEmails(large));
+    // The old pattern took ~270 ms on 16 KB and grew with the square of the length.
+    expect(tLarge).toBeLessThan(25);
+    // Twice the input, at most about twice the time (generous: timers are coarse at this scale).
+    expect(tLarge).toBeLessThan(Math.max(3 * tSmall, 2));
+    // And what is logged is bounded whatever the input.
+    expect(forLog(large).length).toBeLessThan(MAX_LOGGED_CHARS + 40);
+  });
+
+  it("bounds what is logged and marks the cut, without leaving half an address", () => {
+    const long = `/reports?q=${"x".repeat(5000)}`;
+    const logged = forLog(long);
+    expect(logged.startsWith("/reports?q=xxx")).toBe(true);
+    expect(logged).toMatch(/…\[truncated \d+ chars\]$/);
+    expect(logged.length).toBeLessThan(MAX_LOGGED_CHARS + 40);
+    const cut = `${"/".repeat(MAX_LOGGED_CHARS - 12)}jo.bloggs@exa${"m".repeat(100)}ple.org`;
+    expect(forLog(cut)).not.toContain("jo.bloggs");
+  });
+
+  it("redacts api_key and other secret parameters", () => {
+    expect(redactSecrets("/api/v2/requests.json?api_key=civic_abc123&status=open")).toBe(
+      "/api/v2/requests.json?api_key=[redacted]&status=open",
+    );
+    expect(redactSecrets("/x?a=1&API_KEY=k;token=t&access_token=u#f")).toBe(
+      "/x?a=1&API_KEY=[redacted];token=[redacted]&access_token=[redacted]#f",
+    );
+    expect(redactSecrets("/x?monkey=1&keyword=2")).toBe("/x?monkey=1&keyword=2");
+    expect(forLog(`/api/v2/requests.json?${"p=1&".repeat(600)}api_key=civic_abc`)).not.toContain("civic_abc");
+  });
+});
+
+describe("log output", () => {
+  it("is written in one batch per event-loop turn, in order", async () => {
+    const chunks: string[] = [];
+    const sink = new BatchedStdout({ write: (chunk: string) => chunks.push(chunk) });
+    sink.write("a\n");
+    sink.write("b\n");
+    expect(chunks).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    sink.write("c\n");
+    sink.flush();
+    expect(chunks).toEqual(["a\nb\n", "c\n"]);
+    sink.write("x".repeat(70 * 1024));
+    expect(chunks).toHaveLength(3);
+  });
+});
+
+describeEachDb("the request log", (dialect) => {
+  let t: TestDatabase;
+  let lines: string[];
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  beforeAll(async () => {
+    t = await createTestDatabase(dialect, { migrate: false });
+    lines = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split("\n").filter(Boolean));
+        cb();
+      },
+    });
+    const config = testConfig(t.dataDir, { LOG_LEVEL: "info", ...(t.url ? { DATABASE_URL: t.url } : {}) });
+    const options = loggerOptions("info");
+    app = await buildApp(config, {
+      database: t.database,
+      assets: { url: (name) => `/assets/${name}` },
+      logger: typeof options === "object" ? { ...options, stream } : options,
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await t.cleanup();
+  });
+
+  it("writes one access line per request, without the api_key, emails or a huge URL", async () => {
+    lines.length = 0;
+    const secret = "civic_abcdefghijklmnopqrstuvwxyz012345";
+    const res = await app.inject({
+      url: `/api/v2/services.json?api_key=${secret}&email=someone.private%40example.org`,
+      headers: { "x-request-id": "access-line-test-1" },
+    });
+    expect(res.statusCode).toBe(200);
+    await app.inject(`/api/v1/businesses?q=${"a%40".repeat(20_000)}`);
+    await app.inject({ url: "/nowhere?token=t0ps3cret", headers: { "x-request-id": "access-line-test-2" } });
+    const all = lines.join("\n");
+    expect(all).not.toContain(secret);
+    expect(all).not.toContain("t0ps3cret");
+    expect(all).not.toMatch(/someone\.private/);
+    const mine = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const first = mine.filter((l) => l.reqId === "access-line-test-1");
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({
+      level: 30,
+      msg: "request",
+      method: "GET",
+      url: "/api/v2/services.json?api_key=[redacted]&email=[email]",
+      statusCode: 200,
+    });
+    expect(typeof first[0]?.responseTime).toBe("number");
+    const notFound = mine.filter((l) => l.reqId === "access-line-test-2" && l.msg === "request");
+    expect(notFound).toMatchObject([{ statusCode: 404, url: "/nowhere?token=[redacted]" }]);
+    for (const line of lines) expect(line.length).toBeLessThan(MAX_LOGGED_CHARS + 1000);
   });
 });
