@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { open311Status, REPORT_STATUSES } from "../../reports/model.js";
 import type { DB, ReportStatus } from "../db/schema.js";
 import type { Job } from "./runner.js";
 
@@ -18,7 +19,7 @@ export const RETENTION = {
 } as const;
 
 /** Statuses in which a report is finished (Open311 "closed"): nobody sends updates about it any more. */
-export const FINISHED_STATUSES: readonly ReportStatus[] = ["fixed", "closed", "duplicate", "not_responsible"];
+export const FINISHED_STATUSES: readonly ReportStatus[] = REPORT_STATUSES.filter((s) => open311Status(s) === "closed");
 
 const BATCH = 500;
 /** At most this many batches per run; the next run carries on. */
