@@ -4,6 +4,7 @@ import * as m0002 from "./0002_businesses.js";
 import * as m0003 from "./0003_reports.js";
 import * as m0005 from "./0005_reports_extra.js";
 import * as m0006 from "./0006_open311.js";
+import * as m0010 from "./0010_accounts.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   "0003_reports": m0003,
   "0005_reports_extra": m0005,
   "0006_open311": m0006,
+  "0010_accounts": m0010,
 };
 
 export class MigrationError extends Error {
