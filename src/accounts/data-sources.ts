@@ -11,8 +11,11 @@ export function ownReports(db: Kysely<DB>, subject: DataSubject) {
   });
 }
 
-/** Removes an address from every message in the outbox: mail to it goes, mentions of it are blanked. */
-export async function scrubOutbox(db: Kysely<DB>, email: string): Promise<void> {
+/**
+ * Removes an address from every message in the outbox: mail to it goes, mentions of it are blanked, and so are the
+ * other details given with it (`alsoBlank`: names, phone numbers) in the messages that mention it.
+ */
+export async function scrubOutbox(db: Kysely<DB>, email: string, alsoBlank: string[] = []): Promise<void> {
   await db.deleteFrom("outbox").where(sql<string>`lower(to_address)`, "=", email).execute();
   const pattern = `%${email}%`;
   const mentions = await db
@@ -27,8 +30,10 @@ export async function scrubOutbox(db: Kysely<DB>, email: string): Promise<void> 
     )
     .limit(10_000)
     .execute();
-  const escaped = email.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const blank = (text: string) => text.replace(new RegExp(escaped, "gi"), "[erased]");
+  const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const values = [email, ...alsoBlank.filter((v) => v.trim().length >= 2)].map(escape);
+  const mentioned = new RegExp(values.join("|"), "gi");
+  const blank = (text: string) => text.replace(mentioned, "[erased]");
   for (const m of mentions) {
     await db
       .updateTable("outbox")
@@ -141,7 +146,15 @@ export const reportData: PersonalDataSource = {
     };
   },
   async erase({ db }, subject, options) {
-    const ids = (await ownReports(db, subject).select("id").limit(100_000).execute()).map((r) => r.id);
+    const own = await ownReports(db, subject)
+      .select(["id", "reporter_email", "reporter_name", "reporter_phone"])
+      .limit(100_000)
+      .execute();
+    const ids = own.map((r) => r.id);
+    // Council forwarding mail carries the contact details given with a report; blank them where the address is.
+    const details = own.flatMap((r) => [r.reporter_name, r.reporter_phone]).filter((v): v is string => !!v);
+    const addresses = new Set([subject.email, ...own.map((r) => r.reporter_email).filter((v): v is string => !!v)]);
+    for (const address of addresses) await scrubOutbox(db, address, [...new Set(details)]);
     for (let i = 0; i < ids.length; i += 500) {
       await db
         .updateTable("reports")

@@ -121,7 +121,7 @@ export class Visitor {
   async signIn(h: AccountsHarness, email: string): Promise<void> {
     const res = await this.submit("/sign-in", "/sign-in/email", { email });
     if (res.statusCode !== 200) throw new Error(`sign-in request answered ${res.statusCode}`);
-    const { path, token } = signInMailParts(await h.mailTo(email));
+    const { path, token } = signInMailParts(await h.mailTo(email.trim().toLowerCase()));
     const page = await this.get(path);
     const done = await this.post("/sign-in/link", { _csrf: tokenIn(page.body), token });
     if (done.statusCode !== 303 || !this.cookie) throw new Error(`sign-in answered ${done.statusCode}: ${done.body}`);
