@@ -98,7 +98,7 @@ export function AccountPage(p: AccountPageProps) {
           : "You have no password: you sign in with a link by email or a passkey. A password is optional."}
       </p>
       <PostForm action="/account/password" csrfToken={p.csrfToken}>
-        <input type="text" name="username" value={account.email} autocomplete="username" hidden readOnly />
+        <input type="text" name="username" value={account.email} autocomplete="username" aria-label="Email address" hidden readOnly />
         <Field
           id="new-password"
           name="password"
