@@ -98,7 +98,15 @@ export function AccountPage(p: AccountPageProps) {
           : "You have no password: you sign in with a link by email or a passkey. A password is optional."}
       </p>
       <PostForm action="/account/password" csrfToken={p.csrfToken}>
-        <input type="text" name="username" value={account.email} autocomplete="username" aria-label="Email address" hidden readOnly />
+        <input
+          type="text"
+          name="username"
+          value={account.email}
+          autocomplete="username"
+          aria-label="Email address"
+          hidden
+          readOnly
+        />
         <Field
           id="new-password"
           name="password"
@@ -198,7 +206,12 @@ export function AccountPage(p: AccountPageProps) {
   );
 }
 
-export function ConsentList(p: { csrfToken: string; consents: ConsentRecord[]; action: string; hidden?: Record<string, string> }) {
+export function ConsentList(p: {
+  csrfToken: string;
+  consents: ConsentRecord[];
+  action: string;
+  hidden?: Record<string, string>;
+}) {
   if (p.consents.length === 0) return <p>You have not given any consents that are still in force.</p>;
   return (
     <ul>

@@ -46,7 +46,12 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     viewer: Viewer,
-    options: { problems?: Problem[]; values?: Partial<{ name: string; newEmail: string }>; notice?: string; status?: number } = {},
+    options: {
+      problems?: Problem[];
+      values?: Partial<{ name: string; newEmail: string }>;
+      notice?: string;
+      status?: number;
+    } = {},
   ) {
     const account = await getAccount(db(), viewer.accountId);
     if (!account) throw notFound();
@@ -73,7 +78,11 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
           notice={options.notice}
         />
       ),
-      { status: options.status ?? (problems.length ? 400 : 200), hasErrors: problems.length > 0, scripts: ["enhance.js", "passkeys.js"] },
+      {
+        status: options.status ?? (problems.length ? 400 : 200),
+        hasErrors: problems.length > 0,
+        scripts: ["enhance.js", "passkeys.js"],
+      },
     );
   }
 
@@ -111,7 +120,11 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const typed = field(request, "email", 400);
     const email = normaliseEmail(typed);
     const fail = (message: string, status = 400) =>
-      showAccount(request, reply, viewer, { problems: [{ field: "new-email", message }], values: { newEmail: typed }, status });
+      showAccount(request, reply, viewer, {
+        problems: [{ field: "new-email", message }],
+        values: { newEmail: typed },
+        status,
+      });
     if (!email) return fail("Enter an email address like name@example.com");
     const account = await getAccount(db(), viewer.accountId);
     if (account?.email === email) return fail("That is already your email address");
@@ -159,15 +172,21 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       outcome === "taken"
         ? "Another account already uses this address, so it cannot be moved to yours."
         : "This link has expired or has already been used. Ask for a new one on your account page.";
-    return renderPage(request, reply, "Email address not changed", () => (
-      <>
-        <h1>Email address not changed</h1>
-        <p>{message}</p>
-        <p>
-          <a href="/account">Go to your account</a>
-        </p>
-      </>
-    ), { status: outcome === "taken" ? 409 : 410 });
+    return renderPage(
+      request,
+      reply,
+      "Email address not changed",
+      () => (
+        <>
+          <h1>Email address not changed</h1>
+          <p>{message}</p>
+          <p>
+            <a href="/account">Go to your account</a>
+          </p>
+        </>
+      ),
+      { status: outcome === "taken" ? 409 : 410 },
+    );
   });
 
   app.post("/account/password", { schema: { hide: true } }, async (request, reply) => {
@@ -176,7 +195,8 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const account = await getAccount(db(), viewer.accountId);
     if (!account) throw notFound();
     const problem = await setPassword(civic, account.id, account.email, field(request, "password", 5000));
-    if (problem) return showAccount(request, reply, viewer, { problems: [{ field: "new-password", message: problem }] });
+    if (problem)
+      return showAccount(request, reply, viewer, { problems: [{ field: "new-password", message: problem }] });
     return done(reply, "password");
   });
 
@@ -218,7 +238,11 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (!viewer) return reply;
     const account = await getAccount(db(), viewer.accountId);
     if (!account) throw notFound();
-    await withdrawConsent(sourceContext(civic), { accountId: account.id, email: account.email }, field(request, "consent", 300));
+    await withdrawConsent(
+      sourceContext(civic),
+      { accountId: account.id, email: account.email },
+      field(request, "consent", 300),
+    );
     return done(reply, "consent");
   });
 

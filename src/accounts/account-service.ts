@@ -13,10 +13,13 @@ export const NAME_MAX = 100;
 
 /** A name as typed, tidied: control characters removed, spaces collapsed. "" clears it. */
 export function cleanName(value: string): string {
-  return value
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    value
+      // eslint-disable-next-line no-control-regex -- removing control characters is the point.
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 export async function updateName(civic: Civic, accountId: string, name: string): Promise<void> {
@@ -28,7 +31,12 @@ export async function updateName(civic: Civic, accountId: string, name: string):
 }
 
 /** Sends a confirmation link to the new address; nothing changes until it is used. */
-export async function requestEmailChange(civic: Civic, accountId: string, newEmail: string, client: string): Promise<void> {
+export async function requestEmailChange(
+  civic: Civic,
+  accountId: string,
+  newEmail: string,
+  client: string,
+): Promise<void> {
   await limiterFor(civic).enforce(
     [
       [LIMITS.mailPerEmail, newEmail],
@@ -38,7 +46,12 @@ export async function requestEmailChange(civic: Civic, accountId: string, newEma
   );
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
-    const issued = await issueChallenge(tx, civic.config.sessionSecret, { purpose: "email-change", email: newEmail, accountId }, now);
+    const issued = await issueChallenge(
+      tx,
+      civic.config.sessionSecret,
+      { purpose: "email-change", email: newEmail, accountId },
+      now,
+    );
     const link = `${civic.site.baseUrl}/account/email/confirm/${issued.token}`;
     await enqueueMail(tx, emailChangeMail(civic.site, newEmail, link), now);
   });
@@ -63,7 +76,12 @@ export async function confirmEmailChange(civic: Civic, token: unknown): Promise<
 }
 
 /** Sets a new password; returns why it is refused, or null when it was set. */
-export async function setPassword(civic: Civic, accountId: string, email: string, password: string): Promise<string | null> {
+export async function setPassword(
+  civic: Civic,
+  accountId: string,
+  email: string,
+  password: string,
+): Promise<string | null> {
   const problem = passwordProblem(password, email);
   if (problem) return problem;
   await civic.database.db

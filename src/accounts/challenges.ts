@@ -53,7 +53,12 @@ export interface LiveChallenge {
 }
 
 /** A challenge by its link token, if it is still usable (not used, not expired, not ended by wrong codes). */
-export async function findByToken(db: Kysely<DB>, purpose: Purpose, token: unknown, now: Date): Promise<LiveChallenge | null> {
+export async function findByToken(
+  db: Kysely<DB>,
+  purpose: Purpose,
+  token: unknown,
+  now: Date,
+): Promise<LiveChallenge | null> {
   if (!looksLikeToken(token)) return null;
   const row = await db
     .selectFrom("email_challenges")

@@ -27,7 +27,14 @@ export const userCommands: Record<string, Command> = {
       }
       out(["EMAIL", "ROLE", "STATUS", "CREATED"].join("\t"));
       for (const a of accounts) {
-        out([a.email, a.role, a.suspended_at ? `suspended ${a.suspended_at.slice(0, 10)}` : "active", a.created_at.slice(0, 10)].join("\t"));
+        out(
+          [
+            a.email,
+            a.role,
+            a.suspended_at ? `suspended ${a.suspended_at.slice(0, 10)}` : "active",
+            a.created_at.slice(0, 10),
+          ].join("\t"),
+        );
       }
       return 0;
     },

@@ -98,7 +98,13 @@ export function PostForm({
 }
 
 /** A one-button form (sign out, revoke, withdraw). */
-export function ButtonForm(p: { action: string; csrfToken: string; label: ComponentChildren; hidden?: Record<string, string>; secondary?: boolean }) {
+export function ButtonForm(p: {
+  action: string;
+  csrfToken: string;
+  label: ComponentChildren;
+  hidden?: Record<string, string>;
+  secondary?: boolean;
+}) {
   return (
     <PostForm action={p.action} csrfToken={p.csrfToken} hidden={p.hidden} className="inline-form">
       <button type="submit" class={p.secondary ? "button secondary" : "button"}>

@@ -42,7 +42,11 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
               <tr key={r.reference}>
                 <td>{r.reference}</td>
                 <td>
-                  {r.visibility === "public" ? <a href={`/reports/${r.reference}`}>{r.title}</a> : `${r.title} (not public)`}
+                  {r.visibility === "public" ? (
+                    <a href={`/reports/${r.reference}`}>{r.title}</a>
+                  ) : (
+                    `${r.title} (not public)`
+                  )}
                 </td>
                 <td>{r.category}</td>
                 <td>{STATUS_LABELS[r.status]}</td>
@@ -90,7 +94,13 @@ export function DataChoices(p: {
       <h2>Consents</h2>
       <ConsentList csrfToken={p.csrfToken} consents={p.consents} action={p.withdrawAction} hidden={p.hidden} />
       <h2>Erase</h2>
-      <EraseForm csrfToken={p.csrfToken} action={p.eraseAction} hidden={p.hidden} hasAccount={p.hasAccount} problems={[]} />
+      <EraseForm
+        csrfToken={p.csrfToken}
+        action={p.eraseAction}
+        hidden={p.hidden}
+        hasAccount={p.hasAccount}
+        problems={[]}
+      />
     </>
   );
 }
@@ -107,9 +117,9 @@ export function EraseForm(p: {
     <>
       <ErrorSummary problems={p.problems} />
       <p>
-        We erase your name, email address, phone number{p.hasAccount ? ", password, passkeys and sessions" : ""} and
-        any mail waiting to be sent to you. Your reports stay public without any link to you, unless you ask us to
-        remove them too. This cannot be undone. The same email address can be used again later.
+        We erase your name, email address, phone number{p.hasAccount ? ", password, passkeys and sessions" : ""} and any
+        mail waiting to be sent to you. Your reports stay public without any link to you, unless you ask us to remove
+        them too. This cannot be undone. The same email address can be used again later.
       </p>
       <PostForm action={p.action} csrfToken={p.csrfToken} hidden={p.hidden}>
         <div class="field">
@@ -151,7 +161,15 @@ export function MyDataRequestPage(p: { csrfToken: string; email: string; problem
         (for a report, say) and we send a link to it. The link opens your data for 30 minutes.
       </p>
       <PostForm action="/my-data" csrfToken={p.csrfToken}>
-        <Field id="email" label="Email address" type="email" autocomplete="email" maxLength={254} value={p.email} problems={p.problems} />
+        <Field
+          id="email"
+          label="Email address"
+          type="email"
+          autocomplete="email"
+          maxLength={254}
+          value={p.email}
+          problems={p.problems}
+        />
         <button type="submit" class="button">
           Send me a link
         </button>

@@ -9,7 +9,13 @@ import { ownReports } from "./data-sources.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { myDataMail } from "./mails.js";
-import { type DataSubject, erasePersonalData, exportPersonalData, listConsents, withdrawConsent } from "./personal-data.js";
+import {
+  type DataSubject,
+  erasePersonalData,
+  exportPersonalData,
+  listConsents,
+  withdrawConsent,
+} from "./personal-data.js";
 import { field, isRateLimited, renderPage, requireViewer } from "./page.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
@@ -47,10 +53,17 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
       .send(Buffer.from(zip));
   }
 
-  async function choices(request: FastifyRequest, reply: FastifyReply, subject: DataSubject, mode: { token: string } | null) {
+  async function choices(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    subject: DataSubject,
+    mode: { token: string } | null,
+  ) {
     const ctx = sourceContext(civic);
     const consents = await listConsents(ctx, subject);
-    const count = await ownReports(db(), subject).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+    const count = await ownReports(db(), subject)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
     const hidden = mode ? { token: mode.token } : undefined;
     return renderPage(request, reply, "Your personal data", (page) => (
       <DataChoices
@@ -68,7 +81,13 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /** The erasure, after the confirmation box was ticked; re-renders the form with a message otherwise. */
-  async function erase(request: FastifyRequest, reply: FastifyReply, subject: DataSubject, action: string, hidden?: Record<string, string>) {
+  async function erase(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    subject: DataSubject,
+    action: string,
+    hidden?: Record<string, string>,
+  ) {
     if (field(request, "confirm") !== "yes") {
       return renderPage(
         request,
@@ -89,13 +108,17 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
         { status: 400, hasErrors: true },
       );
     }
-    await erasePersonalData(sourceContext(civic), subject, { removePublicContent: field(request, "remove_public") === "yes" });
+    await erasePersonalData(sourceContext(civic), subject, {
+      removePublicContent: field(request, "remove_public") === "yes",
+    });
     const signedOut = request.viewer !== null && request.viewer.accountId === subject.accountId;
     if (signedOut) {
       clearSessionCookie(civic, reply);
       request.viewer = null;
     }
-    return renderPage(request, reply, "Your data is erased", () => <ErasedPage hadAccount={subject.accountId !== null} />);
+    return renderPage(request, reply, "Your data is erased", () => (
+      <ErasedPage hadAccount={subject.accountId !== null} />
+    ));
   }
 
   app.get("/account/reports", { schema: { hide: true } }, async (request, reply) => {
@@ -141,7 +164,9 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get("/my-data", { schema: { hide: true } }, async (request, reply) =>
-    renderPage(request, reply, "Your personal data", (ctx) => <MyDataRequestPage csrfToken={ctx.csrfToken} email="" problems={[]} />),
+    renderPage(request, reply, "Your personal data", (ctx) => (
+      <MyDataRequestPage csrfToken={ctx.csrfToken} email="" problems={[]} />
+    )),
   );
 
   app.post("/my-data", { schema: { hide: true } }, async (request, reply) => {
@@ -173,7 +198,12 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     await db()
       .transaction()
       .execute(async (tx) => {
-        const issued = await issueChallenge(tx, civic.config.sessionSecret, { purpose: "my-data", email, accountId: null }, now);
+        const issued = await issueChallenge(
+          tx,
+          civic.config.sessionSecret,
+          { purpose: "my-data", email, accountId: null },
+          now,
+        );
         await enqueueMail(tx, myDataMail(civic.site, email, `${civic.site.baseUrl}/my-data/open/${issued.token}`), now);
       });
     return renderPage(request, reply, "Check your email", () => <MyDataSentPage />);
@@ -192,7 +222,15 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
           reply,
           "Your personal data",
           (ctx) => (
-            <ConfirmLinkPage csrfToken={ctx.csrfToken} token={null} action="" title="Your personal data" intro="" button="" expired={EXPIRED} />
+            <ConfirmLinkPage
+              csrfToken={ctx.csrfToken}
+              token={null}
+              action=""
+              title="Your personal data"
+              intro=""
+              button=""
+              expired={EXPIRED}
+            />
           ),
           { status: 410 },
         );
@@ -202,19 +240,29 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   );
 
   /** The my-data forms carry the link's token; each checks it is still valid. */
-  async function withToken(request: FastifyRequest, reply: FastifyReply, then: (s: DataSubject, token: string) => Promise<FastifyReply>) {
+  async function withToken(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    then: (s: DataSubject, token: string) => Promise<FastifyReply>,
+  ) {
     const token = field(request, "token", 100);
     const found = await tokenSubject(token);
     if (!found) {
-      return renderPage(request, reply, "Your personal data", () => (
-        <>
-          <h1>Your personal data</h1>
-          <p>{EXPIRED}</p>
-          <p>
-            <a href="/my-data">Ask for a new link</a>
-          </p>
-        </>
-      ), { status: 410 });
+      return renderPage(
+        request,
+        reply,
+        "Your personal data",
+        () => (
+          <>
+            <h1>Your personal data</h1>
+            <p>{EXPIRED}</p>
+            <p>
+              <a href="/my-data">Ask for a new link</a>
+            </p>
+          </>
+        ),
+        { status: 410 },
+      );
     }
     return then(found.subject, token);
   }

@@ -16,7 +16,10 @@ export function ownReports(db: Kysely<DB>, subject: DataSubject) {
  * other details given with it (`alsoBlank`: names, phone numbers) in the messages that mention it.
  */
 export async function scrubOutbox(db: Kysely<DB>, email: string, alsoBlank: string[] = []): Promise<void> {
-  await db.deleteFrom("outbox").where(sql<string>`lower(to_address)`, "=", email).execute();
+  await db
+    .deleteFrom("outbox")
+    .where(sql<string>`lower(to_address)`, "=", email)
+    .execute();
   const pattern = `%${email}%`;
   const mentions = await db
     .selectFrom("outbox")
@@ -86,7 +89,11 @@ export const accountData: PersonalDataSource = {
     await scrubOutbox(db, subject.email);
     await db.deleteFrom("email_challenges").where("email", "=", subject.email).execute();
     if (!subject.accountId) return;
-    const account = await db.selectFrom("accounts").select("email").where("id", "=", subject.accountId).executeTakeFirst();
+    const account = await db
+      .selectFrom("accounts")
+      .select("email")
+      .where("id", "=", subject.accountId)
+      .executeTakeFirst();
     if (account && account.email !== subject.email) {
       await scrubOutbox(db, account.email);
       await db.deleteFrom("email_challenges").where("email", "=", account.email).execute();
@@ -138,9 +145,7 @@ export const reportData: PersonalDataSource = {
         history: updates
           .filter((u) => u.report_id === r.id)
           .map((u) => ({ status: u.status, previousStatus: u.previous_status, note: u.note, at: u.created_at })),
-        photos: photos
-          .filter((p) => p.report_id === r.id)
-          .map((p) => `photos/${r.reference}-${p.position + 1}.jpg`),
+        photos: photos.filter((p) => p.report_id === r.id).map((p) => `photos/${r.reference}-${p.position + 1}.jpg`),
       })),
       files,
     };

@@ -17,7 +17,11 @@ export function renderPage(
   const ctx = pageContext(request);
   return sendPage(
     reply,
-    <Layout ctx={ctx} title={`${options.hasErrors ? "Error: " : ""}${title}`} scripts={options.scripts ?? ["enhance.js"]}>
+    <Layout
+      ctx={ctx}
+      title={`${options.hasErrors ? "Error: " : ""}${title}`}
+      scripts={options.scripts ?? ["enhance.js"]}
+    >
       {body(ctx)}
     </Layout>,
     options.status ?? 200,

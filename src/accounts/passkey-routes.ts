@@ -3,7 +3,13 @@ import { Type } from "typebox";
 import { notFound } from "../core/http/errors.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { isRateLimited, safeNext } from "./page.js";
-import { authenticationOptions, PASSKEY_NAME_MAX, registerPasskey, registrationOptions, verifyPasskeySignIn } from "./passkeys.js";
+import {
+  authenticationOptions,
+  PASSKEY_NAME_MAX,
+  registerPasskey,
+  registrationOptions,
+  verifyPasskeySignIn,
+} from "./passkeys.js";
 import { cleanName } from "./account-service.js";
 import { getAccount } from "./repository.js";
 import { startSession } from "./sessions.js";
@@ -49,7 +55,9 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
     const account = await getAccount(civic.database.db, request.viewer.accountId);
     if (!account) throw notFound();
-    return reply.header("cache-control", "no-store").send({ ...(await registrationOptions(civic, account)), csrf: nextToken(request) });
+    return reply
+      .header("cache-control", "no-store")
+      .send({ ...(await registrationOptions(civic, account)), csrf: nextToken(request) });
   });
 
   app.post("/account/passkeys", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
@@ -63,7 +71,9 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/sign-in/passkey/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (await limited(reply, request.ip)) return refuse(reply, 429, LIMIT_MESSAGE);
-    return reply.header("cache-control", "no-store").send({ ...(await authenticationOptions(civic)), csrf: nextToken(request) });
+    return reply
+      .header("cache-control", "no-store")
+      .send({ ...(await authenticationOptions(civic)), csrf: nextToken(request) });
   });
 
   app.post("/sign-in/passkey", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {

@@ -53,13 +53,20 @@ async function takeChallenge(civic: Civic, handle: unknown, accountId: string | 
     .where("expires_at", ">", civic.now().toISOString())
     .executeTakeFirst();
   if (!row || row.account_id !== accountId) return null;
-  const deleted = await db.deleteFrom("webauthn_challenges").where("handle_hash", "=", row.handle_hash).executeTakeFirst();
+  const deleted = await db
+    .deleteFrom("webauthn_challenges")
+    .where("handle_hash", "=", row.handle_hash)
+    .executeTakeFirst();
   return Number(deleted.numDeletedRows) === 1 ? row.challenge : null;
 }
 
 export async function registrationOptions(civic: Civic, account: Account) {
   const rp = relyingParty(civic);
-  const existing = await civic.database.db.selectFrom("passkeys").select(["id", "transports"]).where("account_id", "=", account.id).execute();
+  const existing = await civic.database.db
+    .selectFrom("passkeys")
+    .select(["id", "transports"])
+    .where("account_id", "=", account.id)
+    .execute();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -74,7 +81,13 @@ export async function registrationOptions(civic: Civic, account: Account) {
 }
 
 /** Verifies a new passkey and stores it; returns a message when it is refused. */
-export async function registerPasskey(civic: Civic, accountId: string, handle: unknown, response: unknown, name: string): Promise<string | null> {
+export async function registerPasskey(
+  civic: Civic,
+  accountId: string,
+  handle: unknown,
+  response: unknown,
+  name: string,
+): Promise<string | null> {
   const expectedChallenge = await takeChallenge(civic, handle, accountId);
   if (!expectedChallenge) return "This attempt took too long. Please try again.";
   const rp = relyingParty(civic);
@@ -92,7 +105,11 @@ export async function registerPasskey(civic: Civic, accountId: string, handle: u
   }
   if (!verification.verified) return "The passkey could not be checked. Please try again.";
   const { credential } = verification.registrationInfo;
-  const count = await civic.database.db.selectFrom("passkeys").select((eb) => eb.fn.countAll<number>().as("n")).where("account_id", "=", accountId).executeTakeFirst();
+  const count = await civic.database.db
+    .selectFrom("passkeys")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
   await civic.database.db
     .insertInto("passkeys")
     .values({

@@ -86,7 +86,11 @@ export async function exportPersonalData(ctx: SourceContext, subject: DataSubjec
 }
 
 /** Erases the person's data from every source in one transaction (all or nothing). */
-export async function erasePersonalData(ctx: SourceContext, subject: DataSubject, options: EraseOptions): Promise<void> {
+export async function erasePersonalData(
+  ctx: SourceContext,
+  subject: DataSubject,
+  options: EraseOptions,
+): Promise<void> {
   await ctx.db.transaction().execute(async (tx) => {
     for (const source of [...sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
   });

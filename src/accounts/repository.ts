@@ -23,7 +23,17 @@ export async function findOrCreateAccount(db: Kysely<DB>, email: string, now: Da
   const at = now.toISOString();
   await db
     .insertInto("accounts")
-    .values({ id: randomUUID(), email, name: null, password_hash: null, created_at: at, updated_at: at, email_verified_at: at, suspended_at: null, suspended_reason: null })
+    .values({
+      id: randomUUID(),
+      email,
+      name: null,
+      password_hash: null,
+      created_at: at,
+      updated_at: at,
+      email_verified_at: at,
+      suspended_at: null,
+      suspended_reason: null,
+    })
     .onConflict((oc) => oc.column("email").doNothing())
     .execute();
   const created = await findAccountByEmail(db, email);

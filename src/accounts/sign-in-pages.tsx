@@ -15,13 +15,11 @@ export function SignInPage(p: { csrfToken: string; values: SignInValues; problem
       <h1>Sign in</h1>
       {p.notice ? <p class="notice">{p.notice}</p> : null}
       <p>
-        You do not need an account to report a problem or to read reports. With one you can list your reports,
-        manage your personal data and, if you help run the platform, use the staff tools.
+        You do not need an account to report a problem or to read reports. With one you can list your reports, manage
+        your personal data and, if you help run the platform, use the staff tools.
       </p>
       <h2>With your email address</h2>
-      <p>
-        We send you a message with a sign-in link and a code. If you have no account yet, signing in creates one.
-      </p>
+      <p>We send you a message with a sign-in link and a code. If you have no account yet, signing in creates one.</p>
       <PostForm action="/sign-in/email" csrfToken={p.csrfToken} hidden={hidden}>
         <Field
           id="email"

@@ -21,7 +21,14 @@ const TOKEN_PARAMS = Type.Object({ token: Type.String({ maxLength: 100 }) });
 export async function signInRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
 
-  function signInForm(request: FastifyRequest, reply: FastifyReply, values: SignInValues, problems: Problem[], status = 400, notice?: string) {
+  function signInForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: SignInValues,
+    problems: Problem[],
+    status = 400,
+    notice?: string,
+  ) {
     return renderPage(
       request,
       reply,
@@ -32,7 +39,12 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /** Turns a sign-in outcome into a session and a redirect, the suspension page, or the form with the message. */
-  async function finish(request: FastifyRequest, reply: FastifyReply, outcome: SignInOutcome, onFailure: (message: string) => FastifyReply) {
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: SignInOutcome,
+    onFailure: (message: string) => FastifyReply,
+  ) {
     if (outcome.kind === "failed") return onFailure(outcome.message);
     if (outcome.kind === "suspended") {
       return renderPage(
@@ -67,7 +79,9 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     const values = { email: typed, passwordEmail: "", next: safeNext(field(request, "next")) };
     const email = normaliseEmail(typed);
     if (!email) {
-      return signInForm(request, reply, values, [{ field: "email", message: "Enter an email address like name@example.com" }]);
+      return signInForm(request, reply, values, [
+        { field: "email", message: "Enter an email address like name@example.com" },
+      ]);
     }
     let handle: string;
     try {
@@ -88,7 +102,14 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
         request,
         reply,
         "Check your email",
-        (ctx) => <CheckEmailPage csrfToken={ctx.csrfToken} handle={handle} next={next} problems={[{ field: "code", message }]} />,
+        (ctx) => (
+          <CheckEmailPage
+            csrfToken={ctx.csrfToken}
+            handle={handle}
+            next={next}
+            problems={[{ field: "code", message }]}
+          />
+        ),
         { status, hasErrors: true },
       );
     let outcome: SignInOutcome;
@@ -131,7 +152,9 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "email", message: limited(reply, error) }], 429);
     }
-    return finish(request, reply, outcome, (message) => signInForm(request, reply, values, [{ field: "email", message }], 410));
+    return finish(request, reply, outcome, (message) =>
+      signInForm(request, reply, values, [{ field: "email", message }], 410),
+    );
   });
 
   app.post("/sign-in/password", { schema: { hide: true } }, async (request, reply) => {
@@ -151,7 +174,9 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "password", message: limited(reply, error) }], 429);
     }
-    return finish(request, reply, outcome, (message) => signInForm(request, reply, values, [{ field: "password", message }], 401));
+    return finish(request, reply, outcome, (message) =>
+      signInForm(request, reply, values, [{ field: "password", message }], 401),
+    );
   });
 
   app.post("/sign-out", { schema: { hide: true } }, async (request, reply) => {

@@ -10,7 +10,11 @@ import { findAccountByEmail, findOrCreateAccount } from "./repository.js";
 
 /** The database-backed limiter of a running app. */
 export function limiterFor(civic: Civic): FixedWindowLimiter {
-  return new FixedWindowLimiter(() => civic.database.db, civic.config.sessionSecret, () => civic.now());
+  return new FixedWindowLimiter(
+    () => civic.database.db,
+    civic.config.sessionSecret,
+    () => civic.now(),
+  );
 }
 
 /**
@@ -27,7 +31,12 @@ export async function requestSignInMail(civic: Civic, email: string, client: str
   );
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
-    const issued = await issueChallenge(tx, civic.config.sessionSecret, { purpose: "sign-in", email, accountId: null }, now);
+    const issued = await issueChallenge(
+      tx,
+      civic.config.sessionSecret,
+      { purpose: "sign-in", email, accountId: null },
+      now,
+    );
     const link = `${civic.site.baseUrl}/sign-in/link/${issued.token}`;
     await enqueueMail(tx, signInMail(civic.site, email, link, issued.code), now);
     return issued.handle;
@@ -40,7 +49,9 @@ export type SignInOutcome =
   | { kind: "failed"; message: string };
 
 function accountOutcome(account: Account): SignInOutcome {
-  return account.suspended_at ? { kind: "suspended", reason: account.suspended_reason } : { kind: "signed-in", account };
+  return account.suspended_at
+    ? { kind: "suspended", reason: account.suspended_reason }
+    : { kind: "signed-in", account };
 }
 
 export const EXPIRED_LINK = "This sign-in link has expired or has already been used. Ask for a new one below.";
@@ -56,7 +67,12 @@ export async function signInWithLink(civic: Civic, token: unknown, client: strin
 }
 
 /** A code typed on the page that sent the message. */
-export async function signInWithCode(civic: Civic, handle: unknown, code: string, client: string): Promise<SignInOutcome> {
+export async function signInWithCode(
+  civic: Civic,
+  handle: unknown,
+  code: string,
+  client: string,
+): Promise<SignInOutcome> {
   await limiterFor(civic).enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
   const db = civic.database.db;
   const now = civic.now();

@@ -4,19 +4,17 @@ import { browserSupportsWebAuthn, startAuthentication, startRegistration } from 
  * Passkeys on /sign-in and /account: shows the passkey buttons only where WebAuthn works, and runs the ceremonies
  * against the JSON endpoints. Every other way to sign in works without this script.
  */
-async function post(url: string, body: Record<string, unknown>): Promise<{ ok: boolean; data: Record<string, unknown> }> {
+async function post(
+  url: string,
+  body: Record<string, unknown>,
+): Promise<{ ok: boolean; data: Record<string, unknown> }> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     credentials: "same-origin",
     body: JSON.stringify(body),
   });
-  let data: Record<string, unknown> = {};
-  try {
-    data = (await res.json()) as Record<string, unknown>;
-  } catch {
-    data = {};
-  }
+  const data = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   return { ok: res.ok, data };
 }
 
@@ -24,7 +22,10 @@ function say(status: HTMLElement | null, text: string): void {
   if (status) status.textContent = text;
 }
 
-function setUp(containerId: string, run: (csrf: string, container: HTMLElement, status: HTMLElement | null) => Promise<void>) {
+function setUp(
+  containerId: string,
+  run: (csrf: string, container: HTMLElement, status: HTMLElement | null) => Promise<void>,
+) {
   const container = document.getElementById(containerId);
   const button = container?.querySelector("button");
   if (!container || !button || !browserSupportsWebAuthn()) return;
@@ -62,7 +63,12 @@ setUp("passkey-register", async (csrf, _container, status) => {
   say(status, "Follow your browser's prompt to create a passkey.");
   const response = await startRegistration({ optionsJSON: begin.data.options as never });
   const name = navigator.platform ? `Passkey on ${navigator.platform}` : "";
-  const done = await post("/account/passkeys", { _csrf: String(begin.data.csrf ?? csrf), handle: begin.data.handle, response, name });
+  const done = await post("/account/passkeys", {
+    _csrf: String(begin.data.csrf ?? csrf),
+    handle: begin.data.handle,
+    response,
+    name,
+  });
   if (!done.ok) return say(status, String(done.data.error ?? "That did not work. Please try again."));
   say(status, "Passkey added.");
   window.location.assign("/account?done=passkey-added");

@@ -44,7 +44,11 @@ describeEachDb("your reports and your data", (dialect) => {
     expect(form.body).toContain('value="kim@example.org"');
     expect((await h.app.inject("/report?category=pothole")).body).not.toContain("kim@example.org");
 
-    const account = await h.t.db.database.db.selectFrom("accounts").select("id").where("email", "=", "kim@example.org").executeTakeFirstOrThrow();
+    const account = await h.t.db.database.db
+      .selectFrom("accounts")
+      .select("id")
+      .where("email", "=", "kim@example.org")
+      .executeTakeFirstOrThrow();
     const signedIn = await makeReport(h.app, { email: null }, account.id);
     const list = await v.get("/account/reports");
     expect(list.statusCode).toBe(200);
@@ -58,7 +62,9 @@ describeEachDb("your reports and your data", (dialect) => {
 
   it("downloads a zip of the person's data and photos, and nobody else's", async () => {
     const photo = await jpegWithGps();
-    const mine = await makeReport(h.app, { email: "max@example.org", name: "Max Moss", shareContact: true }, null, [photo]);
+    const mine = await makeReport(h.app, { email: "max@example.org", name: "Max Moss", shareContact: true }, null, [
+      photo,
+    ]);
     await makeReport(h.app, { email: "ned@example.org", name: "Ned Other" });
     const v = new Visitor(h.app);
     await v.signIn(h, "max@example.org");
@@ -90,9 +96,16 @@ describeEachDb("your reports and your data", (dialect) => {
     await v.signIn(h, "ola@example.org");
     const page = await v.get("/account");
     expect(page.body).toContain(`council may see your contact details for report ${r.reference}`);
-    const res = await v.post("/account/consents/withdraw", { _csrf: tokenIn(page.body), consent: `reports:${r.reference}` });
+    const res = await v.post("/account/consents/withdraw", {
+      _csrf: tokenIn(page.body),
+      consent: `reports:${r.reference}`,
+    });
     expect(res.statusCode).toBe(303);
-    const row = await h.t.db.database.db.selectFrom("reports").select("share_contact").where("reference", "=", r.reference).executeTakeFirstOrThrow();
+    const row = await h.t.db.database.db
+      .selectFrom("reports")
+      .select("share_contact")
+      .where("reference", "=", r.reference)
+      .executeTakeFirstOrThrow();
     expect(row.share_contact).toBe(0);
   });
 

@@ -30,14 +30,24 @@ describeEachDb("passwords and brute-force limits", (dialect) => {
     expect(weak.body).toContain("too common");
     const set = await v.submit("/account", "/account/password", { password: "mossy gate by the pond" });
     expect(set.statusCode).toBe(303);
-    const row = await h.t.db.database.db.selectFrom("accounts").select("password_hash").where("email", "=", "una@example.org").executeTakeFirstOrThrow();
+    const row = await h.t.db.database.db
+      .selectFrom("accounts")
+      .select("password_hash")
+      .where("email", "=", "una@example.org")
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
 
     const w = new Visitor(h.app);
-    const wrong = await w.submit("/sign-in", "/sign-in/password", { email: "una@example.org", password: "mossy gate by the lake" });
+    const wrong = await w.submit("/sign-in", "/sign-in/password", {
+      email: "una@example.org",
+      password: "mossy gate by the lake",
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('value="una@example.org"');
-    const right = await w.submit("/sign-in", "/sign-in/password", { email: "UNA@example.org", password: "mossy gate by the pond" });
+    const right = await w.submit("/sign-in", "/sign-in/password", {
+      email: "UNA@example.org",
+      password: "mossy gate by the pond",
+    });
     expect(right.statusCode).toBe(303);
     expect(w.cookie).not.toBeNull();
   });
@@ -60,7 +70,11 @@ describeEachDb("passwords and brute-force limits", (dialect) => {
           }).toString(),
         });
       }
-      answers[email] = { status: last!.statusCode, retry: last!.headers["retry-after"], body: last!.body.replace(/(value|data-csrf)="[^"]*"/g, "") };
+      answers[email] = {
+        status: last!.statusCode,
+        retry: last!.headers["retry-after"],
+        body: last!.body.replace(/(value|data-csrf)="[^"]*"/g, ""),
+      };
     }
     const [a, b] = Object.values(answers);
     expect(a!.status).toBe(429);
@@ -71,7 +85,14 @@ describeEachDb("passwords and brute-force limits", (dialect) => {
     // Even the right password waits until the window has passed.
     h.advance(16 * 60_000);
     const v = new Visitor(h.app);
-    expect((await v.submit("/sign-in", "/sign-in/password", { email: "una@example.org", password: "mossy gate by the pond" })).statusCode).toBe(303);
+    expect(
+      (
+        await v.submit("/sign-in", "/sign-in/password", {
+          email: "una@example.org",
+          password: "mossy gate by the pond",
+        })
+      ).statusCode,
+    ).toBe(303);
   });
 
   it("limits sign-in messages per address and keeps the typed address", async () => {
@@ -81,7 +102,11 @@ describeEachDb("passwords and brute-force limits", (dialect) => {
     expect(last!.statusCode).toBe(429);
     expect(last!.headers["retry-after"]).toBeDefined();
     expect(last!.body).toContain('value="vic@example.org"');
-    const queued = await h.t.db.database.db.selectFrom("outbox").select("id").where("to_address", "=", "vic@example.org").execute();
+    const queued = await h.t.db.database.db
+      .selectFrom("outbox")
+      .select("id")
+      .where("to_address", "=", "vic@example.org")
+      .execute();
     expect(queued).toHaveLength(5);
   });
 

@@ -3,7 +3,7 @@ import { describeEachDb } from "../helpers/app.js";
 import { type AccountsHarness, accountsHarness, hiddenIn, signInMailParts, tokenIn, Visitor } from "./support.js";
 
 /** The page with its per-request random values (form tokens, handles) blanked, to compare two answers. */
-const normalise = (body: string) => body.replace(/(value|data-csrf)="[A-Za-z0-9_.-]{20,}"/g, "$1=\"…\"");
+const normalise = (body: string) => body.replace(/(value|data-csrf)="[A-Za-z0-9_.-]{20,}"/g, '$1="…"');
 
 describeEachDb("email sign-in", (dialect) => {
   let h: AccountsHarness;
@@ -66,7 +66,11 @@ describeEachDb("email sign-in", (dialect) => {
     const first = await v.post("/sign-in/code", { _csrf: tokenIn(asked.body), handle, code: wrong });
     expect(first.statusCode).toBe(400);
     expect(first.body).toContain("That code is not right");
-    const right = await v.post("/sign-in/code", { _csrf: tokenIn(first.body), handle, code: ` ${code.slice(0, 3)} ${code.slice(3)} ` });
+    const right = await v.post("/sign-in/code", {
+      _csrf: tokenIn(first.body),
+      handle,
+      code: ` ${code.slice(0, 3)} ${code.slice(3)} `,
+    });
     expect(right.statusCode).toBe(303);
     expect(v.cookie).not.toBeNull();
 
@@ -76,7 +80,11 @@ describeEachDb("email sign-in", (dialect) => {
     const code2 = signInMailParts(await h.mailTo("bob@example.org")).code;
     let last = again;
     for (let i = 0; i < 5; i++) {
-      last = await w.post("/sign-in/code", { _csrf: tokenIn(last.body), handle: handle2, code: code2 === "123456" ? "654321" : "123456" });
+      last = await w.post("/sign-in/code", {
+        _csrf: tokenIn(last.body),
+        handle: handle2,
+        code: code2 === "123456" ? "654321" : "123456",
+      });
       expect(last.statusCode).toBe(400);
     }
     expect(last.body).toContain("no longer works");
@@ -90,7 +98,11 @@ describeEachDb("email sign-in", (dialect) => {
     const asked = await v.submit("/sign-in", "/sign-in/email", { email: "cat@example.org" });
     const { token, code } = signInMailParts(await h.mailTo("cat@example.org"));
     h.advance(31 * 60_000);
-    const byCode = await v.post("/sign-in/code", { _csrf: tokenIn(asked.body), handle: hiddenIn(asked.body, "handle"), code });
+    const byCode = await v.post("/sign-in/code", {
+      _csrf: tokenIn(asked.body),
+      handle: hiddenIn(asked.body, "handle"),
+      code,
+    });
     expect(byCode.statusCode).toBe(400);
     const byLink = await v.post("/sign-in/link", { _csrf: tokenIn(byCode.body), token });
     expect(byLink.statusCode).toBe(410);
@@ -104,8 +116,14 @@ describeEachDb("email sign-in", (dialect) => {
     const b = await new Visitor(h.app).submit("/sign-in", "/sign-in/email", { email: "nobody@example.org" });
     expect(a.statusCode).toBe(b.statusCode);
     expect(normalise(a.body)).toBe(normalise(b.body));
-    const pa = await new Visitor(h.app).submit("/sign-in", "/sign-in/password", { email: "known@example.org", password: "wrong password here" });
-    const pb = await new Visitor(h.app).submit("/sign-in", "/sign-in/password", { email: "nobody@example.org", password: "wrong password here" });
+    const pa = await new Visitor(h.app).submit("/sign-in", "/sign-in/password", {
+      email: "known@example.org",
+      password: "wrong password here",
+    });
+    const pb = await new Visitor(h.app).submit("/sign-in", "/sign-in/password", {
+      email: "nobody@example.org",
+      password: "wrong password here",
+    });
     expect(pa.statusCode).toBe(401);
     expect(pa.statusCode).toBe(pb.statusCode);
     expect(normalise(pa.body).replace("known@", "X@")).toBe(normalise(pb.body).replace("nobody@", "X@"));
@@ -127,7 +145,10 @@ describeEachDb("email sign-in", (dialect) => {
   });
 
   it("signs out here, and everywhere", async () => {
-    const phone = new Visitor(h.app, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 Safari/604.1");
+    const phone = new Visitor(
+      h.app,
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 Safari/604.1",
+    );
     const laptop = new Visitor(h.app);
     await phone.signIn(h, "dee@example.org");
     await laptop.signIn(h, "dee@example.org");
@@ -214,6 +235,8 @@ describeEachDb("session cookie over https", (dialect) => {
     await v.submit("/sign-in", "/sign-in/email", { email: "ivy@example.org" });
     const { token, path } = signInMailParts(await h.mailTo("ivy@example.org"));
     const done = await v.post("/sign-in/link", { _csrf: tokenIn((await v.get(path)).body), token });
-    expect(String(done.headers["set-cookie"])).toMatch(/^__Host-session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000; Secure$/);
+    expect(String(done.headers["set-cookie"])).toMatch(
+      /^__Host-session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000; Secure$/,
+    );
   });
 });

@@ -84,7 +84,13 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", () => {
     await p.goto(`${base}${path}`);
     await check("/my-data/open");
     await signInByEmail(p, "wren@example.org");
-    for (const path of ["/account", "/account/reports", "/account/data", "/account/delete", "/report?category=pothole"]) {
+    for (const path of [
+      "/account",
+      "/account/reports",
+      "/account/data",
+      "/account/delete",
+      "/report?category=pothole",
+    ]) {
       await p.goto(`${base}${path}`);
       await check(path);
     }

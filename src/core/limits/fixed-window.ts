@@ -78,7 +78,10 @@ export class FixedWindowLimiter {
   }
 
   /** Counts a hit for every (limit, subject) pair; throws a 429 AppError with Retry-After when any is exceeded. */
-  async enforce(checks: [WindowLimit, string][], message = "Too many attempts. Please wait and try again."): Promise<void> {
+  async enforce(
+    checks: [WindowLimit, string][],
+    message = "Too many attempts. Please wait and try again.",
+  ): Promise<void> {
     let retry = 0;
     for (const [limit, subject] of checks) {
       const result = await this.hit(limit, subject);

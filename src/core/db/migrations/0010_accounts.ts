@@ -94,7 +94,14 @@ export async function up(db: MigrationDb): Promise<void> {
 export async function down(db: MigrationDb): Promise<void> {
   await db.schema.dropIndex("reports_reporter_email").ifExists().execute();
   await db.schema.dropIndex("reports_account").ifExists().execute();
-  for (const t of ["rate_limit_counters", "webauthn_challenges", "passkeys", "email_challenges", "sessions", "accounts"]) {
+  for (const t of [
+    "rate_limit_counters",
+    "webauthn_challenges",
+    "passkeys",
+    "email_challenges",
+    "sessions",
+    "accounts",
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }
