@@ -17,11 +17,10 @@ import {
 } from "./account-service.js";
 import type { Problem } from "./components.js";
 import { listConsents, withdrawConsent } from "./personal-data.js";
-import { field, isRateLimited, renderPage, requireViewer } from "./page.js";
+import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
-import { ConfirmLinkPage } from "./sign-in-pages.js";
-import { findByToken } from "./challenges.js";
+import { linkPage } from "./link-page.js";
 import { normaliseEmail } from "./tokens.js";
 
 /** Fixed messages shown after a change (Post/Redirect/Get), chosen by a short key in the query. */
@@ -131,39 +130,19 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     try {
       await requestEmailChange(civic, viewer.accountId, email, request.ip);
     } catch (error) {
-      if (!isRateLimited(error)) throw error;
-      for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return fail(error.message, 429);
+      return fail(limitedMessage(reply, error), 429);
     }
     return done(reply, "email");
   });
 
-  app.get(
-    "/account/email/confirm/:token",
-    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
-    async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const live = await findByToken(db(), "email-change", token, civic.now());
-      reply.header("referrer-policy", "no-referrer");
-      return renderPage(
-        request,
-        reply,
-        "Confirm your new email address",
-        (ctx) => (
-          <ConfirmLinkPage
-            csrfToken={ctx.csrfToken}
-            token={live ? token : null}
-            action="/account/email/confirm"
-            title="Confirm your new email address"
-            intro="Press the button to use this address for your account from now on."
-            button="Use this address"
-            expired="This link has expired or has already been used. Ask for a new one on your account page."
-          />
-        ),
-        { status: live ? 200 : 410 },
-      );
-    },
-  );
+  linkPage(app, {
+    path: "/account/email/confirm",
+    purpose: "email-change",
+    title: "Confirm your new email address",
+    intro: "Press the button to use this address for your account from now on.",
+    button: "Use this address",
+    expired: "This link has expired or has already been used. Ask for a new one on your account page.",
+  });
 
   app.post("/account/email/confirm", { schema: { hide: true } }, async (request, reply) => {
     const outcome = await confirmEmailChange(civic, field(request, "token", 100));

@@ -1,12 +1,10 @@
 import type { Civic } from "../core/context.js";
-import { enqueueMail } from "../core/mail/outbox.js";
-import { consume, findByToken, issueChallenge } from "./challenges.js";
-import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
+import { sendChallengeMail } from "./challenge-mail.js";
+import { consume, findByToken } from "./challenges.js";
 import { emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
-import { limiterFor } from "./sign-in.js";
 import { mediaStorage } from "../core/media/storage.js";
 
 export const NAME_MAX = 100;
@@ -37,23 +35,13 @@ export async function requestEmailChange(
   newEmail: string,
   client: string,
 ): Promise<void> {
-  await limiterFor(civic).enforce(
-    [
-      [LIMITS.mailPerEmail, newEmail],
-      [LIMITS.mailPerClient, client],
-    ],
-    LIMIT_MESSAGE,
-  );
-  const now = civic.now();
-  await civic.database.db.transaction().execute(async (tx) => {
-    const issued = await issueChallenge(
-      tx,
-      civic.config.sessionSecret,
-      { purpose: "email-change", email: newEmail, accountId },
-      now,
-    );
-    const link = `${civic.site.baseUrl}/account/email/confirm/${issued.token}`;
-    await enqueueMail(tx, emailChangeMail(civic.site, newEmail, link), now);
+  await sendChallengeMail(civic, {
+    purpose: "email-change",
+    email: newEmail,
+    accountId,
+    client,
+    linkPath: "/account/email/confirm",
+    compose: (link) => emailChangeMail(civic.site, newEmail, link),
   });
 }
 

@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
-import { enqueueMail } from "../core/mail/outbox.js";
 import { sourceContext } from "./account-service.js";
-import { findByToken, issueChallenge } from "./challenges.js";
+import { sendChallengeMail } from "./challenge-mail.js";
+import { findByToken } from "./challenges.js";
 import { ownReports } from "./data-sources.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
-import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { myDataMail } from "./mails.js";
 import {
   type DataSubject,
@@ -16,10 +15,9 @@ import {
   listConsents,
   withdrawConsent,
 } from "./personal-data.js";
-import { field, isRateLimited, renderPage, requireViewer } from "./page.js";
+import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
-import { limiterFor } from "./sign-in.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { normaliseEmail } from "./tokens.js";
 
@@ -182,30 +180,17 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
       );
     if (!email) return again("Enter an email address like name@example.com", 400);
     try {
-      await limiterFor(civic).enforce(
-        [
-          [LIMITS.mailPerEmail, email],
-          [LIMITS.mailPerClient, request.ip],
-        ],
-        LIMIT_MESSAGE,
-      );
-    } catch (error) {
-      if (!isRateLimited(error)) throw error;
-      for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return again(error.message, 429);
-    }
-    const now = civic.now();
-    await db()
-      .transaction()
-      .execute(async (tx) => {
-        const issued = await issueChallenge(
-          tx,
-          civic.config.sessionSecret,
-          { purpose: "my-data", email, accountId: null },
-          now,
-        );
-        await enqueueMail(tx, myDataMail(civic.site, email, `${civic.site.baseUrl}/my-data/open/${issued.token}`), now);
+      await sendChallengeMail(civic, {
+        purpose: "my-data",
+        email,
+        accountId: null,
+        client: request.ip,
+        linkPath: "/my-data/open",
+        compose: (link) => myDataMail(civic.site, email, link),
       });
+    } catch (error) {
+      return again(limitedMessage(reply, error), 429);
+    }
     return renderPage(request, reply, "Check your email", () => <MyDataSentPage />);
   });
 

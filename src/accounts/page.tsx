@@ -50,3 +50,10 @@ export function requireViewer(request: FastifyRequest, reply: FastifyReply) {
 export function isRateLimited(error: unknown): error is AppError {
   return error instanceof AppError && error.code === "rate_limited";
 }
+
+/** For a form that hit a limit: sets Retry-After and returns the message to show on the form; rethrows anything else. */
+export function limitedMessage(reply: FastifyReply, error: unknown): string {
+  if (!isRateLimited(error)) throw error;
+  for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
+  return error.message;
+}

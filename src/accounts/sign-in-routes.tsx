@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Problem } from "./components.js";
-import { field, isRateLimited, renderPage, safeNext } from "./page.js";
+import { field, limitedMessage, renderPage, safeNext } from "./page.js";
 import { clearSessionCookie, endSession, startSession } from "./sessions.js";
-import { CheckEmailPage, ConfirmLinkPage, SignInPage, type SignInValues, SuspendedPage } from "./sign-in-pages.js";
+import { CheckEmailPage, SignInPage, type SignInValues, SuspendedPage } from "./sign-in-pages.js";
 import {
   EXPIRED_LINK,
   requestSignInMail,
@@ -12,10 +12,8 @@ import {
   signInWithLink,
   signInWithPassword,
 } from "./sign-in.js";
-import { findByToken } from "./challenges.js";
+import { linkPage } from "./link-page.js";
 import { normaliseEmail } from "./tokens.js";
-
-const TOKEN_PARAMS = Type.Object({ token: Type.String({ maxLength: 100 }) });
 
 /** /sign-in (email link and code, password), /sign-in/link/{token}, /sign-out. */
 export async function signInRoutes(app: FastifyInstance): Promise<void> {
@@ -59,12 +57,6 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     return reply.redirect(safeNext(field(request, "next")) || "/account", 303);
   }
 
-  function limited(reply: FastifyReply, error: unknown): string {
-    if (!isRateLimited(error)) throw error;
-    for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-    return error.message;
-  }
-
   app.get(
     "/sign-in",
     { schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }) } },
@@ -87,7 +79,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     try {
       handle = await requestSignInMail(civic, email, request.ip);
     } catch (error) {
-      return signInForm(request, reply, values, [{ field: "email", message: limited(reply, error) }], 429);
+      return signInForm(request, reply, values, [{ field: "email", message: limitedMessage(reply, error) }], 429);
     }
     return renderPage(request, reply, "Check your email", (ctx) => (
       <CheckEmailPage csrfToken={ctx.csrfToken} handle={handle} next={values.next} problems={[]} />
@@ -116,32 +108,18 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     try {
       outcome = await signInWithCode(civic, handle, field(request, "code", 20), request.ip);
     } catch (error) {
-      return again(limited(reply, error), 429);
+      return again(limitedMessage(reply, error), 429);
     }
     return finish(request, reply, outcome, (message) => again(message));
   });
 
-  app.get("/sign-in/link/:token", { schema: { hide: true, params: TOKEN_PARAMS } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
-    const live = await findByToken(civic.database.db, "sign-in", token, civic.now());
-    reply.header("referrer-policy", "no-referrer");
-    return renderPage(
-      request,
-      reply,
-      "Sign in",
-      (ctx) => (
-        <ConfirmLinkPage
-          csrfToken={ctx.csrfToken}
-          token={live ? token : null}
-          action="/sign-in/link"
-          title="Sign in"
-          intro="Press the button to sign in on this device."
-          button="Sign in"
-          expired={EXPIRED_LINK}
-        />
-      ),
-      { status: live ? 200 : 410 },
-    );
+  linkPage(app, {
+    path: "/sign-in/link",
+    purpose: "sign-in",
+    title: "Sign in",
+    intro: "Press the button to sign in on this device.",
+    button: "Sign in",
+    expired: EXPIRED_LINK,
   });
 
   app.post("/sign-in/link", { schema: { hide: true } }, async (request, reply) => {
@@ -150,7 +128,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     try {
       outcome = await signInWithLink(civic, field(request, "token", 100), request.ip);
     } catch (error) {
-      return signInForm(request, reply, values, [{ field: "email", message: limited(reply, error) }], 429);
+      return signInForm(request, reply, values, [{ field: "email", message: limitedMessage(reply, error) }], 429);
     }
     return finish(request, reply, outcome, (message) =>
       signInForm(request, reply, values, [{ field: "email", message }], 410),
@@ -172,7 +150,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     try {
       outcome = await signInWithPassword(civic, email, password, request.ip);
     } catch (error) {
-      return signInForm(request, reply, values, [{ field: "password", message: limited(reply, error) }], 429);
+      return signInForm(request, reply, values, [{ field: "password", message: limitedMessage(reply, error) }], 429);
     }
     return finish(request, reply, outcome, (message) =>
       signInForm(request, reply, values, [{ field: "password", message }], 401),

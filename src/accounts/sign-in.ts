@@ -1,8 +1,8 @@
 import type { Civic } from "../core/context.js";
 import type { Account } from "../core/db/schema.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
-import { enqueueMail } from "../core/mail/outbox.js";
-import { checkCode, consume, findByToken, issueChallenge } from "./challenges.js";
+import { sendChallengeMail } from "./challenge-mail.js";
+import { checkCode, consume, findByToken } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { signInMail } from "./mails.js";
 import { checkPassword } from "./passwords.js";
@@ -22,24 +22,13 @@ export function limiterFor(civic: Civic): FixedWindowLimiter {
  * Returns the handle the "check your email" page carries for the code form.
  */
 export async function requestSignInMail(civic: Civic, email: string, client: string): Promise<string> {
-  await limiterFor(civic).enforce(
-    [
-      [LIMITS.mailPerEmail, email],
-      [LIMITS.mailPerClient, client],
-    ],
-    LIMIT_MESSAGE,
-  );
-  const now = civic.now();
-  return civic.database.db.transaction().execute(async (tx) => {
-    const issued = await issueChallenge(
-      tx,
-      civic.config.sessionSecret,
-      { purpose: "sign-in", email, accountId: null },
-      now,
-    );
-    const link = `${civic.site.baseUrl}/sign-in/link/${issued.token}`;
-    await enqueueMail(tx, signInMail(civic.site, email, link, issued.code), now);
-    return issued.handle;
+  return sendChallengeMail(civic, {
+    purpose: "sign-in",
+    email,
+    accountId: null,
+    client,
+    linkPath: "/sign-in/link",
+    compose: (link, code) => signInMail(civic.site, email, link, code),
   });
 }
 
