@@ -2,7 +2,7 @@ import type { Civic } from "../core/context.js";
 import type { EmailChallengesTable } from "../core/db/schema.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { issueChallenge } from "./challenges.js";
+import { issueChallenge, purgeChallenges } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { limiterFor } from "./sign-in.js";
 
@@ -32,6 +32,7 @@ export async function sendChallengeMail(
   );
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
+    await purgeChallenges(tx, now);
     const issued = await issueChallenge(tx, civic.config.sessionSecret, input, now);
     await enqueueMail(tx, input.compose(`${civic.site.baseUrl}${input.linkPath}/${issued.token}`, issued.code), now);
     return issued.handle;

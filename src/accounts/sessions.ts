@@ -44,6 +44,7 @@ export async function startSession(
   const at = now.toISOString();
   // A new sign-in replaces the session this browser had (no session fixation, no stale sessions).
   if (request.viewer) await endSession(civic.database.db, request.viewer.sessionId);
+  await civic.database.db.deleteFrom("sessions").where("expires_at", "<", at).execute();
   await civic.database.db
     .insertInto("sessions")
     .values({

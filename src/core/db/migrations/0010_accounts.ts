@@ -37,6 +37,7 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn("expires_at", ts, (c) => c.notNull())
     .execute();
   await db.schema.createIndex("sessions_account").on("sessions").column("account_id").execute();
+  await db.schema.createIndex("sessions_expiry").on("sessions").column("expires_at").execute();
 
   await db.schema
     .createTable("email_challenges")
@@ -54,6 +55,7 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn("used_at", ts)
     .execute();
   await db.schema.createIndex("email_challenges_email").on("email_challenges").column("email").execute();
+  await db.schema.createIndex("email_challenges_expiry").on("email_challenges").column("expires_at").execute();
 
   await db.schema
     .createTable("passkeys")
