@@ -44,6 +44,23 @@ describeEachDb("your reports and your data", (dialect) => {
     expect(form.body).toContain('value="kim@example.org"');
     expect((await h.app.inject("/report?category=pothole")).body).not.toContain("kim@example.org");
 
+    // Sent through the web form while signed in: the report belongs to the account.
+    h.advance(5_000);
+    const sent = await v.post("/report", {
+      _csrf: tokenIn(form.body),
+      category: "pothole",
+      title: "Sunken drain cover on Church Lane",
+      description: "The cover has dropped about 5 cm.",
+      lat: "50.98650",
+      lng: "-2.04400",
+      "attribute[road_or_pavement]": "road",
+      email: "kim@example.org",
+      name: "Kim",
+      website: "",
+      action: "send",
+    });
+    expect(sent.statusCode).toBe(303);
+    const viaForm = String(sent.headers.location).split("/").pop()!;
     const account = await h.t.db.database.db
       .selectFrom("accounts")
       .select("id")
@@ -54,6 +71,13 @@ describeEachDb("your reports and your data", (dialect) => {
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain(earlier.reference);
     expect(list.body).toContain(signedIn.reference);
+    expect(list.body).toContain(viaForm);
+    const row = await h.t.db.database.db
+      .selectFrom("reports")
+      .select("account_id")
+      .where("reference", "=", viaForm)
+      .executeTakeFirstOrThrow();
+    expect(row.account_id).toBe(account.id);
     expect(list.body).not.toContain(strangers.reference);
     // The public report page shows no name or address, signed in or not.
     const publicPage = await h.app.inject(`/reports/${signedIn.reference}`);
