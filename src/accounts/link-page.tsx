@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { EmailChallengesTable } from "../core/db/schema.js";
 import { findByToken } from "./challenges.js";
-import { renderPage } from "./page.js";
+import { renderPage, safeNext } from "./page.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 
 /**
@@ -23,16 +23,31 @@ export function linkPage(
   const civic = app.civic;
   app.get(
     `${page.path}/:token`,
-    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }),
+      },
+    },
     async (request, reply) => {
       const { token } = request.params as { token: string };
+      const next = safeNext((request.query as { next?: string }).next ?? "");
       const live = await findByToken(civic.database.db, page.purpose, token, civic.now());
       reply.header("referrer-policy", "no-referrer");
       return renderPage(
         request,
         reply,
         page.title,
-        (ctx) => <ConfirmLinkPage csrfToken={ctx.csrfToken} token={live ? token : null} action={page.path} {...page} />,
+        (ctx) => (
+          <ConfirmLinkPage
+            csrfToken={ctx.csrfToken}
+            token={live ? token : null}
+            next={next}
+            action={page.path}
+            {...page}
+          />
+        ),
         { status: live ? 200 : 410 },
       );
     },

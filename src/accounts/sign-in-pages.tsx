@@ -104,6 +104,8 @@ export function CheckEmailPage(p: { csrfToken: string; handle: string; next: str
 export function ConfirmLinkPage(p: {
   csrfToken: string;
   token: string | null;
+  /** Where to go afterwards (a checked local path), carried as a hidden field. */
+  next?: string;
   action: string;
   title: string;
   intro: string;
@@ -116,7 +118,11 @@ export function ConfirmLinkPage(p: {
       {p.token ? (
         <>
           <p>{p.intro}</p>
-          <PostForm action={p.action} csrfToken={p.csrfToken} hidden={{ token: p.token }}>
+          <PostForm
+            action={p.action}
+            csrfToken={p.csrfToken}
+            hidden={{ token: p.token, ...(p.next ? { next: p.next } : {}) }}
+          >
             <button type="submit" class="button">
               {p.button}
             </button>

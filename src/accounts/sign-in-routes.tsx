@@ -77,7 +77,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     }
     let handle: string;
     try {
-      handle = await requestSignInMail(civic, email, request.ip);
+      handle = await requestSignInMail(civic, email, request.ip, values.next);
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "email", message: limitedMessage(reply, error) }], 429);
     }

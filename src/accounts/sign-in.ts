@@ -21,14 +21,16 @@ export function limiterFor(civic: Civic): FixedWindowLimiter {
  * Sends a sign-in message (link + code) to an address, whether or not it has an account: the answer never tells.
  * Returns the handle the "check your email" page carries for the code form.
  */
-export async function requestSignInMail(civic: Civic, email: string, client: string): Promise<string> {
+export async function requestSignInMail(civic: Civic, email: string, client: string, next = ""): Promise<string> {
+  // Where to go after signing in (a local path, checked by the caller) travels in the link, outside the token.
+  const after = next ? `?next=${encodeURIComponent(next)}` : "";
   return sendChallengeMail(civic, {
     purpose: "sign-in",
     email,
     accountId: null,
     client,
     linkPath: "/sign-in/link",
-    compose: (link, code) => signInMail(civic.site, email, link, code),
+    compose: (link, code) => signInMail(civic.site, email, `${link}${after}`, code),
   });
 }
 

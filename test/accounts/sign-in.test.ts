@@ -93,6 +93,43 @@ describeEachDb("email sign-in", (dialect) => {
     expect(w.cookie).toBeNull();
   });
 
+  it("comes back to the page that asked for sign-in, and only to a local page", async () => {
+    const anonymous = await h.app.inject("/account/reports");
+    expect(anonymous.headers.location).toBe("/sign-in?next=%2Faccount%2Freports");
+    const v = new Visitor(h.app);
+    await v.submit("/sign-in?next=%2Faccount%2Freports", "/sign-in/email", {
+      email: "jay@example.org",
+      next: "/account/reports",
+    });
+    const text = (await h.mailTo("jay@example.org")).parsed.text ?? "";
+    const link = /http:\/\/civic\.test(\/sign-in\/link\/\S+)/.exec(text)![1]!;
+    expect(link).toContain("?next=%2Faccount%2Freports");
+    const page = await v.get(link);
+    const done = await v.post("/sign-in/link", {
+      _csrf: tokenIn(page.body),
+      token: hiddenIn(page.body, "token"),
+      next: hiddenIn(page.body, "next"),
+    });
+    expect(done.headers.location).toBe("/account/reports");
+    const w = new Visitor(h.app);
+    const again = await w.submit("/sign-in", "/sign-in/email", { email: "bob@example.org" });
+    const handle2 = hiddenIn(again.body, "handle");
+    const code2 = signInMailParts(await h.mailTo("bob@example.org")).code;
+    let last = again;
+    for (let i = 0; i < 5; i++) {
+      last = await w.post("/sign-in/code", {
+        _csrf: tokenIn(last.body),
+        handle: handle2,
+        code: code2 === "123456" ? "654321" : "123456",
+      });
+      expect(last.statusCode).toBe(400);
+    }
+    expect(last.body).toContain("no longer works");
+    const late = await w.post("/sign-in/code", { _csrf: tokenIn(last.body), handle: handle2, code: code2 });
+    expect(late.statusCode).toBe(400);
+    expect(w.cookie).toBeNull();
+  });
+
   it("lets links and codes expire after 30 minutes", async () => {
     const v = new Visitor(h.app);
     const asked = await v.submit("/sign-in", "/sign-in/email", { email: "cat@example.org" });
