@@ -7,6 +7,8 @@ import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { accountRoutes } from "./accounts/routes.js";
+import { sessionPlugin } from "./accounts/plugin.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
@@ -167,7 +169,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }
     try {
       checkSameOrigin(request, ownOrigins);
-      if (!civic.formTokens.verify(formField(request.body, "_csrf"))) {
+      const token = formField(request.body, "_csrf");
+      // Signed-in people's forms carry a token bound to their session (see accounts/session-csrf.ts).
+      if (!civic.formTokens.verify(token) || (request.viewer && !request.viewer.checkFormToken(token))) {
         throw new AppError(
           "csrf_failed",
           "This form has expired or was not sent from this website. Please reload the page and try again.",
@@ -179,6 +183,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }
   });
 
+  await app.register(sessionPlugin);
   await app.register(healthRoutes);
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
@@ -190,6 +195,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(developerRoutes);
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
+  await app.register(accountRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

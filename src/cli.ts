@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { userCommands } from "./accounts/cli.js";
 import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type Database, openDatabase } from "./core/db/database.js";
@@ -50,6 +51,7 @@ export const commands: Record<string, Command> = {
   ...apiKeyCommands,
   ...mailCommands,
   ...businessCommands,
+  ...userCommands,
 };
 
 function help(out: (line: string) => void): void {

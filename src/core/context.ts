@@ -28,9 +28,25 @@ export interface Civic {
   routes: { method: string; url: string }[];
 }
 
+/** Who is signed in, as every page needs to know it. Set by the accounts feature; null for anonymous requests. */
+export interface Viewer {
+  accountId: string;
+  /** What the header shows: the account's name, or its email address when no name is set. */
+  label: string;
+  role: "resident" | "moderator" | "admin";
+  sessionId: number;
+  /** A form token bound to this session (it is also a valid ordinary form token). */
+  formToken(): string;
+  /** Whether a posted form token was issued for this session. */
+  checkFormToken(token: unknown): boolean;
+}
+
 declare module "fastify" {
   interface FastifyInstance {
     civic: Civic;
+  }
+  interface FastifyRequest {
+    viewer: Viewer | null;
   }
   interface FastifyContextConfig {
     /** false for form-like POST routes that are not browser forms (APIs authenticate otherwise). */
@@ -45,6 +61,7 @@ export function pageContext(request: FastifyRequest): PageContext {
     site: civic.site,
     path: request.url.split("?")[0] ?? "/",
     assets: civic.assets,
-    csrfToken: civic.formTokens.issue(),
+    csrfToken: request.viewer ? request.viewer.formToken() : civic.formTokens.issue(),
+    viewer: request.viewer ? { label: request.viewer.label } : null,
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
+import { reporterDefaults } from "../accounts/prefill.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
@@ -138,7 +139,10 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
       const category = await loadCategory(code);
-      if (category) return renderForm(request, reply, emptyFormValues(category.code), [], null, [], 200);
+      if (category) {
+        const values = { ...emptyFormValues(category.code), ...(await reporterDefaults(request)) };
+        return renderForm(request, reply, values, [], null, [], 200);
+      }
       const categories = await publicCategories(db());
       const ctx = pageContext(request);
       return sendPage(
@@ -265,7 +269,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
             shareContact: values.shareContact,
           },
           deviceId: null,
-          accountId: null,
+          accountId: request.viewer?.accountId ?? null,
           source: "web",
           apiKeyId: null,
         },

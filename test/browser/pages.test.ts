@@ -66,7 +66,7 @@ describe.skipIf(!browserAvailable())("every page in Chromium", () => {
       expect(problems, "CSP violations or script errors").toEqual([]);
     }
     expect(failures.join("\n\n")).toBe("");
-  });
+  }, 300_000);
 
   it("lets keyboard users skip straight to the content", async () => {
     const context = await browser.newContext();

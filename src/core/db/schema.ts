@@ -253,6 +253,82 @@ export interface FormSubmissionsTable {
   expires_at: Timestamp;
 }
 
+export type Role = "resident" | "moderator" | "admin";
+
+export interface AccountsTable {
+  /** Random opaque id (reports.account_id refers to it). */
+  id: string;
+  /** Lower-case; unique. */
+  email: string;
+  name: string | null;
+  role: ColumnType<Role, Role | undefined, Role>;
+  /** argon2id PHC string, or null when the account signs in by email or passkey only. */
+  password_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  email_verified_at: Timestamp | null;
+  /** Set by staff: a suspended account cannot sign in. */
+  suspended_at: Timestamp | null;
+  suspended_reason: string | null;
+}
+
+export interface SessionsTable {
+  id: Id;
+  account_id: string;
+  /** sha256 of the cookie's token; the token itself is never stored. */
+  token_hash: string;
+  /** Coarse device class ("Phone, Firefox"), never the full user agent. */
+  device: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface EmailChallengesTable {
+  id: Id;
+  purpose: "sign-in" | "email-change" | "my-data";
+  /** The address the message went to (for an email change: the new address). */
+  email: string;
+  account_id: string | null;
+  handle_hash: string;
+  token_hash: string;
+  code_hash: string | null;
+  failed_attempts: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface PasskeysTable {
+  /** The credential id, base64url. */
+  id: string;
+  account_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON string[] */
+  transports: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+export interface WebauthnChallengesTable {
+  handle_hash: string;
+  challenge: string;
+  account_id: string | null;
+  expires_at: Timestamp;
+}
+
+export interface RateLimitCountersTable {
+  key: string;
+  /** Start of the current window, epoch milliseconds. */
+  window_start: number;
+  hits: number;
+  /** Epoch milliseconds after which the row is stale. */
+  expires_at: number;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -270,6 +346,12 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   mail_suppressions: MailSuppressionsTable;
   form_submissions: FormSubmissionsTable;
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  email_challenges: EmailChallengesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
@@ -285,6 +367,8 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type Place = Selectable<PlacesTable>;
 export type Councillor = Selectable<CouncillorsTable>;
 export type Project = Selectable<ProjectsTable>;
+export type Account = Selectable<AccountsTable>;
+export type Session = Selectable<SessionsTable>;
 
 /** Used by count(): PostgreSQL returns bigint, parsed to number in `database.ts`. */
 export type Count = ColumnType<number, never, never>;

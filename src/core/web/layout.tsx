@@ -10,6 +10,8 @@ export interface PageContext {
   assets: AssetManifest;
   /** The form token to put into every form posted back to us. */
   csrfToken: string;
+  /** The signed-in person, for the header's account link; null or absent when nobody is signed in. */
+  viewer?: { label: string } | null;
 }
 
 export interface LayoutProps {
@@ -72,6 +74,18 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
                 ))}
               </ul>
             </nav>
+            <p class="account-link">
+              {ctx.viewer ? (
+                <a href="/account" aria-current={isCurrent("/account", path) ? "page" : undefined}>
+                  <span class="visually-hidden">Your account: </span>
+                  {ctx.viewer.label}
+                </a>
+              ) : (
+                <a href="/sign-in" aria-current={path === "/sign-in" ? "page" : undefined}>
+                  Sign in
+                </a>
+              )}
+            </p>
           </div>
         </header>
         <main id="main" tabIndex={-1}>

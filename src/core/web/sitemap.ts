@@ -72,6 +72,18 @@ export const sitePages: SitePage[] = [
     summary: "Who represents the village and how to reach them.",
     placement: "nav",
   },
+  {
+    path: "/sign-in",
+    title: "Sign in",
+    summary: "Sign in by email link or code, password or passkey, to list your reports and manage your data.",
+    placement: "none",
+  },
+  {
+    path: "/my-data",
+    title: "Your personal data",
+    summary: "Download or erase what the platform holds under your email address, with or without an account.",
+    placement: "footer",
+  },
   { path: "/about", title: "About this platform", summary: "Who runs the platform and why.", placement: "footer" },
   {
     path: "/terms",

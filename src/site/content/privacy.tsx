@@ -183,9 +183,17 @@ export function PrivacyContent({ site }: ContentProps) {
 
       <h2>Cookies</h2>
       <p>
-        We only use cookies that are strictly necessary for the site to work, if we use any at all. For example, a
-        cookie may keep you signed in if you have an account. The law does not require us to ask for consent for these
-        cookies. We never use cookies for tracking or advertising.
+        Visitors who are not signed in get no cookies at all. When you sign in, we set one cookie, called{" "}
+        <code>session</code>, and nothing else. It holds a random key that keeps you signed in; we store only a
+        scrambled (hashed) form of it, with the kind of device (such as “Phone · Firefox”) and when it was last used, so
+        you can see and end your sessions on your account page. It is sent only to this site, cannot be read by scripts,
+        and lasts 30 days after you last used the site, or until you sign out. It is strictly necessary for signing in,
+        so the law does not require us to ask for consent. We never use cookies for tracking or advertising.
+      </p>
+      <p>
+        Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
+        argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
+        under your email address, on <a href="/my-data">your personal data</a> page, with or without an account.
       </p>
 
       <h2>Changes to this notice</h2>

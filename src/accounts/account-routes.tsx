@@ -1,0 +1,238 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { Viewer } from "../core/context.js";
+import { notFound } from "../core/http/errors.js";
+import { AccountPage } from "./account-pages.js";
+import {
+  cleanName,
+  confirmEmailChange,
+  listPasskeys,
+  listSessions,
+  NAME_MAX,
+  removePassword,
+  requestEmailChange,
+  setPassword,
+  sourceContext,
+  updateName,
+} from "./account-service.js";
+import type { Problem } from "./components.js";
+import { listConsents, withdrawConsent } from "./personal-data.js";
+import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
+import { getAccount } from "./repository.js";
+import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
+import { linkPage } from "./link-page.js";
+import { normaliseEmail } from "./tokens.js";
+
+/** Fixed messages shown after a change (Post/Redirect/Get), chosen by a short key in the query. */
+const NOTICES: Record<string, string> = {
+  name: "Your name is saved.",
+  email: "We have sent a confirmation link to the new address. Your address changes when you open it.",
+  "email-changed": "Your email address is changed.",
+  password: "Your password is saved.",
+  "password-removed": "Your password is removed. Sign in with a link by email or a passkey.",
+  session: "That device is signed out.",
+  consent: "Your consent is withdrawn.",
+  passkey: "The passkey is removed.",
+  "passkey-added": "Your passkey is added. You can now sign in with it.",
+};
+
+/** /account and the forms on it. */
+export async function accountRoutes(app: FastifyInstance): Promise<void> {
+  const civic = app.civic;
+  const db = () => civic.database.db;
+
+  async function showAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    viewer: Viewer,
+    options: {
+      problems?: Problem[];
+      values?: Partial<{ name: string; newEmail: string }>;
+      notice?: string;
+      status?: number;
+    } = {},
+  ) {
+    const account = await getAccount(db(), viewer.accountId);
+    if (!account) throw notFound();
+    const [sessions, passkeys, consents] = await Promise.all([
+      listSessions(civic, account.id),
+      listPasskeys(civic, account.id),
+      listConsents(sourceContext(civic), { accountId: account.id, email: account.email }),
+    ]);
+    const problems = options.problems ?? [];
+    return renderPage(
+      request,
+      reply,
+      "Your account",
+      (ctx) => (
+        <AccountPage
+          csrfToken={ctx.csrfToken}
+          account={account}
+          currentSessionId={viewer.sessionId}
+          sessions={sessions}
+          passkeys={passkeys}
+          consents={consents}
+          problems={problems}
+          values={{ name: account.name ?? "", newEmail: "", ...options.values }}
+          notice={options.notice}
+        />
+      ),
+      {
+        status: options.status ?? (problems.length ? 400 : 200),
+        hasErrors: problems.length > 0,
+        scripts: ["enhance.js", "passkeys.js"],
+      },
+    );
+  }
+
+  const done = (reply: FastifyReply, key: keyof typeof NOTICES & string) => reply.redirect(`/account?done=${key}`, 303);
+
+  app.get(
+    "/account",
+    { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 40 })) }) } },
+    async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const key = (request.query as { done?: string }).done ?? "";
+      return showAccount(request, reply, viewer, { notice: Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined });
+    },
+  );
+
+  app.post("/account/name", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const typed = field(request, "name", 2000);
+    const name = cleanName(typed);
+    if (name.length > NAME_MAX) {
+      return showAccount(request, reply, viewer, {
+        problems: [{ field: "name", message: `Use at most ${NAME_MAX} characters for your name` }],
+        values: { name: typed },
+      });
+    }
+    await updateName(civic, viewer.accountId, name);
+    return done(reply, "name");
+  });
+
+  app.post("/account/email", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const typed = field(request, "email", 400);
+    const email = normaliseEmail(typed);
+    const fail = (message: string, status = 400) =>
+      showAccount(request, reply, viewer, {
+        problems: [{ field: "new-email", message }],
+        values: { newEmail: typed },
+        status,
+      });
+    if (!email) return fail("Enter an email address like name@example.com");
+    const account = await getAccount(db(), viewer.accountId);
+    if (account?.email === email) return fail("That is already your email address");
+    try {
+      await requestEmailChange(civic, viewer.accountId, email, request.ip);
+    } catch (error) {
+      return fail(limitedMessage(reply, error), 429);
+    }
+    return done(reply, "email");
+  });
+
+  linkPage(app, {
+    path: "/account/email/confirm",
+    purpose: "email-change",
+    title: "Confirm your new email address",
+    intro: "Press the button to use this address for your account from now on.",
+    button: "Use this address",
+    expired: "This link has expired or has already been used. Ask for a new one on your account page.",
+  });
+
+  app.post("/account/email/confirm", { schema: { hide: true } }, async (request, reply) => {
+    const outcome = await confirmEmailChange(civic, field(request, "token", 100));
+    if (outcome === "changed") return reply.redirect(request.viewer ? "/account?done=email-changed" : "/sign-in", 303);
+    const message =
+      outcome === "taken"
+        ? "Another account already uses this address, so it cannot be moved to yours."
+        : "This link has expired or has already been used. Ask for a new one on your account page.";
+    return renderPage(
+      request,
+      reply,
+      "Email address not changed",
+      () => (
+        <>
+          <h1>Email address not changed</h1>
+          <p>{message}</p>
+          <p>
+            <a href="/account">Go to your account</a>
+          </p>
+        </>
+      ),
+      { status: outcome === "taken" ? 409 : 410 },
+    );
+  });
+
+  app.post("/account/password", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const account = await getAccount(db(), viewer.accountId);
+    if (!account) throw notFound();
+    const problem = await setPassword(civic, account.id, account.email, field(request, "password", 5000));
+    if (problem)
+      return showAccount(request, reply, viewer, { problems: [{ field: "new-password", message: problem }] });
+    return done(reply, "password");
+  });
+
+  app.post("/account/password/remove", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    await removePassword(civic, viewer.accountId);
+    return done(reply, "password-removed");
+  });
+
+  app.post("/account/sessions/end", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const id = Number(field(request, "id", 20));
+    const own = await db()
+      .selectFrom("sessions")
+      .select("id")
+      .where("id", "=", Number.isSafeInteger(id) ? id : -1)
+      .where("account_id", "=", viewer.accountId)
+      .executeTakeFirst();
+    if (own) await endSession(db(), own.id);
+    if (own?.id === viewer.sessionId) {
+      clearSessionCookie(civic, reply);
+      return reply.redirect("/", 303);
+    }
+    return done(reply, "session");
+  });
+
+  app.post("/account/sessions/end-all", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    await endAllSessions(db(), viewer.accountId);
+    clearSessionCookie(civic, reply);
+    return reply.redirect("/", 303);
+  });
+
+  app.post("/account/consents/withdraw", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const account = await getAccount(db(), viewer.accountId);
+    if (!account) throw notFound();
+    await withdrawConsent(
+      sourceContext(civic),
+      { accountId: account.id, email: account.email },
+      field(request, "consent", 300),
+    );
+    return done(reply, "consent");
+  });
+
+  app.post("/account/passkeys/delete", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    await db()
+      .deleteFrom("passkeys")
+      .where("id", "=", field(request, "id", 1000))
+      .where("account_id", "=", viewer.accountId)
+      .execute();
+    return done(reply, "passkey");
+  });
+}

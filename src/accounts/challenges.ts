@@ -1,0 +1,125 @@
+import type { Kysely } from "kysely";
+import type { DB, EmailChallengesTable } from "../core/db/schema.js";
+import { hashToken, keyedHash, looksLikeToken, newCode, newToken, safeEqual } from "./tokens.js";
+
+/**
+ * Email challenges: a message with a link (and, for sign-in, a 6-digit code) that proves control of an address.
+ * Links and codes are valid 30 minutes; sign-in and email-change links work once; five wrong codes end a challenge.
+ * The database keeps only hashes of the link token, the page handle and the code.
+ */
+export const CHALLENGE_MINUTES = 30;
+export const MAX_WRONG_CODES = 5;
+
+type Purpose = EmailChallengesTable["purpose"];
+
+export interface IssuedChallenge {
+  /** Goes into the link in the message. */
+  token: string;
+  /** Goes into the page that sent the message, to match a typed code. */
+  handle: string;
+  code: string;
+}
+
+export async function issueChallenge(
+  db: Kysely<DB>,
+  secret: string,
+  input: { purpose: Purpose; email: string; accountId: string | null },
+  now: Date,
+): Promise<IssuedChallenge> {
+  const token = newToken();
+  const handle = newToken();
+  const code = newCode();
+  await db
+    .insertInto("email_challenges")
+    .values({
+      purpose: input.purpose,
+      email: input.email,
+      account_id: input.accountId,
+      handle_hash: hashToken(handle),
+      token_hash: hashToken(token),
+      code_hash: input.purpose === "sign-in" ? keyedHash(secret, "code", `${handle}:${code}`) : null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000).toISOString(),
+      used_at: null,
+    })
+    .execute();
+  return { token, handle, code };
+}
+
+export interface LiveChallenge {
+  id: number;
+  email: string;
+  accountId: string | null;
+}
+
+/** A challenge by its link token, if it is still usable (not used, not expired, not ended by wrong codes). */
+export async function findByToken(
+  db: Kysely<DB>,
+  purpose: Purpose,
+  token: unknown,
+  now: Date,
+): Promise<LiveChallenge | null> {
+  if (!looksLikeToken(token)) return null;
+  const row = await db
+    .selectFrom("email_challenges")
+    .select(["id", "email", "account_id"])
+    .where("token_hash", "=", hashToken(token))
+    .where("purpose", "=", purpose)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now.toISOString())
+    .executeTakeFirst();
+  return row ? { id: row.id, email: row.email, accountId: row.account_id } : null;
+}
+
+/** Marks a challenge used; false when another request used it first (so each link signs in exactly once). */
+export async function consume(db: Kysely<DB>, id: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("email_challenges")
+    .set({ used_at: now.toISOString() })
+    .where("id", "=", id)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export type CodeOutcome = { ok: true; challenge: LiveChallenge } | { ok: false; reason: "wrong" | "ended" };
+
+/** Checks a typed code against the challenge the page's handle names; wrong codes count, the fifth ends it. */
+export async function checkCode(
+  db: Kysely<DB>,
+  secret: string,
+  handle: unknown,
+  code: string,
+  now: Date,
+): Promise<CodeOutcome> {
+  if (!looksLikeToken(handle)) return { ok: false, reason: "ended" };
+  const row = await db
+    .selectFrom("email_challenges")
+    .select(["id", "email", "account_id", "code_hash", "failed_attempts"])
+    .where("handle_hash", "=", hashToken(handle))
+    .where("purpose", "=", "sign-in")
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now.toISOString())
+    .executeTakeFirst();
+  if (!row?.code_hash || row.failed_attempts >= MAX_WRONG_CODES) return { ok: false, reason: "ended" };
+  if (/^\d{6}$/.test(code) && safeEqual(row.code_hash, keyedHash(secret, "code", `${handle}:${code}`))) {
+    if (!(await consume(db, row.id, now))) return { ok: false, reason: "ended" };
+    return { ok: true, challenge: { id: row.id, email: row.email, accountId: row.account_id } };
+  }
+  const failed = row.failed_attempts + 1;
+  await db
+    .updateTable("email_challenges")
+    .set((eb) => ({
+      failed_attempts: eb("failed_attempts", "+", 1),
+      ...(failed >= MAX_WRONG_CODES ? { used_at: now.toISOString() } : {}),
+    }))
+    .where("id", "=", row.id)
+    .execute();
+  return { ok: false, reason: failed >= MAX_WRONG_CODES ? "ended" : "wrong" };
+}
+
+/** Removes challenges that ended more than a day ago (they hold addresses). */
+export async function purgeChallenges(db: Kysely<DB>, now: Date): Promise<void> {
+  const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
+  await db.deleteFrom("email_challenges").where("expires_at", "<", dayAgo).execute();
+}

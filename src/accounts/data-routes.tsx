@@ -1,0 +1,270 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { Viewer } from "../core/context.js";
+import { notFound } from "../core/http/errors.js";
+import { sourceContext } from "./account-service.js";
+import { sendChallengeMail } from "./challenge-mail.js";
+import { findByToken } from "./challenges.js";
+import { ownReports } from "./data-sources.js";
+import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
+import { myDataMail } from "./mails.js";
+import {
+  type DataSubject,
+  erasePersonalData,
+  exportPersonalData,
+  listConsents,
+  withdrawConsent,
+} from "./personal-data.js";
+import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
+import { findAccountByEmail, getAccount } from "./repository.js";
+import { clearSessionCookie } from "./sessions.js";
+import { ConfirmLinkPage } from "./sign-in-pages.js";
+import { normaliseEmail } from "./tokens.js";
+
+const EXPIRED = "This link has expired. Ask for a new one on the “Your personal data” page.";
+
+/** /account/reports, /account/data, /account/delete and /my-data (the same rights without an account). */
+export async function dataRoutes(app: FastifyInstance): Promise<void> {
+  const civic = app.civic;
+  const db = () => civic.database.db;
+
+  async function accountSubject(viewer: Viewer): Promise<DataSubject> {
+    const account = await getAccount(db(), viewer.accountId);
+    if (!account) throw notFound();
+    return { accountId: account.id, email: account.email };
+  }
+
+  async function tokenSubject(token: string): Promise<{ subject: DataSubject } | null> {
+    const challenge = await findByToken(db(), "my-data", token, civic.now());
+    if (!challenge) return null;
+    const account = await findAccountByEmail(db(), challenge.email);
+    return { subject: { accountId: account?.id ?? null, email: challenge.email } };
+  }
+
+  async function sendZip(reply: FastifyReply, subject: DataSubject) {
+    const zip = await exportPersonalData(sourceContext(civic), subject);
+    const day = civic.now().toISOString().slice(0, 10);
+    return reply
+      .header("content-type", "application/zip")
+      .header("content-disposition", `attachment; filename="my-data-${day}.zip"`)
+      .header("cache-control", "no-store")
+      .send(Buffer.from(zip));
+  }
+
+  async function choices(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    subject: DataSubject,
+    mode: { token: string } | null,
+  ) {
+    const ctx = sourceContext(civic);
+    const consents = await listConsents(ctx, subject);
+    const count = await ownReports(db(), subject)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
+    const hidden = mode ? { token: mode.token } : undefined;
+    return renderPage(request, reply, "Your personal data", (page) => (
+      <DataChoices
+        csrfToken={page.csrfToken}
+        heading="Your personal data"
+        downloadAction={mode ? "/my-data/download" : "/account/data/download"}
+        eraseAction={mode ? "/my-data/erase" : "/account/delete"}
+        withdrawAction={mode ? "/my-data/withdraw" : "/account/consents/withdraw"}
+        hidden={hidden}
+        consents={consents}
+        reportCount={Number(count?.n ?? 0)}
+        hasAccount={subject.accountId !== null}
+      />
+    ));
+  }
+
+  /** The erasure, after the confirmation box was ticked; re-renders the form with a message otherwise. */
+  async function erase(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    subject: DataSubject,
+    action: string,
+    hidden?: Record<string, string>,
+  ) {
+    if (field(request, "confirm") !== "yes") {
+      return renderPage(
+        request,
+        reply,
+        "Erase your data",
+        (ctx) => (
+          <>
+            <h1>Erase your data</h1>
+            <EraseForm
+              csrfToken={ctx.csrfToken}
+              action={action}
+              hidden={hidden}
+              hasAccount={subject.accountId !== null}
+              problems={[{ field: "confirm", message: "Tick the box to confirm that you want your data erased" }]}
+            />
+          </>
+        ),
+        { status: 400, hasErrors: true },
+      );
+    }
+    await erasePersonalData(sourceContext(civic), subject, {
+      removePublicContent: field(request, "remove_public") === "yes",
+    });
+    const signedOut = request.viewer !== null && request.viewer.accountId === subject.accountId;
+    if (signedOut) {
+      clearSessionCookie(civic, reply);
+      request.viewer = null;
+    }
+    return renderPage(request, reply, "Your data is erased", () => (
+      <ErasedPage hadAccount={subject.accountId !== null} />
+    ));
+  }
+
+  app.get("/account/reports", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const reports = await ownReports(db(), await accountSubject(viewer))
+      .innerJoin("categories", "categories.code", "reports.category_code")
+      .select(["reference", "title", "categories.name as category", "status", "visibility", "reports.created_at"])
+      .where("visibility", "!=", "removed")
+      .orderBy("reports.created_at", "desc")
+      .limit(1000)
+      .execute();
+    return renderPage(request, reply, "Your reports", () => <MyReportsPage reports={reports} />);
+  });
+
+  app.get("/account/data", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    return choices(request, reply, await accountSubject(viewer), null);
+  });
+
+  app.post("/account/data/download", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    return sendZip(reply, await accountSubject(viewer));
+  });
+
+  app.get("/account/delete", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    return renderPage(request, reply, "Delete your account", (ctx) => (
+      <>
+        <h1>Delete your account</h1>
+        <EraseForm csrfToken={ctx.csrfToken} action="/account/delete" hasAccount problems={[]} />
+      </>
+    ));
+  });
+
+  app.post("/account/delete", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    return erase(request, reply, await accountSubject(viewer), "/account/delete");
+  });
+
+  app.get("/my-data", { schema: { hide: true } }, async (request, reply) =>
+    renderPage(request, reply, "Your personal data", (ctx) => (
+      <MyDataRequestPage csrfToken={ctx.csrfToken} email="" problems={[]} />
+    )),
+  );
+
+  app.post("/my-data", { schema: { hide: true } }, async (request, reply) => {
+    const typed = field(request, "email", 400);
+    const email = normaliseEmail(typed);
+    const again = (message: string, status: number) =>
+      renderPage(
+        request,
+        reply,
+        "Your personal data",
+        (ctx) => <MyDataRequestPage csrfToken={ctx.csrfToken} email={typed} problems={[{ field: "email", message }]} />,
+        { status, hasErrors: true },
+      );
+    if (!email) return again("Enter an email address like name@example.com", 400);
+    try {
+      await sendChallengeMail(civic, {
+        purpose: "my-data",
+        email,
+        accountId: null,
+        client: request.ip,
+        linkPath: "/my-data/open",
+        compose: (link) => myDataMail(civic.site, email, link),
+      });
+    } catch (error) {
+      return again(limitedMessage(reply, error), 429);
+    }
+    return renderPage(request, reply, "Check your email", () => <MyDataSentPage />);
+  });
+
+  app.get(
+    "/my-data/open/:token",
+    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const found = await tokenSubject(token);
+      reply.header("referrer-policy", "no-referrer");
+      if (!found) {
+        return renderPage(
+          request,
+          reply,
+          "Your personal data",
+          (ctx) => (
+            <ConfirmLinkPage
+              csrfToken={ctx.csrfToken}
+              token={null}
+              action=""
+              title="Your personal data"
+              intro=""
+              button=""
+              expired={EXPIRED}
+            />
+          ),
+          { status: 410 },
+        );
+      }
+      return choices(request, reply, found.subject, { token });
+    },
+  );
+
+  /** The my-data forms carry the link's token; each checks it is still valid. */
+  async function withToken(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    then: (s: DataSubject, token: string) => Promise<FastifyReply>,
+  ) {
+    const token = field(request, "token", 100);
+    const found = await tokenSubject(token);
+    if (!found) {
+      return renderPage(
+        request,
+        reply,
+        "Your personal data",
+        () => (
+          <>
+            <h1>Your personal data</h1>
+            <p>{EXPIRED}</p>
+            <p>
+              <a href="/my-data">Ask for a new link</a>
+            </p>
+          </>
+        ),
+        { status: 410 },
+      );
+    }
+    return then(found.subject, token);
+  }
+
+  app.post("/my-data/download", { schema: { hide: true } }, async (request, reply) =>
+    withToken(request, reply, (subject) => sendZip(reply, subject)),
+  );
+
+  app.post("/my-data/withdraw", { schema: { hide: true } }, async (request, reply) =>
+    withToken(request, reply, async (subject, token) => {
+      await withdrawConsent(sourceContext(civic), subject, field(request, "consent", 300));
+      return reply.redirect(`/my-data/open/${token}`, 303);
+    }),
+  );
+
+  app.post("/my-data/erase", { schema: { hide: true } }, async (request, reply) =>
+    // Erasure removes the link's challenge too (it holds the address), so the link stops working.
+    withToken(request, reply, (subject, token) => erase(request, reply, subject, "/my-data/erase", { token })),
+  );
+}

@@ -1,0 +1,20 @@
+import type { WindowLimit } from "../core/limits/fixed-window.js";
+
+const MINUTE = 60_000;
+
+/**
+ * Brute-force limits of the accounts feature. Each applies per email address and per client address; the answer
+ * when one is exceeded is the same for addresses with and without an account.
+ */
+export const LIMITS = {
+  /** Messages with a link (sign-in, my-data) asked for one address. */
+  mailPerEmail: { name: "account-mail-email", max: 5, windowMs: 60 * MINUTE },
+  /** Messages asked for from one client, whatever the addresses. */
+  mailPerClient: { name: "account-mail-client", max: 20, windowMs: 60 * MINUTE },
+  /** Password attempts against one address. */
+  passwordPerEmail: { name: "account-password-email", max: 10, windowMs: 15 * MINUTE },
+  /** Password, code and passkey attempts from one client. */
+  attemptsPerClient: { name: "account-attempts-client", max: 50, windowMs: 15 * MINUTE },
+} satisfies Record<string, WindowLimit>;
+
+export const LIMIT_MESSAGE = "Too many attempts from here or for this address.";

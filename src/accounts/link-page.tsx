@@ -1,0 +1,55 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import type { EmailChallengesTable } from "../core/db/schema.js";
+import { findByToken } from "./challenges.js";
+import { renderPage, safeNext } from "./page.js";
+import { ConfirmLinkPage } from "./sign-in-pages.js";
+
+/**
+ * GET `{path}/{token}`: the page an emailed single-use link opens. It only shows a button that POSTs the token to
+ * `path`; opening it (as mail scanners do) uses nothing up. An expired or used link gets 410 and says so.
+ */
+export function linkPage(
+  app: FastifyInstance,
+  page: {
+    path: string;
+    purpose: EmailChallengesTable["purpose"];
+    title: string;
+    intro: string;
+    button: string;
+    expired: string;
+  },
+): void {
+  const civic = app.civic;
+  app.get(
+    `${page.path}/:token`,
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }),
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const next = safeNext((request.query as { next?: string }).next ?? "");
+      const live = await findByToken(civic.database.db, page.purpose, token, civic.now());
+      reply.header("referrer-policy", "no-referrer");
+      return renderPage(
+        request,
+        reply,
+        page.title,
+        (ctx) => (
+          <ConfirmLinkPage
+            csrfToken={ctx.csrfToken}
+            token={live ? token : null}
+            next={next}
+            action={page.path}
+            {...page}
+          />
+        ),
+        { status: live ? 200 : 410 },
+      );
+    },
+  );
+}

@@ -1,0 +1,112 @@
+import { strToU8, zipSync } from "fflate";
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+import type { Storage } from "../core/media/storage.js";
+
+/**
+ * The personal-data registry: every feature that stores something about a person registers a source here, and the
+ * data download, the erasure and the consent list (for account holders and for /my-data) all go through it. A new
+ * feature (ideas, volunteers, newsletter, moderation) joins them by calling `registerPersonalData` once.
+ */
+export interface DataSubject {
+  /** The person's account, when they have one. */
+  accountId: string | null;
+  /** The verified address (lower-case) everything without an account is held under. */
+  email: string;
+}
+
+export interface SourceContext {
+  db: Kysely<DB>;
+  storage: Storage;
+  now: Date;
+}
+
+export interface ExportedFile {
+  /** Path inside the zip, e.g. "photos/AB12-CD34-1.jpg". */
+  path: string;
+  data: Uint8Array;
+}
+
+/** A consent the person gave, shown with its date and withdrawn with one button. */
+export interface ConsentRecord {
+  /** Unique across sources: "<source key>:<id>". */
+  id: string;
+  label: string;
+  givenAt: string;
+}
+
+export interface EraseOptions {
+  /** "Also remove my reports (and other public contributions) from public view." */
+  removePublicContent: boolean;
+}
+
+export interface PersonalDataSource {
+  /** The key of this source's part of data.json. */
+  key: string;
+  collect(ctx: SourceContext, subject: DataSubject): Promise<{ data: unknown; files?: ExportedFile[] }>;
+  /** Erases the person's data (inside the erasure's transaction). Public content stays unless asked otherwise. */
+  erase(ctx: SourceContext, subject: DataSubject, options: EraseOptions): Promise<void>;
+  consents?(ctx: SourceContext, subject: DataSubject): Promise<ConsentRecord[]>;
+  /** Withdraws one consent by the id `consents` gave (without the source prefix); false when it is not theirs. */
+  withdraw?(ctx: SourceContext, subject: DataSubject, id: string): Promise<boolean>;
+}
+
+const sources: PersonalDataSource[] = [];
+
+/** Adds a source; registering the same key again replaces it. Sources are erased in reverse order. */
+export function registerPersonalData(source: PersonalDataSource): void {
+  const at = sources.findIndex((s) => s.key === source.key);
+  if (at >= 0) sources[at] = source;
+  else sources.push(source);
+}
+
+export function personalDataSources(): readonly PersonalDataSource[] {
+  return sources;
+}
+
+/** The download: data.json with every source's part, plus the files (original photos) they add. */
+export async function exportPersonalData(ctx: SourceContext, subject: DataSubject): Promise<Uint8Array> {
+  const data: Record<string, unknown> = {
+    exportedAt: ctx.now.toISOString(),
+    about: "Everything this platform holds about you. Photos are in the photos folder.",
+  };
+  const files: Record<string, Uint8Array> = {};
+  for (const source of sources) {
+    const part = await source.collect(ctx, subject);
+    data[source.key] = part.data;
+    for (const f of part.files ?? []) files[f.path] = f.data;
+  }
+  data.consents = await listConsents(ctx, subject);
+  // Photos are JPEGs already; storing them uncompressed saves time and loses nothing.
+  const entries: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {
+    "data.json": strToU8(`${JSON.stringify(data, null, 2)}\n`),
+  };
+  for (const [path, bytes] of Object.entries(files)) entries[path] = [bytes, { level: 0 }];
+  return zipSync(entries, { level: 6 });
+}
+
+/** Erases the person's data from every source in one transaction (all or nothing). */
+export async function erasePersonalData(
+  ctx: SourceContext,
+  subject: DataSubject,
+  options: EraseOptions,
+): Promise<void> {
+  await ctx.db.transaction().execute(async (tx) => {
+    for (const source of [...sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
+  });
+}
+
+export async function listConsents(ctx: SourceContext, subject: DataSubject): Promise<ConsentRecord[]> {
+  const all: ConsentRecord[] = [];
+  for (const source of sources) {
+    for (const c of (await source.consents?.(ctx, subject)) ?? []) all.push({ ...c, id: `${source.key}:${c.id}` });
+  }
+  return all;
+}
+
+export async function withdrawConsent(ctx: SourceContext, subject: DataSubject, consentId: string): Promise<boolean> {
+  const colon = consentId.indexOf(":");
+  if (colon <= 0) return false;
+  const source = sources.find((s) => s.key === consentId.slice(0, colon));
+  return (await source?.withdraw?.(ctx, subject, consentId.slice(colon + 1))) ?? false;
+}

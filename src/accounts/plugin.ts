@@ -1,0 +1,22 @@
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { routeFamily } from "../core/http/error-handler.js";
+import { resolveViewer } from "./sessions.js";
+
+/**
+ * Finds the signed-in person of every page request (`request.viewer`) from the session cookie. Registered without
+ * encapsulation before the features, so every page (error pages included) knows who is signed in. Requests
+ * without our cookie cost nothing and never receive one.
+ */
+export const sessionPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest("viewer", null);
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.headers.cookie === undefined) return;
+      const url = request.url;
+      if (routeFamily(url) !== "html" || url.startsWith("/assets/") || url.startsWith("/photos/")) return;
+      await resolveViewer(app.civic, request, reply);
+    });
+  },
+  { name: "sessions" },
+);

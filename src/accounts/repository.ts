@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Account, DB, Role } from "../core/db/schema.js";
+
+export const ROLES: readonly Role[] = ["resident", "moderator", "admin"];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export async function findAccountByEmail(db: Kysely<DB>, email: string): Promise<Account | undefined> {
+  return db.selectFrom("accounts").selectAll().where("email", "=", email.toLowerCase()).executeTakeFirst();
+}
+
+export async function getAccount(db: Kysely<DB>, id: string): Promise<Account | undefined> {
+  return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** The account for a confirmed address, created on first use. Safe against two confirmations racing. */
+export async function findOrCreateAccount(db: Kysely<DB>, email: string, now: Date): Promise<Account> {
+  const existing = await findAccountByEmail(db, email);
+  if (existing) return existing;
+  const at = now.toISOString();
+  await db
+    .insertInto("accounts")
+    .values({
+      id: randomUUID(),
+      email,
+      name: null,
+      password_hash: null,
+      created_at: at,
+      updated_at: at,
+      email_verified_at: at,
+      suspended_at: null,
+      suspended_reason: null,
+    })
+    .onConflict((oc) => oc.column("email").doNothing())
+    .execute();
+  const created = await findAccountByEmail(db, email);
+  if (!created) throw new Error("account vanished after insert");
+  return created;
+}
+
+export async function listAccounts(db: Kysely<DB>): Promise<Account[]> {
+  return db.selectFrom("accounts").selectAll().orderBy("role", "desc").orderBy("email").limit(10_000).execute();
+}
+
+export async function setRole(db: Kysely<DB>, accountId: string, role: Role, now: Date): Promise<void> {
+  await db.updateTable("accounts").set({ role, updated_at: now.toISOString() }).where("id", "=", accountId).execute();
+}

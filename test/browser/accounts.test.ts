@@ -1,0 +1,144 @@
+import { createServer } from "node:net";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AccountsHarness, accountsHarness, signInMailParts } from "../accounts/support.js";
+import {
+  axeViolations,
+  browserAvailable,
+  formatViolations,
+  launchBrowser,
+  type TestBrowser,
+  watchPageProblems,
+} from "../helpers/browser.js";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Accounts in real Chromium: email sign-in without JavaScript and by keyboard, axe on every accounts page, and
+ * passkeys with a virtual authenticator. The site runs on http://localhost (a secure context whose host is a valid
+ * WebAuthn relying-party id, unlike 127.0.0.1).
+ */
+describe.skipIf(!browserAvailable())("accounts in Chromium", () => {
+  let h: AccountsHarness;
+  let browser: TestBrowser;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    h = await accountsHarness("sqlite", { BASE_URL: base });
+    await h.app.listen({ port, host: "localhost" });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  async function signInByEmail(page: Page, email: string) {
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#email", email);
+    await page.press("#email", "Enter");
+    await page.waitForSelector("h1:has-text('Check your email')");
+    const { path } = signInMailParts(await h.mailTo(email));
+    await page.goto(`${base}${path}`);
+    await page.click("button:has-text('Sign in')");
+    await page.waitForURL(`${base}/account`);
+  }
+
+  it("signs in by email without JavaScript, and every accounts page passes axe", async () => {
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const page = await noJs.newPage();
+    await signInByEmail(page, "wren@example.org");
+    expect(await page.textContent("h1")).toBe("Your account");
+    await noJs.close();
+
+    const context = await browser.newContext();
+    const p = await context.newPage();
+    const problems = watchPageProblems(p);
+    const failures: string[] = [];
+    const check = async (label: string) => {
+      const v = await axeViolations(p);
+      if (v.length > 0) failures.push(formatViolations(label, v));
+    };
+    await p.goto(`${base}/sign-in`);
+    await check("/sign-in");
+    await p.fill("#password-email", "nobody@example.org");
+    await p.click("button:has-text('Sign in with password')");
+    await check("/sign-in (password error)");
+    await p.goto(`${base}/my-data`);
+    await check("/my-data");
+    await p.fill("#email", "wren@example.org");
+    await p.click("button:has-text('Send me a link')");
+    await check("/my-data (sent)");
+    const { path } = signInMailParts(await h.mailTo("wren@example.org"));
+    await p.goto(`${base}${path}`);
+    await check("/my-data/open");
+    await signInByEmail(p, "wren@example.org");
+    for (const path of [
+      "/account",
+      "/account/reports",
+      "/account/data",
+      "/account/delete",
+      "/report?category=pothole",
+    ]) {
+      await p.goto(`${base}${path}`);
+      await check(path);
+    }
+    await p.goto(`${base}/account`);
+    await p.fill("#new-password", "short");
+    await p.click("button:has-text('Set password')");
+    await check("/account (password error)");
+    expect(failures.join("\n\n")).toBe("");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("registers a passkey and signs in with it alone", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchPageProblems(page);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await signInByEmail(page, "yew@example.org");
+    await page.click("#passkey-register-button");
+    await page.waitForURL(`${base}/account?done=passkey-added`);
+    expect(await page.textContent("main")).toContain("Your passkey is added");
+    const stored = await h.t.db.database.db.selectFrom("passkeys").selectAll().execute();
+    expect(stored).toHaveLength(1);
+
+    await page.click("button:has-text('Sign out')");
+    await page.waitForURL(`${base}/`);
+    expect(await page.textContent(".account-link")).toContain("Sign in");
+
+    await page.goto(`${base}/sign-in`);
+    // Reached and pressed by keyboard, like every control.
+    await page.focus("#passkey-sign-in-button");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${base}/account`);
+    expect(await page.textContent(".account-link")).toContain("yew@example.org");
+    const used = await h.t.db.database.db.selectFrom("passkeys").select("last_used_at").executeTakeFirstOrThrow();
+    expect(used.last_used_at).not.toBeNull();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
