@@ -13,8 +13,9 @@ import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
-import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
+import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { loggerOptions } from "./core/http/logger.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
@@ -65,8 +66,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
     },
-    ajv: { customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true } },
+    ajv: {
+      customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true },
+      plugins: [finiteNumbers],
+    },
     routerOptions: { maxParamLength: 200 },
+    // Bad percent-encodings in the path and over-long parameters are answered in the route family's format too.
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -122,6 +128,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       parts: 120,
     },
   });
+  // After the body parsers (hooks run in the order they were added): every route's input is checked once.
+  app.addHook("preValidation", checkInput);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,

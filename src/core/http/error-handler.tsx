@@ -5,6 +5,7 @@ import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
 import { AppError, type FieldProblem, isAppError } from "./errors.js";
+import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
 
 /** Which API family a URL belongs to; errors are answered in that family's format. */
@@ -19,6 +20,30 @@ export function routeFamily(url: string): RouteFamily {
   if (url.startsWith("/api/v2/") || url === "/api/v2") return "open311";
   if (isApiPath(url) || url === "/healthz") return "problem";
   return "html";
+}
+
+/** The answer to a body that could not be parsed (malformed, truncated or of a broken multipart shape). */
+export function unreadableBody(cause?: unknown): AppError {
+  return new AppError("bad_request", "The request body could not be read.", { cause });
+}
+
+/**
+ * Like toAppError, knowing the request: busboy's multipart errors ("boundary not found", "unexpected end of form")
+ * carry no code, so an uncoded error thrown while a multipart body was still being read (before the input check
+ * that follows the body parsers) is a malformed body, a 400, never a 500.
+ */
+export function requestError(error: unknown, request: FastifyRequest): AppError {
+  const e = error as Partial<FastifyError>;
+  if (
+    !isAppError(error) &&
+    e.code === undefined &&
+    e.statusCode === undefined &&
+    !wasInputRead(request) &&
+    (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
+  ) {
+    return unreadableBody(error);
+  }
+  return toAppError(error);
 }
 
 /** Turns anything thrown into an AppError with a safe message; unknown errors become `internal`. */
@@ -41,15 +66,23 @@ export function toAppError(error: unknown): AppError {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
     case "FST_REQ_FILE_TOO_LARGE":
     case "FST_FILES_LIMIT":
+    case "FST_FIELDS_LIMIT":
     case "FST_PARTS_LIMIT":
       return new AppError("payload_too_large", "The request is too large.");
+    case "FST_ERR_BAD_URL":
+      return new AppError("bad_request", "The address is not valid: it holds a broken %-encoding.");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new AppError("uri_too_long", "The address is too long.");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("unsupported_media_type", "This content type is not accepted here.");
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
     case "FST_INVALID_MULTIPART_CONTENT_TYPE":
-      return new AppError("bad_request", "The request body could not be read.");
+    case "FST_MP_PREMATURE_CLOSE":
+    case "FST_PROTO_VIOLATION":
+    case "FST_INVALID_JSON_FIELD_ERROR":
+      return unreadableBody(error);
   }
   if (e.statusCode === 429) return new AppError("rate_limited", "Too many requests. Please wait and try again.");
   if (e.statusCode === 405) return new AppError("method_not_allowed", "This method is not allowed here.");
@@ -131,6 +164,9 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
 /** Sends an AppError in the format of the route family the request belongs to. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // The APIs allow any origin, errors included; the families' own hooks add their exposed headers, but errors
+  // raised by the framework before routing (frameworkErrors) run no hooks.
+  if (isApiPath(request.url)) reply.header("access-control-allow-origin", "*");
   switch (routeFamily(request.url)) {
     case "open311":
       return sendOpen311Error(request, reply, err);
@@ -144,7 +180,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 /** One error handler and one not-found handler for the whole app. Never a stack trace in a response. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const err = toAppError(error);
+    const err = requestError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, "request failed");
     else request.log.info({ code: err.code, status: err.status }, err.message);
     return sendError(request, reply, err);
@@ -152,4 +188,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     return sendError(request, reply, new AppError("not_found", "There is nothing at this address."));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors raised before routing (a broken %-encoding in the path, a path parameter past
+ * maxParamLength) are answered in the family's format, like every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const err = toAppError(error);
+  if (err.status >= 500) request.log.error({ err: error }, "request failed");
+  sendError(request, reply, err);
 }

@@ -13,8 +13,10 @@ export const errorCatalogue = {
   not_acceptable: { status: 406, title: "Not Acceptable" },
   gone: { status: 410, title: "Gone" },
   payload_too_large: { status: 413, title: "Content Too Large" },
+  uri_too_long: { status: 414, title: "URI Too Long" },
   unsupported_media_type: { status: 415, title: "Unsupported Media Type" },
   rate_limited: { status: 429, title: "Too Many Requests" },
+  header_fields_too_large: { status: 431, title: "Request Header Fields Too Large" },
   internal: { status: 500, title: "Internal Server Error" },
   service_unavailable: { status: 503, title: "Service Unavailable" },
 } as const satisfies Record<string, { status: number; title: string }>;
