@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createApiKey } from "../../src/open311/keys.js";
+import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
+import { expectValid, multipart } from "../open311/support.js";
+
+type Res = { statusCode: number; headers: Record<string, unknown>; body: string };
+
+/** Asserts the status and that the body is in the format of the family the URL belongs to, CORS included. */
+function expectFamilyError(res: Res, url: string, status: number): void {
+  const what = `${url.slice(0, 80)}: ${res.body.slice(0, 200)}`;
+  expect(res.statusCode, what).toBe(status);
+  const type = String(res.headers["content-type"]);
+  expect(res.body, what).not.toMatch(/FST_|\n\s+at /);
+  if (url.startsWith("/api/v2/")) {
+    expect(res.headers["access-control-allow-origin"], what).toBe("*");
+    if (url.split("?")[0]?.endsWith(".xml")) {
+      expect(type).toBe("text/xml; charset=utf-8");
+      expect(res.body).toContain(`<errors><error><code>${status}</code>`);
+    } else {
+      expect(type, what).toBe("application/json; charset=utf-8");
+      const errors = JSON.parse(res.body) as { code: number }[];
+      expectValid("errors", errors);
+      expect(errors[0]?.code).toBe(status);
+    }
+  } else if (url.startsWith("/api/") || url.startsWith("/data/")) {
+    expect(res.headers["access-control-allow-origin"], what).toBe("*");
+    expect(type, what).toBe("application/problem+json; charset=utf-8");
+    expect((JSON.parse(res.body) as { status: number }).status).toBe(status);
+  } else {
+    expect(type, what).toBe("text/html; charset=utf-8");
+    expect(res.body).toMatch(/^<!doctype html>/);
+  }
+}
+
+describeEachDb("framework errors answer in the family's format", (dialect) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {
+      seed: true,
+      env: { RATE_LIMIT_READ_MAX: "10000", RATE_LIMIT_WRITE_MAX: "10000" },
+    });
+    key = (await createApiKey(t.app.civic.database.db, "Client", new Date())).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("answers broken %-encodings in the path with a 400 in the family's format", async () => {
+    for (const url of [
+      "/api/v1/businesses/%zz",
+      "/api/v1/%FF%FE",
+      "/data/%",
+      "/api/v2/requests/%FF.json",
+      "/api/v2/services/%zz.xml",
+      "/%FF%FE",
+      "/%",
+      "/reports/%zz",
+    ]) {
+      expectFamilyError(await t.app.inject({ method: "GET", url }), url, 400);
+    }
+  });
+
+  it("answers an over-long path parameter with a 414 in the family's format", async () => {
+    const long = "a".repeat(300);
+    for (const url of [`/api/v1/businesses/${long}`, `/api/v2/requests/${long}.json`, `/reports/${long}`]) {
+      expectFamilyError(await t.app.inject({ method: "GET", url }), url, 414);
+    }
+  });
+
+  it("answers malformed and truncated multipart bodies with a 400, on the web form and on Open311", async () => {
+    const good = multipart([
+      ["api_key", key],
+      ["service_code", "bus_shelter"],
+      ["address_string", "Bus stop"],
+      ["description", "Timetable missing."],
+    ]);
+    const boundary = /boundary=(.+)$/.exec(good.headers["content-type"] ?? "")?.[1] ?? "";
+    const cases: { name: string; type: string; payload: Buffer }[] = [
+      { name: "no boundary", type: "multipart/form-data", payload: good.payload },
+      { name: "wrong boundary", type: "multipart/form-data; boundary=nothere", payload: good.payload },
+      {
+        name: "truncated",
+        type: `multipart/form-data; boundary=${boundary}`,
+        payload: good.payload.subarray(0, good.payload.length - 40),
+      },
+      {
+        name: "cut inside the headers",
+        type: `multipart/form-data; boundary=${boundary}`,
+        payload: Buffer.from(`--${boundary}\r\nContent-Disposition: form-da`),
+      },
+    ];
+    for (const url of ["/api/v2/requests.json", "/api/v2/requests.xml", "/report"]) {
+      for (const c of cases) {
+        const res = await t.app.inject({
+          method: "POST",
+          url,
+          headers: { "content-type": c.type },
+          payload: c.payload,
+        });
+        expectFamilyError(res, url, 400);
+      }
+    }
+  });
+
+  it("answers too many multipart fields with a 413", async () => {
+    const fields: [string, string][] = [["api_key", key]];
+    for (let i = 0; i < 150; i++) fields.push([`f${i}`, "x"]);
+    for (const url of ["/api/v2/requests.json", "/report"]) {
+      expectFamilyError(await t.app.inject({ method: "POST", url, ...multipart(fields) }), url, 413);
+    }
+  });
+
+  it("answers a form body past the size limit with a 413 and an unknown method with the family's format", async () => {
+    const url = "/api/v2/requests.json";
+    const res = await t.app.inject({
+      method: "POST",
+      url,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: `description=${"x".repeat(300 * 1024)}`,
+    });
+    expectFamilyError(res, url, 413);
+    expectFamilyError(await t.app.inject({ method: "DELETE", url: "/api/v1/businesses" }), "/api/v1/businesses", 404);
+  });
+});
