@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, touchApiKey } from "./keys.js";
-import { createServiceRequest, type PostFields, readPostBody } from "./post.js";
+import { createServiceRequest, isAcceptedPostType, POST_CONTENT_TYPES, type PostFields, readPostBody } from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
@@ -309,10 +309,17 @@ export const open311Routes = fp(
         : new AppError("api_key_required", "api_key was not provided: submitting a request needs an API key.");
     };
 
+    /** Before the body is parsed: only the two content types of the standard are read (415 otherwise). */
+    const checkPostType = async (request: FastifyRequest) => {
+      if (!isAcceptedPostType(request.headers["content-type"])) {
+        throw new AppError("unsupported_media_type", `Send the request as ${POST_CONTENT_TYPES.join(" or ")}.`);
+      }
+    };
+
     app.post(
       `${PREFIX}/requests.:format`,
       {
-        onRequest: checkFormat,
+        onRequest: [checkFormat, checkPostType],
         preHandler: [writeClient, limit(writeLimiter), requireKey],
         attachValidation: true,
         serializerCompiler: rawJsonSerializer,
@@ -321,7 +328,7 @@ export const open311Routes = fp(
           security: [{ open311ApiKey: [] }],
           summary: "Create a service request",
           description:
-            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
+            "Submit a report. Form-encoded (application/x-www-form-urlencoded) as the standard says, or multipart/form-data with photos in `media` (v2.1 draft); any other content type (JSON included) is a 415. Both are checked the same way: every field has the length limit given below (400 naming each field over it), attribute codes at most 100 characters and answers at most 2,000. Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id; any other address_id is not a location and is neither stored nor published) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.",
           tags: [TAG],
           params: FormatParams,
           body: {
@@ -335,7 +342,7 @@ export const open311Routes = fp(
               "The new request's id (its reference number) and a service notice (root `service_requests`).",
               CreatedRequests,
             ),
-            ...errorResponses(400, 403, 404, 429),
+            ...errorResponses(400, 403, 404, 413, 415, 429),
           },
         },
       },
@@ -343,8 +350,8 @@ export const open311Routes = fp(
         const client = clients.get(request);
         const body = postBodies.get(request);
         if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
-        const contentType = request.headers["content-type"] ?? "";
-        if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
+        // Fastify's schema check is attached, not thrown: multipart parts are not strings, so both content types are
+        // checked on the normalised fields instead (createServiceRequest → checkPostFields), the same way.
         const created = await createServiceRequest(civic, client, body);
         await touchApiKey(db(), client.id, civic.now());
         reply.header("cache-control", "no-store");

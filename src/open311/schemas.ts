@@ -212,7 +212,10 @@ const postFields = {
   lat: formField("Latitude (WGS84). With long; inside the village area."),
   long: formField("Longitude (WGS84). With lat; inside the village area."),
   address_string: formField("Address or description of the place; needed when lat/long are not given.", 300),
-  address_id: formField("An address id; accepted as a location when lat/long are not given.", 200),
+  address_id: formField(
+    "A gazetteer place id; accepted as a location when lat/long are not given. Published only when it is a known place id.",
+    200,
+  ),
   email: formField("Reporter's email: gets the confirmation email. Never published.", 254),
   device_id: formField("Never published.", 200),
   account_id: formField("Never published; echoed in the POST answer.", 200),
@@ -276,11 +279,13 @@ const Open311ErrorsRef = Type.Unsafe<Static<typeof Open311Errors>>({ $ref: "#/co
 export const rawJsonSerializer = () => (data: unknown) => (typeof data === "string" ? data : JSON.stringify(data));
 
 /** The Open311 error responses a route may give. */
-export function errorResponses(...statuses: (400 | 403 | 404 | 429)[]) {
+export function errorResponses(...statuses: (400 | 403 | 404 | 413 | 415 | 429)[]) {
   const text: Record<number, string> = {
     400: "Bad request: the errors say which parameter is wrong.",
     403: "Missing or invalid api_key.",
     404: "No such service, request or format.",
+    413: "The body is too large (too many fields, or photos past the size or count limit).",
+    415: "The body is neither application/x-www-form-urlencoded nor multipart/form-data.",
     429: "Rate limit reached: see Retry-After and the RateLimit headers.",
   };
   return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311ErrorsRef)]));
