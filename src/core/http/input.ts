@@ -16,8 +16,10 @@ import { AppError, type FieldProblem } from "./errors.js";
  */
 
 /** C0 controls but tab, LF and CR; DEL; lone surrogates. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\p{Cs}/u;
 /** Path parameters are single tokens: no control character at all. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_IN_PATH = /[\u0000-\u001F\u007F]|\p{Cs}/u;
 /** Deeper input than this is refused rather than walked (JSON bodies are the only nested input). */
 const MAX_DEPTH = 32;
