@@ -1,4 +1,4 @@
-import { daysInMonth, utcDay } from "../core/calendar.js";
+import { clampInstant, daysInMonth, isStorableInstant, utcDay } from "../core/calendar.js";
 import type { ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, REPORT_STATUSES } from "../reports/model.js";
@@ -72,6 +72,7 @@ export function parseW3cDatetime(field: string, raw: string, end: boolean): Date
     ? new Date(utcDay(y, mo - 1, d).getTime() + (end ? DAY_MS - 1 : 0))
     : new Date(value.replace(/(\.\d{3})\d+/, "$1"));
   if (Number.isNaN(parsed.getTime())) throw badRequest(field, "is not a real date and time");
+  if (!isStorableInstant(parsed.getTime())) throw badRequest(field, "must be in the years 0001 to 9999");
   return parsed;
 }
 
@@ -129,10 +130,10 @@ export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
     to = end;
   } else if (start) {
     from = start;
-    to = new Date(start.getTime() + windowMs);
+    to = new Date(clampInstant(start.getTime() + windowMs));
   } else if (end) {
     to = end;
-    from = new Date(end.getTime() - windowMs);
+    from = new Date(clampInstant(end.getTime() - windowMs));
   } else {
     to = now;
     from = new Date(now.getTime() - windowMs);

@@ -186,19 +186,72 @@ const urlValue: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(textValue, fc.constantFrom(...BROKEN_ENCODINGS)).map(([t, b]) => encode(t) + b) },
 );
 
-/** Pairs for the fields: some fields left out, some given twice (an array where a string is expected). */
+/** Values that pass, per field name, so that cases reach past the first check (a hostile value then goes deeper). */
+const VALID: Record<string, string[]> = {
+  service_code: ["pothole", "streetlight", "bus_shelter"],
+  category: ["pothole", "streetlight", "bus_shelter"],
+  lat: ["50.9862", "50.99"],
+  long: ["-2.0437"],
+  lng: ["-2.0437"],
+  radius: ["300"],
+  description: ["The lamp outside the shop flickers all night."],
+  title: ["Flickering lamp"],
+  address_string: ["Bus stop by the church"],
+  location_text: ["Bus stop by the church"],
+  email: ["resident@example.org"],
+  name: ["Alex Reporter"],
+  first_name: ["Alex"],
+  last_name: ["Reporter"],
+  share_contact: ["on"],
+  q: ["bakery", "pub"],
+  status: ["open", "closed"],
+  page: ["1", "2"],
+  page_size: ["10"],
+  since: ["2026-11-01"],
+  start_date: ["2026-10-01T00:00:00Z"],
+  end_date: ["2026-11-01"],
+  "attribute[fault]": ["flickering"],
+};
+
+function valueFor(name: string, valid: boolean): fc.Arbitrary<string> {
+  const known = VALID[name];
+  return valid && known ? fc.constantFrom(...known) : textValue;
+}
+
+/**
+ * Pairs for the fields. Either every field with a known valid value gets it and one field gets a hostile value
+ * (reaching the deeper checks), or each field is independently left out, hostile, or given twice (an array where a
+ * string is expected).
+ */
 function pairs(names: string[], extra: string[]): fc.Arbitrary<[string, string][]> {
   const all = [...new Set([...names, ...extra])];
   if (all.length === 0) return fc.constant([]);
-  return fc
-    .array(fc.tuple(fc.constantFrom(...all), fc.integer({ min: 1, max: 3 })), {
-      maxLength: Math.min(all.length + 2, 12),
-    })
-    .chain((chosen) =>
-      fc
-        .tuple(...chosen.map(([name, times]) => fc.array(textValue, { minLength: times, maxLength: times })))
-        .map((values) => chosen.flatMap(([name], i) => (values[i] ?? []).map((v): [string, string] => [name, v]))),
+  const known = all.filter((name) => VALID[name]);
+  const oneHostile = fc
+    .tuple(fc.constantFrom(...all), textValue, fc.tuple(...known.map((name) => valueFor(name, true))))
+    .map(([bad, hostile, valid]) => [
+      ...known.map((name, i): [string, string] => [name, valid[i] ?? ""]).filter(([name]) => name !== bad),
+      [bad, hostile] as [string, string],
+    ]);
+  const independent = fc
+    .tuple(
+      ...all.map((name) =>
+        fc.record({
+          keep: fc.nat(9),
+          values: fc.array(valueFor(name, false), { minLength: 1, maxLength: 2 }),
+          valid: valueFor(name, true),
+        }),
+      ),
+    )
+    .map((rs) =>
+      rs.flatMap((r, i): [string, string][] => {
+        const name = all[i] ?? "";
+        if (r.keep >= 7) return [];
+        if (r.keep === 0) return r.values.map((v) => [name, v]);
+        return [[name, r.keep < 4 ? r.valid : (r.values[0] ?? "")]];
+      }),
     );
+  return fc.oneof(oneHostile, independent);
 }
 
 const multipartBody = (fields: [string, string][], boundary: string): Buffer =>
@@ -262,18 +315,25 @@ export function caseFor(target: Target, context: { apiKey: string; origin: strin
     "text",
     "none",
   ];
-  const extraBody = target.path.startsWith("/api/v2/") ? ["api_key", "attribute[x]", "attribute[x][]", "media"] : [];
+  const extraBody = target.path.startsWith("/api/v2/") ? ["attribute[fault]", "attribute[x][]", "media"] : [];
   return fc
     .record({
-      params: fc.tuple(...params.map(() => fc.oneof(urlValue, fc.constantFrom("json", "xml", "pothole", "1")))),
-      format: fc.constantFrom("json", "xml", "html", ""),
-      query: pairs(target.query, ["api_key", "page"]).map((p) => p.map(([k, v]) => `${encode(k)}=${encode(v)}`)),
-      brokenQuery: fc.option(fc.constantFrom(...BROKEN_ENCODINGS), { freq: 4 }),
+      params: fc.tuple(
+        ...params.map(() => fc.oneof(urlValue, fc.constantFrom("json", "xml", "pothole", "1", "streetlight"))),
+      ),
+      format: fc.constantFrom("json", "json", "xml", "xml", "html", ""),
+      query: pairs(target.query, target.path.startsWith("/api/") ? ["api_key"] : []).map((p) =>
+        p.map(([k, v]) => `${encode(k)}=${encode(v)}`),
+      ),
+      brokenQuery: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constantFrom(...BROKEN_ENCODINGS) },
+      ),
       bodyKind: fc.constantFrom(...bodyKinds),
       fields: pairs(target.body, extraBody),
-      realKey: fc.boolean(),
-      withToken: fc.boolean(),
-      sameOrigin: fc.boolean(),
+      realKey: fc.nat(4).map((n) => n > 0),
+      withToken: fc.nat(4).map((n) => n > 0),
+      sameOrigin: fc.nat(4).map((n) => n > 0),
     })
     .map((r) => {
       let i = 0;
@@ -282,7 +342,10 @@ export function caseFor(target: Target, context: { apiKey: string; origin: strin
         return braced === "format" ? r.format || value : value;
       });
       const query = [...r.query, ...(r.brokenQuery ? [`x=${r.brokenQuery}`] : [])].join("&");
-      const fields: [string, string][] = r.realKey ? [["api_key", context.apiKey], ...r.fields] : r.fields;
+      const fields: [string, string][] =
+        r.realKey && target.path.startsWith("/api/v2/")
+          ? [["api_key", context.apiKey], ...r.fields.filter(([k]) => k !== "api_key")]
+          : r.fields;
       const isPost = target.method !== "GET" && target.method !== "HEAD";
       const b = isPost ? body(r.bodyKind, fields) : { headers: {} };
       return {

@@ -22,8 +22,9 @@ describe("years 0000-0099", () => {
     expect(parseW3cDatetime("start_date", "0050-01-01", false).toISOString()).toBe("0050-01-01T00:00:00.000Z");
     expect(parseW3cDatetime("end_date", "0001-12-31", true).toISOString()).toBe("0001-12-31T23:59:59.999Z");
     // Year 0 is a leap year in the proleptic Gregorian calendar; 1900 is not.
-    expect(parseW3cDatetime("start_date", "0000-02-29", false).toISOString()).toBe("0000-02-29T00:00:00.000Z");
     expect(isIsoDatetime("0000-02-29")).toBe(true);
+    // But PostgreSQL has no year 0: dates for queries stay within 0001-9999.
+    expect(() => parseW3cDatetime("start_date", "0000-02-29", false)).toThrow(/0001 to 9999/);
     expect(isIsoDatetime("0100-02-29")).toBe(false);
   });
 });
@@ -80,9 +81,17 @@ describeEachDb("numbers from users are finite and bounded", (dialect) => {
     }
   });
 
-  it("reads Open311 dates in years 0000-0099 as written", async () => {
+  it("reads dates in years 0000-0099 as written, and keeps every date within what both databases store", async () => {
     const res = await get("/api/v2/requests.json?start_date=0050-01-01&end_date=0050-03-01T00:00:00Z");
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([]);
+    for (const url of ["/api/v2/requests.json?end_date=0001-01-02", "/api/v2/requests.json?start_date=9999-12-30"]) {
+      expect((await get(url)).statusCode, url).toBe(200);
+    }
+    expect((await get("/api/v2/requests.json?start_date=0000-02-29")).statusCode).toBe(400);
+    expect((await get("/api/v1/diff?since=0001-01-01")).statusCode).toBe(200);
+    const year0 = await get("/api/v1/diff?since=0000-02-29");
+    expect(year0.statusCode, year0.body).toBe(400);
+    expect(year0.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
   });
 });
