@@ -438,3 +438,21 @@ export function problemsWith(
 
 /** Pages whose forms the fuzzer fills in. */
 export const FORM_PAGES = ["/", "/report", "/report?category=pothole", "/reports", "/status", "/businesses"];
+
+/** Sends one case and checks the answer, the time it took, and that /healthz still answers at once. */
+export async function checkCase(
+  app: FastifyInstance,
+  c: FuzzCase,
+  advanceClock: () => void,
+): Promise<{ status: number; problems: string[]; summary: string }> {
+  const started = performance.now();
+  const res = await send(app, c, advanceClock);
+  const took = performance.now() - started;
+  const problems = problemsWith(c, res);
+  if (took > 3000) problems.push(`took ${Math.round(took)} ms`);
+  const health = performance.now();
+  const healthz = await app.inject({ method: "GET", url: "/healthz" });
+  if (healthz.statusCode !== 200 || performance.now() - health > 1000) problems.push("/healthz did not answer at once");
+  const summary = `${c.method} ${c.url.slice(0, 300)} [${c.headers["content-type"] ?? "no body"}] → ${res.statusCode} ${res.body.slice(0, 300)}`;
+  return { status: res.statusCode, problems, summary };
+}
