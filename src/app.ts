@@ -13,7 +13,7 @@ import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
-import { frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { loggerOptions } from "./core/http/logger.js";
@@ -73,6 +73,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     routerOptions: { maxParamLength: 200 },
     // Bad percent-encodings in the path and over-long parameters are answered in the route family's format too.
     frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

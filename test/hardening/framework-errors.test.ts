@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
@@ -121,5 +122,48 @@ describeEachDb("framework errors answer in the family's format", (dialect) => {
     });
     expectFamilyError(res, url, 413);
     expectFamilyError(await t.app.inject({ method: "DELETE", url: "/api/v1/businesses" }), "/api/v1/businesses", 404);
+  });
+});
+
+describeEachDb("errors before there is a request answer in the family's format", (dialect) => {
+  let t: TestApp;
+  let port = 0;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    const address = await t.app.listen({ port: 0, host: "127.0.0.1" });
+    port = Number(new URL(address).port);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Sends raw bytes and reads the whole answer (the server closes the connection after a client error). */
+  const raw = (request: string) =>
+    new Promise<{ status: number; headers: string; body: string }>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.end(request));
+      const chunks: Buffer[] = [];
+      socket.on("data", (c: Buffer) => chunks.push(c));
+      socket.on("error", reject);
+      socket.on("close", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const [head = "", body = ""] = text.split("\r\n\r\n");
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head.toLowerCase(), body });
+      });
+    });
+
+  it("answers a URL past the header size limit with a 431 in the family's format", async () => {
+    const long = "x".repeat(20_000);
+    const api = await raw(`GET /api/v1/businesses?q=${long} HTTP/1.1\r\nHost: civic.test\r\n\r\n`);
+    expect(api.status).toBe(431);
+    expect(api.headers).toContain("content-type: application/problem+json; charset=utf-8");
+    expect(api.headers).toContain("access-control-allow-origin: *");
+    expect((JSON.parse(api.body) as { status: number }).status).toBe(431);
+    const open311 = await raw(`GET /api/v2/requests.xml?q=${long} HTTP/1.1\r\nHost: civic.test\r\n\r\n`);
+    expect(open311.status).toBe(431);
+    expect(open311.body).toContain("<errors><error><code>431</code>");
+    const page = await raw(`GET /reports?q=${long} HTTP/1.1\r\nHost: civic.test\r\n\r\n`);
+    expect(page.status).toBe(431);
+    expect(page.headers).toContain("content-type: text/html; charset=utf-8");
+    expect(page.body).toMatch(/^<!doctype html>/);
   });
 });

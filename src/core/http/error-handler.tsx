@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotFoundContent } from "../../site/content/not-found.js";
 import { ServerErrorContent } from "../../site/content/server-error.js";
@@ -198,4 +199,53 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   const err = toAppError(error);
   if (err.status >= 500) request.log.error({ err: error }, "request failed");
   sendError(request, reply, err);
+}
+
+const CLIENT_ERRORS: Record<string, { code: "request_timeout" | "header_fields_too_large"; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { code: "request_timeout", message: "The request took too long to arrive." },
+  HPE_HEADER_OVERFLOW: {
+    code: "header_fields_too_large",
+    message: "The address or the headers of the request are too long.",
+  },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses before there is any request object (headers
+ * or URL past the 16 KB header limit: 431; a request that never completes: 408; anything unparseable: 400). The
+ * family is read from the request line, as far as it arrived, and the answer is in its format, with CORS on APIs.
+ */
+export function clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed || !socket.writable) return;
+  const known = CLIENT_ERRORS[error.code ?? ""];
+  const err = new AppError(known?.code ?? "bad_request", known?.message ?? "The request could not be read.");
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : Buffer.alloc(0);
+  const requestLine = raw.subarray(0, 8192).toString("latin1").split("\r\n")[0] ?? "";
+  const url = /^[A-Z]+ (\/\S*)/.exec(requestLine)?.[1] ?? "/";
+  const path = url.split("?")[0] ?? "/";
+  const family = routeFamily(url);
+  let type: string;
+  let body: string;
+  if (family === "open311" && path.endsWith(".xml")) {
+    type = "text/xml; charset=utf-8";
+    body = `<?xml version="1.0" encoding="utf-8"?><errors><error><code>${err.status}</code><description>${escapeXml(err.message)}</description></error></errors>`;
+  } else if (family === "open311") {
+    type = "application/json; charset=utf-8";
+    body = JSON.stringify([{ code: err.status, description: err.message }]);
+  } else if (family === "problem") {
+    type = "application/problem+json; charset=utf-8";
+    body = JSON.stringify({
+      type: "about:blank",
+      title: err.title,
+      status: err.status,
+      detail: err.message,
+      code: err.code,
+    });
+  } else {
+    type = "text/html; charset=utf-8";
+    body = `<!doctype html><html lang="en-GB"><head><meta charset="utf-8"><title>${err.title}</title></head><body><main><h1>Sorry, there is a problem with your request</h1><p>${err.message}</p><p>Return to the <a href="/">home page</a>.</p></main></body></html>`;
+  }
+  const cors = isApiPath(url) ? "Access-Control-Allow-Origin: *\r\n" : "";
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.title}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n${cors}Connection: close\r\n\r\n${body}`,
+  );
 }

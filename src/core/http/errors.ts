@@ -11,6 +11,7 @@ export const errorCatalogue = {
   not_found: { status: 404, title: "Not Found" },
   method_not_allowed: { status: 405, title: "Method Not Allowed" },
   not_acceptable: { status: 406, title: "Not Acceptable" },
+  request_timeout: { status: 408, title: "Request Timeout" },
   gone: { status: 410, title: "Gone" },
   payload_too_large: { status: 413, title: "Content Too Large" },
   uri_too_long: { status: 414, title: "URI Too Long" },
