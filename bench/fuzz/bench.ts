@@ -9,8 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
-import pg from "pg";
-import type { TestProject } from "vitest/node";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { type Dialect, openDatabase } from "../../src/core/db/database.js";
@@ -18,6 +16,7 @@ import { migrateToLatest } from "../../src/core/db/migrations/index.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
+import { benchPostgres } from "../postgres.js";
 import {
   caseFor,
   checkCase,
@@ -27,7 +26,6 @@ import {
   registeredTargets,
   type Target,
 } from "../../test/hardening/fuzz-model.js";
-import startPostgres from "../../test/setup/postgres.js";
 
 const { values: opts } = parseArgs({
   options: {
@@ -45,18 +43,9 @@ async function fuzzDialect(dialect: Dialect): Promise<number> {
   let stopPostgres: (() => Promise<void>) | null = null;
   let pgUrl: string | null = null;
   if (dialect === "postgres") {
-    process.env.TEST_DB = "postgres";
-    let admin = "";
-    stopPostgres = await startPostgres({
-      provide: (_k: string, v: string) => {
-        admin = v;
-      },
-    } as unknown as TestProject);
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query("create database fuzz");
-    await c.end();
-    pgUrl = admin.replace(/\/postgres$/, "/fuzz");
+    const cluster = await benchPostgres("fuzz");
+    pgUrl = cluster.url;
+    stopPostgres = cluster.stop;
   }
   const database = openDatabase({ databaseUrl: pgUrl, dataDir, poolSize: 10 });
   let offset = 0;

@@ -2,36 +2,8 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
-import { expectValid, multipart } from "../open311/support.js";
-
-type Res = { statusCode: number; headers: Record<string, unknown>; body: string };
-
-/** Asserts the status and that the body is in the format of the family the URL belongs to, CORS included. */
-function expectFamilyError(res: Res, url: string, status: number): void {
-  const what = `${url.slice(0, 80)}: ${res.body.slice(0, 200)}`;
-  expect(res.statusCode, what).toBe(status);
-  const type = String(res.headers["content-type"]);
-  expect(res.body, what).not.toMatch(/FST_|\n\s+at /);
-  if (url.startsWith("/api/v2/")) {
-    expect(res.headers["access-control-allow-origin"], what).toBe("*");
-    if (url.split("?")[0]?.endsWith(".xml")) {
-      expect(type).toBe("text/xml; charset=utf-8");
-      expect(res.body).toContain(`<errors><error><code>${status}</code>`);
-    } else {
-      expect(type, what).toBe("application/json; charset=utf-8");
-      const errors = JSON.parse(res.body) as { code: number }[];
-      expectValid("errors", errors);
-      expect(errors[0]?.code).toBe(status);
-    }
-  } else if (url.startsWith("/api/") || url.startsWith("/data/")) {
-    expect(res.headers["access-control-allow-origin"], what).toBe("*");
-    expect(type, what).toBe("application/problem+json; charset=utf-8");
-    expect((JSON.parse(res.body) as { status: number }).status).toBe(status);
-  } else {
-    expect(type, what).toBe("text/html; charset=utf-8");
-    expect(res.body).toMatch(/^<!doctype html>/);
-  }
-}
+import { multipart } from "../open311/support.js";
+import { expectFamilyError } from "./family.js";
 
 describeEachDb("framework errors answer in the family's format", (dialect) => {
   let t: TestApp;
@@ -99,7 +71,7 @@ describeEachDb("framework errors answer in the family's format", (dialect) => {
           headers: { "content-type": c.type },
           payload: c.payload,
         });
-        expectFamilyError(res, url, 400);
+        expectFamilyError(res, url, 400, "POST");
       }
     }
   });
@@ -108,7 +80,7 @@ describeEachDb("framework errors answer in the family's format", (dialect) => {
     const fields: [string, string][] = [["api_key", key]];
     for (let i = 0; i < 150; i++) fields.push([`f${i}`, "x"]);
     for (const url of ["/api/v2/requests.json", "/report"]) {
-      expectFamilyError(await t.app.inject({ method: "POST", url, ...multipart(fields) }), url, 413);
+      expectFamilyError(await t.app.inject({ method: "POST", url, ...multipart(fields) }), url, 413, "POST");
     }
   });
 
@@ -120,7 +92,7 @@ describeEachDb("framework errors answer in the family's format", (dialect) => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       payload: `description=${"x".repeat(300 * 1024)}`,
     });
-    expectFamilyError(res, url, 413);
+    expectFamilyError(res, url, 413, "POST");
     expectFamilyError(await t.app.inject({ method: "DELETE", url: "/api/v1/businesses" }), "/api/v1/businesses", 404);
   });
 });
