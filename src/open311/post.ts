@@ -1,5 +1,6 @@
 import type { Civic } from "../core/context.js";
 import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js";
+import { assertCleanText } from "../core/http/input.js";
 import type { AttributeValues } from "../reports/attributes.js";
 import { type ReportSubmission, submitReport } from "../reports/submit.js";
 import type { ApiClient } from "./keys.js";
@@ -83,6 +84,8 @@ const FIELD_LIMITS = new Map<string, number>(
  * ignored (never stored). Throws one 400 listing every problem.
  */
 export function checkPostFields(fields: Map<string, string[]>): void {
+  // Also checked by the app-wide input hook when the body is parsed before the hooks; this covers a body read later.
+  assertCleanText(fields);
   const problems: FieldProblem[] = [];
   for (const [name, values] of fields) {
     const limit = FIELD_LIMITS.get(name);

@@ -81,12 +81,22 @@ export function checkInput(request: FastifyRequest, _reply: FastifyReply, done: 
     findProblem(request.query, "", CONTROL_IN_TEXT) ??
     findProblem(request.body, "", CONTROL_IN_TEXT);
   inputChecked.add(request);
-  if (!found) {
-    done();
-    return;
-  }
+  if (found) done(inputError(found));
+  else done();
+}
+
+function inputError(found: Problem): AppError {
   const field: FieldProblem = { field: found.path || "request", message: MESSAGES[found.what] };
-  done(new AppError("validation_failed", `${field.field} ${field.message}.`, { fields: [field] }));
+  return new AppError("validation_failed", `${field.field} ${field.message}.`, { fields: [field] });
+}
+
+/**
+ * The same check for text read after the hooks ran (e.g. multipart fields read as a stream in a handler): throws
+ * the same 400 as checkInput. `fields` maps field names to their values.
+ */
+export function assertCleanText(fields: Record<string, unknown> | Map<string, unknown>): void {
+  const found = findProblem(fields instanceof Map ? Object.fromEntries(fields) : fields, "", CONTROL_IN_TEXT);
+  if (found) throw inputError(found);
 }
 
 /** The little of Ajv this module needs. */
