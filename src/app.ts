@@ -16,8 +16,9 @@ import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
-import { registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { AppError } from "./core/http/errors.js";
+import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
@@ -73,8 +74,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
     },
-    ajv: { customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true } },
+    ajv: {
+      customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true },
+      plugins: [finiteNumbers],
+    },
     routerOptions: { maxParamLength: 200 },
+    // Bad percent-encodings in the path and over-long parameters are answered in the route family's format too.
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -131,6 +138,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   });
   await registerUploads(app, { dataDir: config.dataDir });
+  // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
+  // checked once.
+  app.addHook("preValidation", checkInput);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { Static } from "typebox";
+import { isStorableInstant } from "../core/calendar.js";
 import type { Civic } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
 import { BusinessDataset, CANONICAL_PATH, LIST_PATH, type ListFilters, type Snapshot } from "./dataset.js";
@@ -65,6 +66,7 @@ export function parseSince(since: string | undefined): string {
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== since) {
     throw fail(`"${since}" is not a real calendar date`);
   }
+  if (!isStorableInstant(date.getTime())) throw fail(`"${since}" is before the year 0001`);
   return since;
 }
 

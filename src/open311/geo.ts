@@ -21,14 +21,21 @@ export function geoCell(lat: number, lng: number): number {
   return Math.floor((lat + 90) * CELLS_PER_DEGREE) * 1_000_000 + Math.floor((lng + 180) * CELLS_PER_DEGREE);
 }
 
-/** Every cell that a bounding box touches, or null when there are more than MAX_CELLS. */
+/**
+ * Every cell that a bounding box touches, or null when there are more than MAX_CELLS or the box is not a finite,
+ * well-ordered box. The count is checked before the loop and the loop itself stops at MAX_CELLS, so no input can
+ * make it run long, whatever the caller validated.
+ */
 export function cellsCovering(south: number, west: number, north: number, east: number): number[] | null {
   const lat0 = Math.floor((south + 90) * CELLS_PER_DEGREE);
   const lat1 = Math.floor((north + 90) * CELLS_PER_DEGREE);
   const lng0 = Math.floor((west + 180) * CELLS_PER_DEGREE);
   const lng1 = Math.floor((east + 180) * CELLS_PER_DEGREE);
+  if (![lat0, lat1, lng0, lng1].every(Number.isSafeInteger) || lat1 < lat0 || lng1 < lng0) return null;
   if ((lat1 - lat0 + 1) * (lng1 - lng0 + 1) > MAX_CELLS) return null;
   const cells: number[] = [];
-  for (let a = lat0; a <= lat1; a++) for (let b = lng0; b <= lng1; b++) cells.push(a * 1_000_000 + b);
+  for (let a = lat0; a <= lat1 && cells.length < MAX_CELLS; a++) {
+    for (let b = lng0; b <= lng1 && cells.length < MAX_CELLS; b++) cells.push(a * 1_000_000 + b);
+  }
   return cells;
 }

@@ -2,9 +2,11 @@ import type { Civic } from "../core/context.js";
 import type { PhotoInput } from "../core/media/images.js";
 import type { ReceivedFile } from "../core/media/uploads.js";
 import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js";
+import { assertCleanText } from "../core/http/input.js";
 import type { AttributeValues } from "../reports/attributes.js";
 import { type ReportSubmission, submitReport } from "../reports/submit.js";
 import type { ApiClient } from "./keys.js";
+import { PostBodyForm } from "./schemas.js";
 import { publicCategory } from "./services.js";
 
 /** A POST body reduced to its text fields (each possibly repeated) and its `media` files. */
@@ -57,6 +59,59 @@ export function readPostBody(body: unknown, files: ReceivedFile[] = []): PostFie
 
 const ATTRIBUTE_KEY = /^attribute\[([^\]]+)\](\[\])?$/;
 
+/** The content types POST accepts: form-encoded (the standard) and multipart/form-data (with `media` photos). */
+export const POST_CONTENT_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"] as const;
+
+/** True when a Content-Type header names one of POST_CONTENT_TYPES (parameters such as charset aside). */
+export function isAcceptedPostType(header: string | undefined): boolean {
+  const type = (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return (POST_CONTENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Longest attribute code, attribute answer, and number of answers to one attribute a POST may send. */
+export const MAX_ATTRIBUTE_CODE = 100;
+export const MAX_ATTRIBUTE_VALUE = 2000;
+export const MAX_ATTRIBUTE_VALUES = 100;
+
+/** Each standard field's maxLength, from the one body schema that the OpenAPI description publishes. */
+const FIELD_LIMITS = new Map<string, number>(
+  Object.entries(PostBodyForm.properties).map(([name, schema]) => [
+    name,
+    (schema as unknown as { maxLength: number }).maxLength,
+  ]),
+);
+
+/**
+ * Bounds every field of a POST the same way whatever its content type (form-encoded or multipart): each standard
+ * field by its schema maxLength, attribute codes, answers and lists by the limits above. Fields that are neither are
+ * ignored (never stored). Throws one 400 listing every problem.
+ */
+export function checkPostFields(fields: Map<string, string[]>): void {
+  // Also checked by the app-wide input hook when the body is parsed before the hooks; this covers a body read later.
+  assertCleanText(fields);
+  const problems: FieldProblem[] = [];
+  for (const [name, values] of fields) {
+    const limit = FIELD_LIMITS.get(name);
+    const attribute = ATTRIBUTE_KEY.exec(name);
+    if (limit !== undefined) {
+      if (values.some((v) => v.length > limit))
+        problems.push({ field: name, message: `must be at most ${limit} characters` });
+    } else if (attribute?.[1]) {
+      if (attribute[1].length > MAX_ATTRIBUTE_CODE) {
+        problems.push({ field: "attribute", message: `codes must be at most ${MAX_ATTRIBUTE_CODE} characters` });
+      } else if (values.length > MAX_ATTRIBUTE_VALUES) {
+        problems.push({ field: name, message: `may be given at most ${MAX_ATTRIBUTE_VALUES} times` });
+      } else if (values.some((v) => v.length > MAX_ATTRIBUTE_VALUE)) {
+        problems.push({ field: name, message: `must be at most ${MAX_ATTRIBUTE_VALUE} characters` });
+      }
+    }
+  }
+  if (problems.length > 0) {
+    const detail = problems.map((p) => `${p.field} ${p.message}`).join("; ");
+    throw new AppError("validation_failed", `The request is not valid: ${detail}.`, { fields: problems });
+  }
+}
+
 /** `attribute[code]=v` and `attribute[code][]=v1&attribute[code][]=v2` as attribute values. */
 export function attributeValues(fields: Map<string, string[]>): AttributeValues {
   const values: AttributeValues = {};
@@ -83,15 +138,20 @@ function one(fields: Map<string, string[]>, name: string): string | null {
   return v === "" ? null : v;
 }
 
+const COORDINATE_RANGE = { lat: 90, long: 180 } as const;
+
+/** lat or long: a plain decimal number of degrees within range (a long string of digits is not Infinity). */
 function coordinate(fields: Map<string, string[]>, name: "lat" | "long"): number | null {
   const raw = one(fields, name);
   if (raw === null) return null;
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(raw)) {
-    throw new AppError("validation_failed", `${name} must be a decimal number.`, {
-      fields: [{ field: name, message: "must be a decimal number (WGS84 degrees)" }],
+  const value = /^[+-]?(\d{1,3}(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || Math.abs(value) > COORDINATE_RANGE[name]) {
+    const range = COORDINATE_RANGE[name];
+    throw new AppError("validation_failed", `${name} must be a decimal number between -${range} and ${range}.`, {
+      fields: [{ field: name, message: `must be a decimal number of WGS84 degrees between -${range} and ${range}` }],
     });
   }
-  return Number(raw);
+  return value;
 }
 
 /** Renames the shared report model's field names to the Open311 parameter names the client sent. */
@@ -115,7 +175,8 @@ export type CreatedServiceRequest = {
 
 /**
  * POST requests: turns an Open311 submission into a report through the shared `submitReport` (same checks,
- * photo processing, storage and confirmation email as the web form). `address_id` names a gazetteer place; an
+ * photo processing, storage and confirmation email as the web form). `address_id` names a gazetteer place (any
+ * other value is not a location and is neither stored nor published); an
  * unknown service_code is a 404 as the standard says; every other problem is a 400 naming the Open311 parameter.
  */
 export async function createServiceRequest(
@@ -124,6 +185,7 @@ export async function createServiceRequest(
   body: PostFields,
 ): Promise<CreatedServiceRequest> {
   const { fields, media } = body;
+  checkPostFields(fields);
   const serviceCode = one(fields, "service_code");
   if (!serviceCode) {
     throw new AppError("validation_failed", "service_code was not provided.", {
@@ -165,7 +227,8 @@ export async function createServiceRequest(
     lng,
     locationText: one(fields, "address_string"),
     placeId,
-    addressId,
+    // Only a known gazetteer id is kept and published: typed text here could carry anything, personal data too.
+    addressId: placeId,
     attributes,
     photos: media,
     mediaUrl: one(fields, "media_url"),

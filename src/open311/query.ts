@@ -1,3 +1,4 @@
+import { clampInstant, daysInMonth, isStorableInstant, utcDay } from "../core/calendar.js";
 import type { ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, REPORT_STATUSES } from "../reports/model.js";
@@ -59,18 +60,19 @@ export function parseW3cDatetime(field: string, raw: string, end: boolean): Date
     throw badRequest(field, "must be a W3C datetime such as 2026-01-01T00:00:00Z");
   }
   const [y, mo, d] = (date ?? full ?? []).slice(1, 4).map(Number) as [number, number, number];
-  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  const monthDays = daysInMonth(y, mo);
   const bad =
     mo < 1 ||
     mo > 12 ||
     d < 1 ||
-    d > daysInMonth ||
+    d > monthDays ||
     (full && (Number(full[4]) > 23 || Number(full[5]) > 59 || Number(full[6] ?? 0) > 59));
   if (bad) throw badRequest(field, "is not a real date and time");
   const parsed = date
-    ? new Date(Date.UTC(y, mo - 1, d) + (end ? DAY_MS - 1 : 0))
+    ? new Date(utcDay(y, mo - 1, d).getTime() + (end ? DAY_MS - 1 : 0))
     : new Date(value.replace(/(\.\d{3})\d+/, "$1"));
   if (Number.isNaN(parsed.getTime())) throw badRequest(field, "is not a real date and time");
+  if (!isStorableInstant(parsed.getTime())) throw badRequest(field, "must be in the years 0001 to 9999");
   return parsed;
 }
 
@@ -128,10 +130,10 @@ export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
     to = end;
   } else if (start) {
     from = start;
-    to = new Date(start.getTime() + windowMs);
+    to = new Date(clampInstant(start.getTime() + windowMs));
   } else if (end) {
     to = end;
-    from = new Date(end.getTime() - windowMs);
+    from = new Date(clampInstant(end.getTime() - windowMs));
   } else {
     to = now;
     from = new Date(now.getTime() - windowMs);

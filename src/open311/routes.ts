@@ -6,7 +6,14 @@ import { open311Idempotency } from "../drafts/idempotency.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, findActiveApiKey, requestApiKey, touchApiKey } from "./keys.js";
 import { withUploads } from "../core/media/uploads.js";
-import { createServiceRequest, isMediaField, type PostFields, readPostBody } from "./post.js";
+import {
+  createServiceRequest,
+  isAcceptedPostType,
+  isMediaField,
+  POST_CONTENT_TYPES,
+  type PostFields,
+  readPostBody,
+} from "./post.js";
 import { parseRequestsQuery, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
@@ -333,10 +340,17 @@ export const open311Routes = fp(
         : new AppError("api_key_required", "api_key was not provided: submitting a request needs an API key.");
     };
 
+    /** Before the body is parsed: only the two content types of the standard are read (415 otherwise). */
+    const checkPostType = async (request: FastifyRequest) => {
+      if (!isAcceptedPostType(request.headers["content-type"])) {
+        throw new AppError("unsupported_media_type", `Send the request as ${POST_CONTENT_TYPES.join(" or ")}.`);
+      }
+    };
+
     app.post(
       `${PREFIX}/requests.:format`,
       {
-        onRequest: checkFormat,
+        onRequest: [checkFormat, checkPostType],
         preHandler: [writeClient, limit(writeLimiter), requireKey],
         ...open311Idempotency,
         attachValidation: true,
@@ -346,7 +360,7 @@ export const open311Routes = fp(
           security: [{ open311ApiKeyHeader: [] }, { open311ApiKey: [] }],
           summary: "Create a service request",
           description:
-            "Submit a report. Form-encoded as the standard says, or multipart/form-data with photos in `media` (v2.1 draft). Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.\n\nUploads: send `api_key` (or give it in the query string) before the first `media` part. The key and the rate limit are checked before any file is read: a `media` part that arrives while no valid key is known is refused with 403 without being stored, and the connection is closed (at most 4 MB of the rest is read and dropped, so the answer reaches the client). Files stream to a temporary store, at most MAX_PHOTOS files of MAX_PHOTO_MB each (413 beyond); while too many uploads are in progress the answer is 503 with `Retry-After`.",
+            "Submit a report. Form-encoded (application/x-www-form-urlencoded) as the standard says, or multipart/form-data with photos in `media` (v2.1 draft); any other content type (JSON included) is a 415. Both are checked the same way: every field has the length limit given below (400 naming each field over it), attribute codes at most 100 characters and answers at most 2,000. Needs `api_key` (403 when missing or wrong), `service_code` (404 when unknown), a location (`lat`+`long` inside the village area, `address_string`, or `address_id` = a gazetteer place id; any other address_id is not a location and is neither stored nor published) and a `description` (plain text, at most 4,000 characters). `attribute[CODE]` answers are checked against the service definition. The reporter's contact details are never published; with an email they get the same confirmation email as on the website.\n\nUploads: send `api_key` (or give it in the query string) before the first `media` part. The key and the rate limit are checked before any file is read: a `media` part that arrives while no valid key is known is refused with 403 without being stored, and the connection is closed (at most 4 MB of the rest is read and dropped, so the answer reaches the client). Files stream to a temporary store, at most MAX_PHOTOS files of MAX_PHOTO_MB each (413 beyond); while too many uploads are in progress the answer is 503 with `Retry-After`.",
           tags: [TAG],
           params: FormatParams,
           headers: IdempotencyKeyHeaders,
@@ -361,7 +375,7 @@ export const open311Routes = fp(
               "The new request's id (its reference number) and a service notice (root `service_requests`).",
               CreatedRequests,
             ),
-            ...errorResponses(400, 403, 404, 409, 422, 429),
+            ...errorResponses(400, 403, 404, 409, 413, 415, 422, 429, 503),
           },
         },
       },
@@ -369,10 +383,9 @@ export const open311Routes = fp(
         const client = clients.get(request);
         const body = postBodies.get(request);
         if (!client || !body) throw new AppError("api_key_required", "api_key was not provided.");
-        const contentType = request.headers["content-type"] ?? "";
-        if (request.validationError && !contentType.startsWith("multipart/")) throw request.validationError;
-        // Files are read only now, after the key and the rate limit were checked (see core/media/uploads.ts);
-        // the body is read again for the fields that came after them.
+        // Fastify's schema check is attached, not thrown: both content types are checked on the normalised fields
+        // instead (createServiceRequest → checkPostFields), the same way. Files are read only now, after the key and
+        // the rate limit were checked (see core/media/uploads.ts); the body is read again for the fields after them.
         const created = await withUploads(request, isMediaField, (files) =>
           createServiceRequest(civic, client, readPostBody(request.body, files)),
         );

@@ -215,7 +215,10 @@ const postFields = {
   lat: formField("Latitude (WGS84). With long; inside the village area."),
   long: formField("Longitude (WGS84). With lat; inside the village area."),
   address_string: formField("Address or description of the place; needed when lat/long are not given.", 300),
-  address_id: formField("An address id; accepted as a location when lat/long are not given.", 200),
+  address_id: formField(
+    "A gazetteer place id; accepted as a location when lat/long are not given. Published only when it is a known place id.",
+    200,
+  ),
   email: formField("Reporter's email: gets the confirmation email. Never published.", 254),
   device_id: formField("Never published.", 200),
   account_id: formField("Never published; echoed in the POST answer.", 200),
@@ -293,13 +296,16 @@ export const IdempotencyKeyHeaders = Type.Object(
 );
 
 /** The Open311 error responses a route may give. */
-export function errorResponses(...statuses: (400 | 403 | 404 | 409 | 422 | 429)[]) {
+export function errorResponses(...statuses: (400 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503)[]) {
   const text: Record<number, string> = {
     400: "Bad request: the errors say which parameter is wrong.",
     403: "Missing or invalid api_key.",
     404: "No such service, request or format.",
     409: "A request with the same Idempotency-Key is still being processed: retry after Retry-After seconds.",
     422: "The Idempotency-Key was already used with a different request body.",
+    413: "The body is too large (too many fields, or photos past the size or count limit).",
+    415: "The body is neither application/x-www-form-urlencoded nor multipart/form-data.",
+    503: "Too many uploads are in progress: retry after Retry-After seconds.",
     429: "Rate limit reached: see Retry-After and the RateLimit headers.",
   };
   return Object.fromEntries(statuses.map((s) => [s, jsonOrXml(text[s] ?? "Error", Open311ErrorsRef)]));

@@ -1,3 +1,4 @@
+import { daysInMonth } from "../core/calendar.js";
 import type { Category } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import type { AttributeDatatype, DemoAttribute } from "../demo/types.js";
@@ -75,8 +76,7 @@ export function isIsoDatetime(value: string): boolean {
   const month = Number(mo);
   const day = Number(d);
   if (month < 1 || month > 12 || day < 1) return false;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day > daysInMonth) return false;
+  if (day > daysInMonth(year, month)) return false;
   if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || (s !== undefined && Number(s) > 59))) return false;
   return true;
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotFoundContent } from "../../site/content/not-found.js";
 import { ServerErrorContent } from "../../site/content/server-error.js";
@@ -5,6 +6,7 @@ import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
 import { AppError, type FieldProblem, isAppError } from "./errors.js";
+import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
 
 /** Which API family a URL belongs to; errors are answered in that family's format. */
@@ -19,6 +21,30 @@ export function routeFamily(url: string): RouteFamily {
   if (url.startsWith("/api/v2/") || url === "/api/v2") return "open311";
   if (isApiPath(url) || url === "/healthz") return "problem";
   return "html";
+}
+
+/** The answer to a body that could not be parsed (malformed, truncated or of a broken multipart shape). */
+export function unreadableBody(cause?: unknown): AppError {
+  return new AppError("bad_request", "The request body could not be read.", { cause });
+}
+
+/**
+ * Like toAppError, knowing the request: busboy's multipart errors ("boundary not found", "unexpected end of form")
+ * carry no code, so an uncoded error thrown while a multipart body was still being read (before the input check
+ * that follows the body parsers) is a malformed body, a 400, never a 500.
+ */
+export function requestError(error: unknown, request: FastifyRequest): AppError {
+  const e = error as Partial<FastifyError>;
+  if (
+    !isAppError(error) &&
+    e.code === undefined &&
+    e.statusCode === undefined &&
+    !wasInputRead(request) &&
+    (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
+  ) {
+    return unreadableBody(error);
+  }
+  return toAppError(error);
 }
 
 /** Turns anything thrown into an AppError with a safe message; unknown errors become `internal`. */
@@ -41,15 +67,23 @@ export function toAppError(error: unknown): AppError {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
     case "FST_REQ_FILE_TOO_LARGE":
     case "FST_FILES_LIMIT":
+    case "FST_FIELDS_LIMIT":
     case "FST_PARTS_LIMIT":
       return new AppError("payload_too_large", "The request is too large.");
+    case "FST_ERR_BAD_URL":
+      return new AppError("bad_request", "The address is not valid: it holds a broken %-encoding.");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new AppError("uri_too_long", "The address is too long.");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("unsupported_media_type", "This content type is not accepted here.");
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
     case "FST_INVALID_MULTIPART_CONTENT_TYPE":
-      return new AppError("bad_request", "The request body could not be read.");
+    case "FST_MP_PREMATURE_CLOSE":
+    case "FST_PROTO_VIOLATION":
+    case "FST_INVALID_JSON_FIELD_ERROR":
+      return unreadableBody(error);
   }
   if (e.statusCode === 429) return new AppError("rate_limited", "Too many requests. Please wait and try again.");
   if (e.statusCode === 405) return new AppError("method_not_allowed", "This method is not allowed here.");
@@ -131,6 +165,9 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
 /** Sends an AppError in the format of the route family the request belongs to. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // The APIs allow any origin, errors included; the families' own hooks add their exposed headers, but errors
+  // raised by the framework before routing (frameworkErrors) run no hooks.
+  if (isApiPath(request.url)) reply.header("access-control-allow-origin", "*");
   switch (routeFamily(request.url)) {
     case "open311":
       return sendOpen311Error(request, reply, err);
@@ -144,7 +181,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 /** One error handler and one not-found handler for the whole app. Never a stack trace in a response. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const err = toAppError(error);
+    const err = requestError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, "request failed");
     else request.log.info({ code: err.code, status: err.status }, err.message);
     return sendError(request, reply, err);
@@ -152,4 +189,63 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     return sendError(request, reply, new AppError("not_found", "There is nothing at this address."));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors raised before routing (a broken %-encoding in the path, a path parameter past
+ * maxParamLength) are answered in the family's format, like every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const err = toAppError(error);
+  if (err.status >= 500) request.log.error({ err: error }, "request failed");
+  sendError(request, reply, err);
+}
+
+const CLIENT_ERRORS: Record<string, { code: "request_timeout" | "header_fields_too_large"; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { code: "request_timeout", message: "The request took too long to arrive." },
+  HPE_HEADER_OVERFLOW: {
+    code: "header_fields_too_large",
+    message: "The address or the headers of the request are too long.",
+  },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses before there is any request object (headers
+ * or URL past the 16 KB header limit: 431; a request that never completes: 408; anything unparseable: 400). The
+ * family is read from the request line, as far as it arrived, and the answer is in its format, with CORS on APIs.
+ */
+export function clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed || !socket.writable) return;
+  const known = CLIENT_ERRORS[error.code ?? ""];
+  const err = new AppError(known?.code ?? "bad_request", known?.message ?? "The request could not be read.");
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : Buffer.alloc(0);
+  const requestLine = raw.subarray(0, 8192).toString("latin1").split("\r\n")[0] ?? "";
+  const url = /^[A-Z]+ (\/\S*)/.exec(requestLine)?.[1] ?? "/";
+  const path = url.split("?")[0] ?? "/";
+  const family = routeFamily(url);
+  let type: string;
+  let body: string;
+  if (family === "open311" && path.endsWith(".xml")) {
+    type = "text/xml; charset=utf-8";
+    body = `<?xml version="1.0" encoding="utf-8"?><errors><error><code>${err.status}</code><description>${escapeXml(err.message)}</description></error></errors>`;
+  } else if (family === "open311") {
+    type = "application/json; charset=utf-8";
+    body = JSON.stringify([{ code: err.status, description: err.message }]);
+  } else if (family === "problem") {
+    type = "application/problem+json; charset=utf-8";
+    body = JSON.stringify({
+      type: "about:blank",
+      title: err.title,
+      status: err.status,
+      detail: err.message,
+      code: err.code,
+    });
+  } else {
+    type = "text/html; charset=utf-8";
+    body = `<!doctype html><html lang="en-GB"><head><meta charset="utf-8"><title>${err.title}</title></head><body><main><h1>Sorry, there is a problem with your request</h1><p>${err.message}</p><p>Return to the <a href="/">home page</a>.</p></main></body></html>`;
+  }
+  const cors = isApiPath(url) ? "Access-Control-Allow-Origin: *\r\n" : "";
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.title}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n${cors}Connection: close\r\n\r\n${body}`,
+  );
 }

@@ -14,10 +14,13 @@ export const errorCatalogue = {
   idempotency_key_in_use: { status: 409, title: "Conflict" },
   idempotency_key_reused: { status: 422, title: "Unprocessable Content" },
   not_acceptable: { status: 406, title: "Not Acceptable" },
+  request_timeout: { status: 408, title: "Request Timeout" },
   gone: { status: 410, title: "Gone" },
   payload_too_large: { status: 413, title: "Content Too Large" },
+  uri_too_long: { status: 414, title: "URI Too Long" },
   unsupported_media_type: { status: 415, title: "Unsupported Media Type" },
   rate_limited: { status: 429, title: "Too Many Requests" },
+  header_fields_too_large: { status: 431, title: "Request Header Fields Too Large" },
   internal: { status: 500, title: "Internal Server Error" },
   service_unavailable: { status: 503, title: "Service Unavailable" },
 } as const satisfies Record<string, { status: number; title: string }>;

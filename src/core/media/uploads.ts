@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Multipart, MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError } from "../http/errors.js";
+import { unreadableBody } from "../http/error-handler.js";
+import { AppError, isAppError } from "../http/errors.js";
+import { assertCleanText } from "../http/input.js";
 
 /**
  * Multipart uploads without buffering before the checks:
@@ -196,17 +198,24 @@ export async function withUploads<T>(
     const files: ReceivedFile[] = [];
     const body = (request.body ?? {}) as FieldBody;
     let file: MultipartFile | null = upload.file;
-    while (file) {
-      if (accept(file.fieldname)) {
-        const path = join(dir, String(files.length));
-        const size = await saveFile(file, path);
-        // A file input left empty still sends a part with no name and no bytes.
-        if (size > 0 || file.filename) files.push({ field: file.fieldname, filename: file.filename, path, size });
-      } else {
-        file.file.resume();
+    try {
+      while (file) {
+        if (accept(file.fieldname)) {
+          const path = join(dir, String(files.length));
+          const size = await saveFile(file, path);
+          // A file input left empty still sends a part with no name and no bytes.
+          if (size > 0 || file.filename) files.push({ field: file.fieldname, filename: file.filename, path, size });
+        } else {
+          file.file.resume();
+        }
+        file = await readFieldsUntilFile(upload.parts, body);
       }
-      file = await readFieldsUntilFile(upload.parts, body);
+    } catch (error) {
+      // A body cut short or otherwise malformed after the first file: busboy's errors carry no code.
+      throw isAppError(error) || (error as { code?: unknown }).code ? error : unreadableBody(error);
     }
+    // The fields sent after the files get the same input check as those before them (core/http/input.ts).
+    assertCleanText(body);
     return await work(files);
   } finally {
     store.slots.give();

@@ -1,0 +1,19 @@
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import startPostgres from "../test/setup/postgres.js";
+
+/** A throwaway PostgreSQL cluster (as the tests start one) with one empty database `name` for a benchmark. */
+export async function benchPostgres(name: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  process.env.TEST_DB = "postgres";
+  let admin = "";
+  const stop = await startPostgres({
+    provide: (_k: string, v: string) => {
+      admin = v;
+    },
+  } as unknown as TestProject);
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`create database ${name}`);
+  await c.end();
+  return { url: admin.replace(/\/postgres$/, `/${name}`), stop };
+}
