@@ -47,6 +47,21 @@ interface PendingUpload {
 type FieldBody = Record<string, string | string[]>;
 
 const pending = new WeakMap<FastifyRequest, PendingUpload>();
+const filesHooks = new WeakMap<FastifyRequest, ((files: ReceivedFile[]) => Promise<void>)[]>();
+
+/** Whether this request still has files to read: its body so far holds only the fields sent before them. */
+export function hasPendingUploads(request: FastifyRequest): boolean {
+  return pending.has(request);
+}
+
+/**
+ * Runs `hook` once the request's files are in the temporary store and every field is in `request.body`, before
+ * the route's work (see withUploads). For checks that need the whole submission, e.g. an Idempotency-Key's
+ * fingerprint; a hook that throws ends the request with that error.
+ */
+export function whenFilesReceived(request: FastifyRequest, hook: (files: ReceivedFile[]) => Promise<void>): void {
+  filesHooks.set(request, [...(filesHooks.get(request) ?? []), hook]);
+}
 
 function addField(body: FieldBody, name: string, value: string): void {
   const previous = body[name];
@@ -216,6 +231,7 @@ export async function withUploads<T>(
     }
     // The fields sent after the files get the same input check as those before them (core/http/input.ts).
     assertCleanText(body);
+    for (const hook of filesHooks.get(request) ?? []) await hook(files);
     return await work(files);
   } finally {
     store.slots.give();
