@@ -5,6 +5,7 @@ import { guardedScope } from "./guard.js";
 import { renderAdminPage } from "./layout.js";
 import { AuditLogPage } from "./log-page.js";
 import { registerStaffPage, staffNav } from "./nav.js";
+import { triageRoutes } from "./reports/routes.js";
 
 registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
 registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
@@ -24,6 +25,7 @@ const LogQuery = Type.Object({
 export async function adminRoutes(app: FastifyInstance): Promise<void> {
   const db = () => app.civic.database.db;
   await guardedScope(app, "moderator", (scope) => {
+    triageRoutes(scope);
     scope.get("/admin", { schema: { hide: true } }, async (request, reply) => {
       const entries = staffNav(request.viewer).filter((e) => e.path !== "/admin");
       return renderAdminPage(request, reply, "Staff console", () => (
