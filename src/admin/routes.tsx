@@ -6,6 +6,7 @@ import { renderAdminPage } from "./layout.js";
 import { AuditLogPage } from "./log-page.js";
 import { registerStaffPage, staffNav } from "./nav.js";
 import { triageRoutes } from "./reports/routes.js";
+import { administrationRoutes } from "./administration-routes.js";
 
 registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
 registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
@@ -79,5 +80,8 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
         />
       ));
     });
+  });
+  await guardedScope(app, "admin", (scope) => {
+    administrationRoutes(scope);
   });
 }
