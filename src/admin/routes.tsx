@@ -1,3 +1,4 @@
+import { pageHref } from "./pager.js";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "./audit.js";
@@ -60,13 +61,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
       const page = q.page ?? 1;
       const [{ rows, total }, vocabulary] = await Promise.all([listAudit(db(), filter, page), auditVocabulary(db())]);
       const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
-      const query = (n: number) => {
-        const params = new URLSearchParams();
-        for (const [k, v] of Object.entries({ ...q, page: undefined })) if (v) params.set(k, String(v));
-        if (n > 1) params.set("page", String(n));
-        const s = params.toString();
-        return s ? `/admin/log?${s}` : "/admin/log";
-      };
+      const query = (n: number) => pageHref("/admin/log", q, n);
       return renderAdminPage(request, reply, "Audit log", () => (
         <AuditLogPage
           rows={rows}

@@ -1,3 +1,4 @@
+import { Pager } from "../pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
 import { CsrfField } from "../../core/web/layout.js";
@@ -102,26 +103,7 @@ export function InboxPage(p: InboxProps) {
           </tbody>
         </table>
       ) : null}
-      {p.pages > 1 ? (
-        <nav aria-label="Pages of the inbox" class="pagination">
-          <ul>
-            {p.page > 1 ? (
-              <li>
-                <a href={p.query(p.page - 1)} rel="prev">
-                  Previous page
-                </a>
-              </li>
-            ) : null}
-            {p.page < p.pages ? (
-              <li>
-                <a href={p.query(p.page + 1)} rel="next">
-                  Next page
-                </a>
-              </li>
-            ) : null}
-          </ul>
-        </nav>
-      ) : null}
+      <Pager label="Pages of the inbox" page={p.page} pages={p.pages} href={p.query} />
     </>
   );
 }

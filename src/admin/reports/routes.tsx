@@ -1,3 +1,4 @@
+import { pageHref } from "../pager.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { formField } from "../../core/http/csrf.js";
@@ -49,13 +50,7 @@ export function triageRoutes(scope: StaffScope): void {
       db().selectFrom("categories").selectAll().orderBy("sort_order").orderBy("name").execute(),
     ]);
     const pages = Math.max(1, Math.ceil(total / INBOX_PAGE_SIZE));
-    const query = (n: number) => {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries({ ...q, page: undefined })) if (v) params.set(k, String(v));
-      if (n > 1) params.set("page", String(n));
-      const s = params.toString();
-      return s ? `/admin/reports?${s}` : "/admin/reports";
-    };
+    const query = (n: number) => pageHref("/admin/reports", q, n);
     return renderAdminPage(request, reply, "Reports inbox", () => (
       <InboxPage
         rows={rows}
