@@ -8,6 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
+import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
@@ -47,6 +48,8 @@ export interface AppOptions {
   /** Overrides the per-request log lines (default: one access line per request, see AccessLogController). */
   logController?: FastifyServerOptions["logController"];
   assets?: AssetManifest;
+  /** Cookie-free visitor statistics (default on; the benchmark compares with them off). */
+  analytics?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -194,6 +197,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(sessionPlugin);
+  if (options.analytics !== false) await app.register(analyticsPlugin);
   await app.register(healthRoutes);
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
