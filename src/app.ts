@@ -37,6 +37,7 @@ import { projectRoutes } from "./projects/routes.js";
 import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
+import { statsRoutes } from "./stats/routes.js";
 
 export interface AppOptions {
   /** An already opened database (tests); otherwise one is opened from the config. */
@@ -210,6 +211,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
+  await app.register(statsRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

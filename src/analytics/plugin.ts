@@ -16,7 +16,7 @@ declare module "fastify" {
 /** Route patterns that are never page views (staff pages, machine-readable resources, files). */
 const NOT_PAGES = /^\/(?:admin|api|data|assets|photos)(?:\/|$)/;
 /** Route patterns counted as API or feed use (per endpoint and day, counts only). */
-const ENDPOINTS = /^\/(?:api|data)\/|\.(?:atom|rss)$/;
+const ENDPOINTS = /^\/(?:api|data)\/|\.(?:atom|rss|json)$/;
 const MAX_USER_AGENT = 512;
 
 /** A browser loading a page for a person to read: not a prefetch, not a script's fetch, not a frame. */
