@@ -8,6 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
+import { adminRoutes } from "./admin/routes.js";
 import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
 import { businessRoutes } from "./businesses/routes.js";
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
+  await app.register(adminRoutes);
   await app.register(statsRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 

@@ -94,6 +94,8 @@ export interface CategoriesTable {
   attributes: string;
   is_public: number;
   sort_order: number;
+  /** Set when an admin retires the category: no new reports; existing reports keep it. */
+  retired_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export type ReportStatus =
@@ -135,6 +137,10 @@ export interface ReportsTable {
   expected_at: Timestamp | null;
   /** Open311 media_url supplied by an API client (an image hosted elsewhere); null otherwise. */
   media_url: string | null;
+  /** Staff: the staff account the report is assigned to. */
+  assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Staff: the report this one duplicates (its status is then "duplicate"). */
+  duplicate_of: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ReportPhotosTable {
@@ -329,6 +335,39 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+/** Append-only: every staff action (who, what, which item, reason, when). */
+export interface AuditLogTable {
+  id: Id;
+  at: Timestamp;
+  /** The acting staff account; null for automatic actions. */
+  actor_id: string | null;
+  action: string;
+  item_type: string;
+  item_id: string;
+  reason: string | null;
+  /** JSON object */
+  details: string;
+}
+
+/** Private notes staff keep on a report; never public. */
+export interface StaffNotesTable {
+  id: Id;
+  report_id: number;
+  author_id: string | null;
+  body: string;
+  created_at: Timestamp;
+}
+
+/** People who get a report's public updates by email (personal data). */
+export interface ReportFollowersTable {
+  id: Id;
+  report_id: number;
+  email: string;
+  token_hash: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
 /** Visitor statistics (src/analytics): a random salt per day (YYYY-MM-DD, UTC), deleted two days later. */
 export interface AnalyticsSaltsTable {
   day: string;
@@ -375,6 +414,9 @@ export interface DB {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;
+  audit_log: AuditLogTable;
+  staff_notes: StaffNotesTable;
+  report_followers: ReportFollowersTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;
