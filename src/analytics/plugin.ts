@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { isbot } from "isbot";
-import { CountBuffer } from "./counter.js";
-import { deviceClassOf } from "./device.js";
+import { CountBuffer, FLUSH_MS } from "./counter.js";
+import { type DeviceClass, deviceClassOf } from "./device.js";
 import { referringSite } from "./referrer.js";
 import { SaltCache, statsDay, type VisitorTraits, visitorHash } from "./visitors.js";
 
@@ -57,6 +57,23 @@ export const analyticsPlugin = fp(
     app.decorate("analytics", buffer);
     civic.workers.push(buffer);
 
+    // Bot checks and device classes of recent user agents (the same few browsers load most pages): kept in memory
+    // for at most FLUSH_MS, like the counts, and never written anywhere.
+    let memo = new Map<string, DeviceClass | null>();
+    let memoSince = Date.now();
+    const classOf = (ua: string): DeviceClass | null => {
+      if (memo.size >= 500 || Date.now() - memoSince > FLUSH_MS) {
+        memo = new Map();
+        memoSince = Date.now();
+      }
+      let kind = memo.get(ua);
+      if (kind === undefined) {
+        kind = isbot(ua) ? null : deviceClassOf(ua);
+        memo.set(ua, kind);
+      }
+      return kind;
+    };
+
     const countVisit = (day: string, salt: Buffer, traits: VisitorTraits) => {
       buffer.visit(day, visitorHash(salt, traits));
     };
@@ -65,10 +82,11 @@ export const analyticsPlugin = fp(
       const userAgent = request.headers["user-agent"];
       if (typeof userAgent !== "string" || userAgent === "" || !isNavigation(request)) return;
       const ua = userAgent.slice(0, MAX_USER_AGENT);
-      if (isbot(ua)) return;
+      const device = classOf(ua);
+      if (device === null) return;
       const day = statsDay(civic.now());
       buffer.increment(day, "page", pattern);
-      buffer.increment(day, "device", deviceClassOf(ua));
+      buffer.increment(day, "device", device);
       const referrer = referringSite(request.headers.referer, [...ownHosts, request.hostname.toLowerCase()]);
       if (referrer) buffer.increment(day, "referrer", referrer);
       const traits = { clientAddress: request.ip, userAgent: ua, host: request.host };
@@ -95,7 +113,10 @@ export const analyticsPlugin = fp(
       }
       done();
     });
-    app.addHook("onClose", async () => salts.clear());
+    app.addHook("onClose", async () => {
+      salts.clear();
+      memo.clear();
+    });
   },
   { name: "analytics" },
 );
