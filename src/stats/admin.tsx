@@ -33,8 +33,6 @@ interface AdminStats {
   community: CommunityCount[];
 }
 
-const bars = (rows: KeyCount[]) => rows.map((r) => ({ label: r.key, value: r.count }));
-
 function StatsPage({ s, today }: { s: AdminStats; today: string }) {
   const views = s.traffic.reduce((sum, d) => sum + d.views, 0);
   const visitorsToday = s.traffic.find((d) => d.day === today)?.visitors ?? 0;
@@ -87,38 +85,24 @@ function StatsPage({ s, today }: { s: AdminStats; today: string }) {
         valueHeading="Unique visitors"
         data={s.traffic.map((d) => ({ label: dayLabel(d.day), value: d.visitors }))}
       />
-      <Chart
-        id="admin-pages"
-        kind="bars"
-        title="Top pages"
-        labelHeading="Page"
-        valueHeading="Page views"
-        data={bars(s.pages)}
-      />
-      <Chart
-        id="admin-referrers"
-        kind="bars"
-        title="Referring sites"
-        labelHeading="Site"
-        valueHeading="Page views"
-        data={bars(s.referrers)}
-      />
-      <Chart
-        id="admin-devices"
-        kind="bars"
-        title="Devices"
-        labelHeading="Device"
-        valueHeading="Page views"
-        data={bars(s.devices)}
-      />
-      <Chart
-        id="admin-endpoints"
-        kind="bars"
-        title="API and feed requests"
-        labelHeading="Endpoint"
-        valueHeading="Requests"
-        data={bars(s.endpoints)}
-      />
+      {(
+        [
+          ["pages", "Top pages", "Page", "Page views", s.pages],
+          ["referrers", "Referring sites", "Site", "Page views", s.referrers],
+          ["devices", "Devices", "Device", "Page views", s.devices],
+          ["endpoints", "API and feed requests", "Endpoint", "Requests", s.endpoints],
+        ] as const
+      ).map(([id, title, labelHeading, valueHeading, rows]) => (
+        <Chart
+          key={id}
+          id={`admin-${id}`}
+          kind="bars"
+          title={title}
+          labelHeading={labelHeading}
+          valueHeading={valueHeading}
+          data={rows.map((r) => ({ label: r.key, value: r.count }))}
+        />
+      ))}
 
       <h2>Reports</h2>
       <p>
