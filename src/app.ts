@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
 import { adminRoutes } from "./admin/routes.js";
+import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
@@ -37,6 +38,7 @@ import { projectRoutes } from "./projects/routes.js";
 import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
+import { statsRoutes } from "./stats/routes.js";
 
 export interface AppOptions {
   /** An already opened database (tests); otherwise one is opened from the config. */
@@ -48,6 +50,8 @@ export interface AppOptions {
   /** Overrides the per-request log lines (default: one access line per request, see AccessLogController). */
   logController?: FastifyServerOptions["logController"];
   assets?: AssetManifest;
+  /** Cookie-free visitor statistics (default on; the benchmark compares with them off). */
+  analytics?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -199,6 +203,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(sessionPlugin);
+  if (options.analytics !== false) await app.register(analyticsPlugin);
   await app.register(healthRoutes);
   await app.register(siteRoutes);
   await app.register(councillorRoutes);
@@ -212,6 +217,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
   await app.register(adminRoutes);
+  await app.register(statsRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

@@ -368,6 +368,29 @@ export interface ReportFollowersTable {
   confirmed_at: Timestamp | null;
 }
 
+/** Visitor statistics (src/analytics): a random salt per day (YYYY-MM-DD, UTC), deleted two days later. */
+export interface AnalyticsSaltsTable {
+  day: string;
+  salt: string;
+  created_at: Timestamp;
+}
+
+/** A keyed hash per visitor of the current day, only to count unique visitors; rolled up into a count next day. */
+export interface AnalyticsVisitorsTable {
+  day: string;
+  visitor: string;
+}
+
+export type AnalyticsKind = "page" | "referrer" | "device" | "visitors" | "endpoint";
+
+/** Daily counts: page views by route pattern, referring sites, device classes, unique visitors, API/feed requests. */
+export interface AnalyticsCountsTable {
+  day: string;
+  kind: AnalyticsKind;
+  key: string;
+  count: number;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -394,6 +417,9 @@ export interface DB {
   audit_log: AuditLogTable;
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;
+  analytics_salts: AnalyticsSaltsTable;
+  analytics_visitors: AnalyticsVisitorsTable;
+  analytics_counts: AnalyticsCountsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

@@ -73,6 +73,13 @@ export const sitePages: SitePage[] = [
     placement: "nav",
   },
   {
+    path: "/stats",
+    title: "Report statistics",
+    summary:
+      "How many problems are reported, by month, category and status, the share fixed and the median time to fix.",
+    placement: "footer",
+  },
+  {
     path: "/sign-in",
     title: "Sign in",
     summary: "Sign in by email link or code, password or passkey, to list your reports and manage your data.",
@@ -163,6 +170,13 @@ export const machineResources: MachineResource[] = [
     title: "OpenAPI description",
     summary:
       "OpenAPI 3.1 description of every public API endpoint (also at /.well-known/openapi.yaml and /openapi.json).",
+    section: "Data",
+  },
+  {
+    path: "/stats.json",
+    title: "Report statistics",
+    summary:
+      "The figures of /stats as JSON: public reports of the last 12 months per month, by category and status, share fixed, median days to fix.",
     section: "Data",
   },
   {

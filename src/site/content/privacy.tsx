@@ -96,7 +96,10 @@ export function PrivacyContent({ site }: ContentProps) {
       <ul>
         <li>
           Our visitor statistics do not use cookies and collect no personal data. They only count things like how many
-          times a page is viewed.
+          times a page is viewed, which site linked to us and whether it was a phone, tablet or computer. To count
+          visitors per day we keep a scrambled code (made with a random key that changes every day and is deleted after
+          two days) only until the end of that day; after that only the number is kept. See the{" "}
+          <a href="/stats">report statistics</a>.
         </li>
         <li>We use no tracking cookies.</li>
         <li>We have no advertising and no advertising scripts.</li>
