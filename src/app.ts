@@ -9,11 +9,14 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
 import { sessionPlugin } from "./accounts/plugin.js";
+import { limiterFor } from "./accounts/sign-in.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
+import { sharedSecret } from "./core/db/shared-secrets.js";
+import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
@@ -114,6 +117,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   try {
     await migrateToLatest(database.db);
+    if (!config.sessionSecretFromEnv) {
+      // Instances sharing a database sign with one secret: the first instance's (core/db/shared-secrets.ts).
+      config = { ...config, sessionSecret: await sharedSecret(database.db, "session", config.sessionSecret, now()) };
+      civic.config = config;
+      civic.formTokens = new FormTokens(config.sessionSecret, () => now().getTime());
+    }
     if (config.seedDemo && (await isDatabaseEmpty(database.db))) {
       await seedDemoVillage(database.db, now());
       app.log.info("loaded the demo village into the empty database");
@@ -141,9 +150,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
   // checked once.
   app.addHook("preValidation", checkInput);
+  const limiter = limiterFor(civic);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    // Counted in the database, so instances sharing it share each client's allowance.
+    store: databaseRateLimitStore(() => limiter),
     errorResponseBuilder: (_request, context) =>
       new AppError("rate_limited", `Too many requests. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`, {
         headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },

@@ -48,7 +48,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
-  const storage = mediaStorage(config.dataDir);
+  const storage = mediaStorage(config);
   const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution };
 
   async function loadCategory(code: string) {

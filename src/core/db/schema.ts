@@ -329,6 +329,12 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+export interface SharedSecretsTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -352,6 +358,7 @@ export interface DB {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;
+  shared_secrets: SharedSecretsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

@@ -12,6 +12,6 @@ export function scheduledJobs(civic: Civic, log: FastifyBaseLogger): JobRunner {
     db,
     now: () => civic.now(),
     log,
-    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config.dataDir))],
+    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config))],
   });
 }
