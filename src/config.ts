@@ -228,7 +228,9 @@ function parseMediaStore(
   const accessKeyId = str("S3_ACCESS_KEY_ID") ?? null;
   const secretAccessKey = str("S3_SECRET_ACCESS_KEY") ?? null;
   if ((accessKeyId === null) !== (secretAccessKey === null)) {
-    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK's own");
+    problems.push(
+      "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK's own",
+    );
   }
   return {
     store: "s3",

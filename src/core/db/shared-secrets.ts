@@ -12,10 +12,6 @@ export async function sharedSecret(db: Kysely<DB>, name: string, candidate: stri
     .values({ name, value: candidate, created_at: now.toISOString() })
     .onConflict((oc) => oc.column("name").doNothing())
     .execute();
-  const row = await db
-    .selectFrom("shared_secrets")
-    .select("value")
-    .where("name", "=", name)
-    .executeTakeFirstOrThrow();
+  const row = await db.selectFrom("shared_secrets").select("value").where("name", "=", name).executeTakeFirstOrThrow();
   return row.value;
 }
