@@ -25,7 +25,8 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
     close() {
       closing ??= (async () => {
         startDraining(app.civic);
-        await Promise.all(app.civic.workers.map((w) => w.stop()));
+        // Taken out of the list, so app.close() does not stop them a second time.
+        await Promise.all(app.civic.workers.splice(0).map((w) => w.stop()));
         if (config.drainMs > 0) await new Promise((r) => setTimeout(r, config.drainMs));
         await app.close();
       })();
