@@ -25,9 +25,12 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
     close() {
       closing ??= (async () => {
         startDraining(app.civic);
-        // Taken out of the list, so app.close() does not stop them a second time.
-        await Promise.all(app.civic.workers.splice(0).map((w) => w.stop()));
-        if (config.drainMs > 0) await new Promise((r) => setTimeout(r, config.drainMs));
+        if (config.drainMs > 0) {
+          // Taken out of the list, so app.close() does not stop them a second time.
+          await Promise.all(app.civic.workers.splice(0).map((w) => w.stop()));
+          await new Promise((r) => setTimeout(r, config.drainMs));
+        }
+        // Stops the workers still listed (leases released) before closing the database.
         await app.close();
       })();
       return closing;
