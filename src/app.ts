@@ -154,8 +154,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    // Counted in the database, so instances sharing it share each client's allowance.
-    store: databaseRateLimitStore(() => limiter),
+    // On PostgreSQL counted in the database, so instances sharing it share each client's allowance. SQLite serves
+    // one process, whose memory is the cheaper place (a counter row would cost a synced write on every request).
+    ...(database.dialect === "postgres" ? { store: databaseRateLimitStore(() => limiter) } : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError("rate_limited", `Too many requests. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`, {
         headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },

@@ -7,7 +7,7 @@ type Callback = (error: Error | null, result?: { current: number; ttl: number })
  * A store for @fastify/rate-limit whose counters are the database's fixed-window counters (fixed-window.ts), so
  * every instance sharing the database counts the same hits: two instances do not give a client twice the allowance.
  * Each route with its own limit gets its own counter family (named after the route); limiters made with
- * `createRateLimit` share one family, so their key generators keep them apart.
+ * `createRateLimit` share one family, so their key generators keep them apart. Used on PostgreSQL (app.ts).
  */
 export function databaseRateLimitStore(limiter: () => FixedWindowLimiter): FastifyRateLimitStoreCtor {
   class DatabaseStore implements FastifyRateLimitStore {
