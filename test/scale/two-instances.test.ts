@@ -73,6 +73,8 @@ run("two instances on one PostgreSQL and one object store", () => {
       SEED_DEMO: "false",
       SMTP_URL: smtp.url,
       RATE_LIMIT_WRITE_MAX: String(WRITE_MAX),
+      // Fixed windows: an hour, so the dozen posts below do not straddle a window's end.
+      RATE_LIMIT_WINDOW_SECONDS: "3600",
       DRAIN_SECONDS: "2",
       MEDIA_STORE: "s3",
       S3_ENDPOINT: s3Settings.endpoint ?? "",
