@@ -146,7 +146,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       parts: 120,
     },
   });
-  await registerUploads(app, { dataDir: config.dataDir });
+  await registerUploads(app, {
+    dataDir: config.dataDir,
+    maxConcurrent: config.uploads.maxConcurrent,
+    slotWaitMs: config.uploads.slotWaitMs,
+  });
   // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
   // checked once.
   app.addHook("preValidation", checkInput);

@@ -74,6 +74,10 @@ export interface Config {
     tileAttribution: string;
   };
   uploads: {
+    /** Uploads read at once per process; more wait for a slot. */
+    maxConcurrent: number;
+    /** How long an upload waits for a slot before it is answered 503 with Retry-After. */
+    slotWaitMs: number;
     maxPhotos: number;
     maxPhotoBytes: number;
   };
@@ -162,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const maxPhotos = int("MAX_PHOTOS", 3, 0, 10);
   const maxPhotoBytes = int("MAX_PHOTO_MB", 10, 1, 50) * 1024 * 1024;
+  const maxConcurrentUploads = int("MAX_CONCURRENT_UPLOADS", 4, 1, 64);
+  const uploadWaitMs = int("UPLOAD_WAIT_SECONDS", 10, 0, 60) * 1000;
 
   const contactEmail = str("CONTACT_EMAIL") ?? demoVillage.contactEmail;
   const media = parseMediaStore(str, url, bool, problems);
@@ -202,7 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
         str("MAP_TILE_ATTRIBUTION") ??
         '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
     },
-    uploads: { maxPhotos, maxPhotoBytes },
+    uploads: { maxPhotos, maxPhotoBytes, maxConcurrent: maxConcurrentUploads, slotWaitMs: uploadWaitMs },
     media,
   };
 }

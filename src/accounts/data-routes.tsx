@@ -200,7 +200,9 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { token } = request.params as { token: string };
       const found = await tokenSubject(token);
-      reply.header("referrer-policy", "no-referrer");
+      // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
+      // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
+      reply.header("referrer-policy", "same-origin");
       if (!found) {
         return renderPage(
           request,

@@ -34,7 +34,9 @@ export function linkPage(
       const { token } = request.params as { token: string };
       const next = safeNext((request.query as { next?: string }).next ?? "");
       const live = await findByToken(civic.database.db, page.purpose, token, civic.now());
-      reply.header("referrer-policy", "no-referrer");
+      // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
+      // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
+      reply.header("referrer-policy", "same-origin");
       return renderPage(
         request,
         reply,

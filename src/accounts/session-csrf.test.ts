@@ -10,7 +10,7 @@ it("issues session form tokens that are valid form tokens, bound to one session"
   const forms = new FormTokens(secret, () => now + 5_000);
   const token = issueSessionFormToken(secret, "session-a", now);
   // Every existing check still applies: signature, age, and the time the form was open.
-  expect(forms.verify(token)).toEqual({ issuedAt: now });
+  expect(forms.verify(token)).toEqual({ issuedAt: now, nonce: expect.any(String) });
   expect(isSessionFormToken(secret, "session-a", token)).toBe(true);
   expect(isSessionFormToken(secret, "session-b", token)).toBe(false);
   expect(isSessionFormToken(secret, "session-a", forms.issue())).toBe(false);

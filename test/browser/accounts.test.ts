@@ -27,7 +27,7 @@ async function freePort(): Promise<number> {
  * passkeys with a virtual authenticator. The site runs on http://localhost (a secure context whose host is a valid
  * WebAuthn relying-party id, unlike 127.0.0.1).
  */
-describe.skipIf(!browserAvailable())("accounts in Chromium", () => {
+describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 }, () => {
   let h: AccountsHarness;
   let browser: TestBrowser;
   let base: string;

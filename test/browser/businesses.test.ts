@@ -15,7 +15,7 @@ import {
  * with its Leaflet map, no CSP violations (the JSON-LD block is data, not script), search works from the form.
  * Tiles point at a closed loopback port and every non-loopback request is aborted: the test never leaves the machine.
  */
-describe.skipIf(!browserAvailable())("business directory in Chromium", () => {
+describe.skipIf(!browserAvailable())("business directory in Chromium", { timeout: 120_000 }, () => {
   let t: TestApp;
   let browser: TestBrowser;
   let base: string;

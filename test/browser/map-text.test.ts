@@ -11,7 +11,7 @@ import { reportSubmission } from "../helpers/reports.js";
 /** Names and titles that look like HTML must show as text on the maps, never be parsed as markup. */
 const HOSTILE = `Bakery <b id="injected">bold</b> <img id="injected-img" src="/x">&amp;`;
 
-describe.skipIf(!browserAvailable())("text on maps in Chromium", () => {
+describe.skipIf(!browserAvailable())("text on maps in Chromium", { timeout: 120_000 }, () => {
   let db: TestDatabase;
   let app: FastifyInstance;
   let browser: TestBrowser;

@@ -21,7 +21,7 @@ import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
  * draft saved on the device (with its photo) that survives a reload and sends itself when the connection returns,
  * exactly once even when the connection drops after the server stored it; axe on the drafts and offline pages.
  */
-describe.skipIf(!browserAvailable())("the installable app and offline drafts in Chromium", () => {
+describe.skipIf(!browserAvailable())("the installable app and offline drafts in Chromium", { timeout: 120_000 }, () => {
   let t: TestApp;
   let browser: TestBrowser;
   let smtp: TestSmtp;

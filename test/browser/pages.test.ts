@@ -16,7 +16,7 @@ import {
  * Every page of the site map (plus the error pages) in real Chromium: WCAG 2.0/2.1 A and AA rules via axe-core,
  * no Content-Security-Policy violations, and the keyboard reaches the skip link first.
  */
-describe.skipIf(!browserAvailable())("every page in Chromium", () => {
+describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_000 }, () => {
   let t: TestApp;
   let browser: TestBrowser;
   let base: string;

@@ -23,7 +23,7 @@ import {
  * anonymous and with email (arriving at a real SMTP server), validation errors, the confirmation, the public page
  * and the status lookup, with axe on every step.
  */
-describe.skipIf(!browserAvailable())("reporting an issue in Chromium", () => {
+describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout: 120_000 }, () => {
   let t: TestApp;
   let browser: TestBrowser;
   let smtp: TestSmtp;

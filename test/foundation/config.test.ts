@@ -82,11 +82,12 @@ describe("configuration", () => {
       RATE_LIMIT_WINDOW_SECONDS: "30",
       MAX_PHOTOS: "2",
       MAX_PHOTO_MB: "4",
+      MAX_CONCURRENT_UPLOADS: "6",
     });
     expect(c.village.bounds).toEqual({ south: 51.0, west: -1.5, north: 51.1, east: -1.4 });
     expect(c.village.centre).toEqual({ lat: 51.05, lng: -1.45 });
     expect(c.rateLimit).toMatchObject({ writeMax: 5, windowMs: 30_000 });
-    expect(c.uploads).toEqual({ maxPhotos: 2, maxPhotoBytes: 4 * 1024 * 1024 });
+    expect(c.uploads).toEqual({ maxPhotos: 2, maxPhotoBytes: 4 * 1024 * 1024, maxConcurrent: 6, slotWaitMs: 10_000 });
   });
 
   it("TRUST_PROXY takes a hop count or proxy addresses, never 'trust every hop'", () => {

@@ -84,13 +84,20 @@ async function submit(s: Submission, url: string, apiKey: string, csrf: string):
   } else {
     body = new URLSearchParams(base);
   }
-  const res = await fetch(s.via === "web" ? `${url}/report` : `${url}/api/v2/requests.json`, {
-    method: "POST",
-    body,
-    redirect: "manual",
-    headers: { origin: url },
-  });
-  const text = await res.text();
+  // Like a real client, a 503 (every upload slot busy, on a loaded machine) is retried after its Retry-After.
+  let res: Response;
+  let text: string;
+  for (let attempt = 1; ; attempt++) {
+    res = await fetch(s.via === "web" ? `${url}/report` : `${url}/api/v2/requests.json`, {
+      method: "POST",
+      body,
+      redirect: "manual",
+      headers: { origin: url },
+    });
+    text = await res.text();
+    if (res.status !== 503 || attempt === 5) break;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? "1") * 1000));
+  }
   if (s.via === "web" && res.status === 303) {
     s.reference = /\/report\/sent\/([^/?]+)$/.exec(res.headers.get("location") ?? "")?.[1];
   } else if (s.via === "open311" && (res.status === 200 || res.status === 201)) {

@@ -6,6 +6,7 @@ import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
 import { AppError, type FieldProblem, isAppError } from "./errors.js";
+import { ReplayedResponse } from "./idempotency.js";
 import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
 
@@ -181,6 +182,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 /** One error handler and one not-found handler for the whole app. Never a stack trace in a response. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ReplayedResponse) return reply.code(error.status).headers(error.headers).send(error.body);
     const err = requestError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, "request failed");
     else request.log.info({ code: err.code, status: err.status }, err.message);

@@ -1,8 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
+import { createReadStream } from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
 import { formField } from "./csrf.js";
+import { hasPendingUploads, whenFilesReceived } from "../media/uploads.js";
 import { AppError } from "./errors.js";
 
 /**
@@ -63,6 +65,30 @@ function isPart(value: unknown): value is BodyPart {
 }
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/** The body field under which a multipart submission's files (name and sha256) enter its fingerprint. */
+const FILES_FIELD = "\u0000files";
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * The stored answer to a repeated request, thrown where the route's work would otherwise run; the error handler
+ * sends it as it was first sent.
+ */
+export class ReplayedResponse extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {
+    super("replayed response");
+    this.name = "ReplayedResponse";
+  }
+}
 
 /** A JSON-able form of a body that ignores what does not change its meaning: key order, multipart boundaries. */
 async function canonical(value: unknown, depth = 0): Promise<unknown> {
@@ -236,17 +262,37 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
         "This request needs an Idempotency-Key header: a new random value (a UUID) for each report, the same for its retries.",
       );
     }
-    // A route that streams its body (no parsed body here) cannot be fingerprinted by these hooks: it must use
-    // claimIdempotencyKey / completeIdempotencyKey / releaseIdempotencyKey itself. Better no replay than a wrong one.
-    if (request.body === undefined && request.headers["content-type"] !== undefined) return;
-    const { db } = request.server.civic.database;
     const path = opts.includePath ? (request.url.split("?")[0] ?? "") : "";
-    const fingerprint = await bodyFingerprint(request.body, ignore, path);
+    if (hasPendingUploads(request)) {
+      // The files are read later, in the handler (core/media/uploads.ts): the claim waits for the whole submission,
+      // so that the same key with other photos is recognised as a different request. A replay found then is sent
+      // through the error path (ReplayedResponse), as the route's work is not run.
+      whenFilesReceived(request, async (files) => {
+        const digests = await Promise.all(
+          files.map(async (f) => ({ file: f.filename, bytes: await fileSha256(f.path) })),
+        );
+        const fingerprint = await bodyFingerprint(
+          { ...(request.body as object), [FILES_FIELD]: digests },
+          ignore,
+          path,
+        );
+        const claim = await claimFor(request, key, fingerprint);
+        if (claim.kind === "done") throw new ReplayedResponse(claim.status, claim.headers, claim.body);
+      });
+      return;
+    }
+    const claim = await claimFor(request, key, await bodyFingerprint(request.body, ignore, path));
+    if (claim.kind === "done") return reply.code(claim.status).headers(claim.headers).send(claim.body);
+  }
+
+  /** Claims the key for this request, or throws the answer to give a repeat that is not done yet or differs. */
+  async function claimFor(request: FastifyRequest, key: string, fingerprint: string) {
+    const { db } = request.server.civic.database;
     const claim = await claimIdempotencyKey(db, opts.scope, key, fingerprint, request.server.civic.now());
     switch (claim.kind) {
       case "owned":
         claims.set(request, { key, owner: claim.owner });
-        return;
+        return claim;
       case "mismatch":
         throw new AppError(
           "idempotency_key_reused",
@@ -259,7 +305,7 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
           { headers: { "retry-after": "2" } },
         );
       case "done":
-        return reply.code(claim.status).headers(claim.headers).send(claim.body);
+        return claim;
     }
   }
 

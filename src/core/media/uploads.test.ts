@@ -92,7 +92,8 @@ describeEachDb("uploads", (dialect) => {
     t = await createTestApp(dialect, {
       seed: true,
       now: () => new Date(Date.now() + offset),
-      env: { MAX_PHOTO_MB: "30", RATE_LIMIT_WRITE_MAX: "12" },
+      // No wait for a slot, so the upload past MAX_CONCURRENT_UPLOADS is answered 503 at once.
+      env: { MAX_PHOTO_MB: "30", RATE_LIMIT_WRITE_MAX: "12", UPLOAD_WAIT_SECONDS: "0" },
     });
     key = (await createApiKey(t.app.civic.database.db, "uploads test", new Date())).key;
   });

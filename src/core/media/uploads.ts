@@ -25,6 +25,8 @@ import { assertCleanText } from "../http/input.js";
 
 /** Uploads streamed and processed at the same time per process; one more is answered 503 with Retry-After. */
 export const MAX_CONCURRENT_UPLOADS = 4;
+/** How long an upload waits for a free slot before the 503 (default of UPLOAD_WAIT_SECONDS). */
+export const SLOT_WAIT_MS = 10_000;
 /** Seconds a client is asked to wait when every upload slot is busy. */
 const RETRY_AFTER_SECONDS = 5;
 /** Leftover temporary files older than this (a crashed process) are removed at start. */
@@ -47,6 +49,21 @@ interface PendingUpload {
 type FieldBody = Record<string, string | string[]>;
 
 const pending = new WeakMap<FastifyRequest, PendingUpload>();
+const filesHooks = new WeakMap<FastifyRequest, ((files: ReceivedFile[]) => Promise<void>)[]>();
+
+/** Whether this request still has files to read: its body so far holds only the fields sent before them. */
+export function hasPendingUploads(request: FastifyRequest): boolean {
+  return pending.has(request);
+}
+
+/**
+ * Runs `hook` once the request's files are in the temporary store and every field is in `request.body`, before
+ * the route's work (see withUploads). For checks that need the whole submission, e.g. an Idempotency-Key's
+ * fingerprint; a hook that throws ends the request with that error.
+ */
+export function whenFilesReceived(request: FastifyRequest, hook: (files: ReceivedFile[]) => Promise<void>): void {
+  filesHooks.set(request, [...(filesHooks.get(request) ?? []), hook]);
+}
 
 function addField(body: FieldBody, name: string, value: string): void {
   const previous = body[name];
@@ -67,16 +84,39 @@ async function readFieldsUntilFile(parts: AsyncIterator<Multipart>, body: FieldB
 }
 
 /** A counting semaphore: at most `size` holders. */
+/** A counting semaphore: at most `size` holders; the others wait in order, each for at most its own time limit. */
 class Slots {
   private used = 0;
+  private readonly waiting: { grant: () => void }[] = [];
   constructor(private readonly size: number) {}
-  tryTake(): boolean {
-    if (this.used >= this.size) return false;
-    this.used++;
-    return true;
+
+  /** Takes a slot, waiting at most `waitMs` for one; false when none came free in time. */
+  async take(waitMs: number): Promise<boolean> {
+    if (this.used < this.size) {
+      this.used++;
+      return true;
+    }
+    if (waitMs <= 0) return false;
+    return new Promise<boolean>((resolve) => {
+      const entry = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(entry), 1);
+        resolve(false);
+      }, waitMs);
+      this.waiting.push(entry);
+    });
   }
+
   give(): void {
-    this.used = Math.max(0, this.used - 1);
+    // The slot passes straight to the next waiter, if any.
+    const next = this.waiting.shift();
+    if (next) next.grant();
+    else this.used = Math.max(0, this.used - 1);
   }
 }
 
@@ -84,6 +124,8 @@ export interface UploadStore {
   /** Where temporary files live: DATA_DIR/tmp/uploads. */
   readonly dir: string;
   readonly slots: Slots;
+  /** How long an upload waits for a slot. */
+  readonly slotWaitMs: number;
 }
 
 declare module "fastify" {
@@ -104,11 +146,15 @@ async function removeStale(dir: string, now: number): Promise<void> {
 /** Registers the field-reading hook and the temporary store. Call once, after @fastify/multipart. */
 export async function registerUploads(
   app: FastifyInstance,
-  options: { dataDir: string; maxConcurrent?: number },
+  options: { dataDir: string; maxConcurrent?: number; slotWaitMs?: number },
 ): Promise<void> {
   const dir = join(options.dataDir, "tmp", "uploads");
   await removeStale(dir, Date.now());
-  app.decorate("uploadStore", { dir, slots: new Slots(options.maxConcurrent ?? MAX_CONCURRENT_UPLOADS) });
+  app.decorate("uploadStore", {
+    dir,
+    slots: new Slots(options.maxConcurrent ?? MAX_CONCURRENT_UPLOADS),
+    slotWaitMs: options.slotWaitMs ?? SLOT_WAIT_MS,
+  });
   // Synchronous for every request that is not multipart: this hook runs on the hot paths too.
   app.addHook("preValidation", (request, _reply, done) => {
     if (!request.isMultipart()) return done();
@@ -185,7 +231,7 @@ export async function withUploads<T>(
   const upload = pending.get(request);
   if (!upload) return work([]);
   const store = request.server.uploadStore;
-  if (!store.slots.tryTake()) {
+  if (!(await store.slots.take(store.slotWaitMs))) {
     // Still pending: the answer closes the connection without reading the files.
     throw new AppError("service_unavailable", "Too many uploads at the moment. Please try again in a few seconds.", {
       headers: { "retry-after": String(RETRY_AFTER_SECONDS) },
@@ -216,6 +262,7 @@ export async function withUploads<T>(
     }
     // The fields sent after the files get the same input check as those before them (core/http/input.ts).
     assertCleanText(body);
+    for (const hook of filesHooks.get(request) ?? []) await hook(files);
     return await work(files);
   } finally {
     store.slots.give();
