@@ -11,11 +11,14 @@ import { accountRoutes } from "./accounts/routes.js";
 import { adminRoutes } from "./admin/routes.js";
 import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
+import { limiterFor } from "./accounts/sign-in.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
+import { sharedSecret } from "./core/db/shared-secrets.js";
+import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
@@ -119,6 +122,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   try {
     await migrateToLatest(database.db);
+    if (!config.sessionSecretFromEnv) {
+      // Instances sharing a database sign with one secret: the first instance's (core/db/shared-secrets.ts).
+      config = { ...config, sessionSecret: await sharedSecret(database.db, "session", config.sessionSecret, now()) };
+      civic.config = config;
+      civic.formTokens = new FormTokens(config.sessionSecret, () => now().getTime());
+    }
     if (config.seedDemo && (await isDatabaseEmpty(database.db))) {
       await seedDemoVillage(database.db, now());
       app.log.info("loaded the demo village into the empty database");
@@ -150,9 +159,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
   // checked once.
   app.addHook("preValidation", checkInput);
+  const limiter = limiterFor(civic);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    // On PostgreSQL counted in the database, so instances sharing it share each client's allowance. SQLite serves
+    // one process, whose memory is the cheaper place (a counter row would cost a synced write on every request).
+    ...(database.dialect === "postgres" ? { store: databaseRateLimitStore(() => limiter) } : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError("rate_limited", `Too many requests. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`, {
         headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },

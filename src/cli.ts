@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { userCommands } from "./accounts/cli.js";
 import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { backupCommands } from "./core/db/backup-cli.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { mailCommands } from "./core/mail/cli.js";
@@ -52,6 +53,7 @@ export const commands: Record<string, Command> = {
   ...mailCommands,
   ...businessCommands,
   ...userCommands,
+  ...backupCommands,
 };
 
 function help(out: (line: string) => void): void {

@@ -14,6 +14,20 @@ export interface Bounds {
   east: number;
 }
 
+/** An S3-compatible object store for media (MEDIA_STORE=s3). */
+export interface S3Settings {
+  store: "s3";
+  /** null: AWS S3 itself. */
+  endpoint: string | null;
+  bucket: string;
+  region: string;
+  /** Both null: the AWS SDK's usual credential chain (environment, instance role, …). */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** Path-style addressing (endpoint/bucket/key), which MinIO, Garage and most self-hosted stores need. */
+  forcePathStyle: boolean;
+}
+
 /** The whole runtime configuration, parsed once from the environment. */
 export interface Config {
   port: number;
@@ -29,10 +43,17 @@ export interface Config {
   logLevel: LogLevel;
   sessionSecret: string;
   /**
+   * True when SESSION_SECRET was given. Otherwise `sessionSecret` is only this DATA_DIR's candidate: the app uses
+   * the secret kept in the database (the first instance's candidate), so instances sharing a database agree.
+   */
+  sessionSecretFromEnv: boolean;
+  /**
    * Which proxies' X-Forwarded-For entries to believe (Fastify's `trustProxy`): false (none: the client is the
    * socket's peer), a number of hops, or proxy addresses and CIDR ranges. Never "every hop".
    */
   trustProxy: false | number | string[];
+  /** On SIGTERM, how long /readyz answers 503 before the listener closes (DRAIN_SECONDS, default 0). */
+  drainMs: number;
   rateLimit: {
     /** Requests per window per client address for form posts and Open311 writes. */
     writeMax: number;
@@ -60,6 +81,8 @@ export interface Config {
     maxPhotos: number;
     maxPhotoBytes: number;
   };
+  /** Where photos are kept: DATA_DIR/media (default) or an S3-compatible bucket. */
+  media: { store: "local" } | S3Settings;
 }
 
 export class ConfigError extends Error {
@@ -74,7 +97,7 @@ type Env = Record<string, string | undefined>;
 /**
  * Reads the configuration from environment variables. Every problem is collected and reported at once in a
  * ConfigError, so an operator fixes them all in one go. When SESSION_SECRET is unset, a secret is generated once
- * and kept in DATA_DIR/session-secret.
+ * and kept in DATA_DIR/session-secret; it is only a candidate: buildApp uses the one kept in the database.
  */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -127,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
   if ((LOG_LEVELS as readonly string[]).includes(logLevelRaw)) logLevel = logLevelRaw as LogLevel;
   else problems.push(`LOG_LEVEL="${logLevelRaw}" must be one of ${LOG_LEVELS.join(", ")}`);
   const trustProxy = parseTrustProxy(str("TRUST_PROXY"), problems);
+  const drainMs = int("DRAIN_SECONDS", 0, 0, 300) * 1000;
 
   const writeMax = int("RATE_LIMIT_WRITE_MAX", 20, 1, 1_000_000);
   const readMax = int("RATE_LIMIT_READ_MAX", 600, 1, 10_000_000);
@@ -146,12 +170,14 @@ export function loadConfig(env: Env = process.env): Config {
   const uploadWaitMs = int("UPLOAD_WAIT_SECONDS", 10, 0, 60) * 1000;
 
   const contactEmail = str("CONTACT_EMAIL") ?? demoVillage.contactEmail;
+  const media = parseMediaStore(str, url, bool, problems);
 
   let sessionSecret = str("SESSION_SECRET");
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
     problems.push("SESSION_SECRET must be at least 32 characters (leave it unset to generate one)");
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  const sessionSecretFromEnv = sessionSecret !== undefined;
   sessionSecret ??= readOrCreateSecret(dataDir);
 
   return {
@@ -165,7 +191,9 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo,
     logLevel,
     sessionSecret,
+    sessionSecretFromEnv,
     trustProxy,
+    drainMs,
     rateLimit: { writeMax, readMax, windowMs },
     village: {
       name: str("VILLAGE_NAME") ?? demoVillage.name,
@@ -181,6 +209,43 @@ export function loadConfig(env: Env = process.env): Config {
         '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
     },
     uploads: { maxPhotos, maxPhotoBytes, maxConcurrent: maxConcurrentUploads, slotWaitMs: uploadWaitMs },
+    media,
+  };
+}
+
+/** MEDIA_STORE=local (default) or s3 with S3_BUCKET, S3_ENDPOINT, S3_REGION, credentials and S3_FORCE_PATH_STYLE. */
+function parseMediaStore(
+  str: (name: string) => string | undefined,
+  url: (name: string, protocols: string[]) => string | undefined,
+  bool: (name: string, fallback: boolean) => boolean,
+  problems: string[],
+): Config["media"] {
+  const store = (str("MEDIA_STORE") ?? "local").toLowerCase();
+  if (store === "local") return { store: "local" };
+  if (store !== "s3") {
+    problems.push(`MEDIA_STORE="${store}" must be local or s3`);
+    return { store: "local" };
+  }
+  const bucket = str("S3_BUCKET");
+  if (bucket === undefined) problems.push("S3_BUCKET is required when MEDIA_STORE=s3");
+  else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(`S3_BUCKET="${bucket}" is not a valid bucket name (3–63 lower-case letters, digits, dots, hyphens)`);
+  }
+  const accessKeyId = str("S3_ACCESS_KEY_ID") ?? null;
+  const secretAccessKey = str("S3_SECRET_ACCESS_KEY") ?? null;
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    problems.push(
+      "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK's own",
+    );
+  }
+  return {
+    store: "s3",
+    endpoint: url("S3_ENDPOINT", ["http:", "https:"]) ?? null,
+    bucket: bucket ?? "",
+    region: str("S3_REGION") ?? "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool("S3_FORCE_PATH_STYLE", false),
   };
 }
 

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { startDraining } from "./health/routes.js";
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish, stops workers and closes the database. */
+  /**
+   * Drains: GET /readyz answers 503 at once and the workers stop (jobs release their leases); after DRAIN_SECONDS
+   * (time for a load balancer to notice) stops accepting connections, lets in-flight requests finish and closes the
+   * database.
+   */
   close(): Promise<void>;
 }
 
@@ -18,7 +23,16 @@ export async function startServer(app: FastifyInstance, config: Config): Promise
     app,
     url: address,
     close() {
-      closing ??= app.close();
+      closing ??= (async () => {
+        startDraining(app.civic);
+        if (config.drainMs > 0) {
+          // Taken out of the list, so app.close() does not stop them a second time.
+          await Promise.all(app.civic.workers.splice(0).map((w) => w.stop()));
+          await new Promise((r) => setTimeout(r, config.drainMs));
+        }
+        // Stops the workers still listed (leases released) before closing the database.
+        await app.close();
+      })();
       return closing;
     },
   };
@@ -42,11 +56,11 @@ async function main(): Promise<void> {
   if (process.stdout.isTTY || process.env.CIVIC_PRINT_URL !== "0") console.log(`Open ${shown} in your browser.`);
 
   const shutdown = (signal: NodeJS.Signals) => {
-    app.log.info({ signal }, "shutting down: finishing in-flight requests");
+    app.log.info({ signal, drainMs: config.drainMs }, "shutting down: draining, then finishing in-flight requests");
     const timer = setTimeout(() => {
       app.log.error("shutdown took longer than 10 s; exiting");
       process.exit(1);
-    }, 10_000);
+    }, config.drainMs + 10_000);
     timer.unref();
     server.close().then(
       () => {

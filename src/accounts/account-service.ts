@@ -110,5 +110,5 @@ export async function listPasskeys(civic: Civic, accountId: string) {
 
 /** What the personal-data sources need, for this app. */
 export function sourceContext(civic: Civic): SourceContext {
-  return { db: civic.database.db, storage: mediaStorage(civic.config.dataDir), now: civic.now() };
+  return { db: civic.database.db, storage: mediaStorage(civic.config), now: civic.now() };
 }

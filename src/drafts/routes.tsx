@@ -216,7 +216,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
           };
           const kept = await loadKeptPhotos(
             // Photos kept by an earlier "check for reports nearby" in the same form.
-            mediaStorage(config.dataDir),
+            mediaStorage(config),
             config.sessionSecret,
             form.fields.kept_photo ?? [],
           );

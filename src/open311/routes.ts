@@ -108,12 +108,12 @@ export const open311Routes = fp(
     });
 
     const clients = new WeakMap<FastifyRequest, ApiClient>();
-    const bucket = (request: FastifyRequest) => {
+    const bucket = (kind: string) => (request: FastifyRequest) => {
       const client = clients.get(request);
-      return client ? `key:${client.id}` : `addr:${request.ip}`;
+      return client ? `${kind}:key:${client.id}` : `${kind}:addr:${request.ip}`;
     };
-    const readLimiter = app.createRateLimit({ max: readMax, timeWindow: windowMs, keyGenerator: bucket });
-    const writeLimiter = app.createRateLimit({ max: writeMax, timeWindow: windowMs, keyGenerator: bucket });
+    const readLimiter = app.createRateLimit({ max: readMax, timeWindow: windowMs, keyGenerator: bucket("read") });
+    const writeLimiter = app.createRateLimit({ max: writeMax, timeWindow: windowMs, keyGenerator: bucket("write") });
 
     const limit = (limiter: typeof readLimiter) => async (request: FastifyRequest, reply: FastifyReply) => {
       const result = await limiter(request);

@@ -68,7 +68,7 @@ describeEachDb("photos kept for a form that was never sent", (dialect) => {
   }
 
   it("are deleted after a day unless a report uses them; a report's photos stay", async () => {
-    const storage = mediaStorage(t.config.dataDir);
+    const storage = mediaStorage(t.config);
     const jobs = t.app.civic.workers.find((w) => w.name === "jobs") as JobRunner;
     expect(jobs).toBeInstanceOf(JobRunner);
     const abandoned = (await keptToken(await jpegWithGps(300, 200, "#aa3333"))).split(".")[0] as string;
@@ -95,7 +95,7 @@ describeEachDb("photos kept for a form that was never sent", (dialect) => {
   });
 
   it("a photo carried again by a re-sent form is kept a day from then", async () => {
-    const storage = mediaStorage(t.config.dataDir);
+    const storage = mediaStorage(t.config);
     const jobs = t.app.civic.workers.find((w) => w.name === "jobs") as JobRunner;
     const token = await keptToken(await jpegWithGps(300, 200, "#3333aa"));
     const hash = token.split(".")[0] as string;

@@ -19,7 +19,7 @@ const FILE = /^([0-9a-f]{64})(-thumb)?\.jpg$/;
  * the file being read. Photos of hidden or removed reports and unknown hashes are 404.
  */
 export async function photoRoutes(app: FastifyInstance): Promise<void> {
-  const storage = mediaStorage(app.civic.config.dataDir);
+  const storage = mediaStorage(app.civic.config);
   app.get(
     "/photos/:file",
     {

@@ -115,26 +115,52 @@ export interface ReportFilter {
   status?: ReportStatus | undefined;
 }
 
-/** Public reports, newest first, one page at a time, with the total for pagination. */
+/**
+ * Where a page starts: `offset` rows in (old links), or by keyset, the reports just older (`before`) or just newer
+ * (`after`) than the report with that reference, so a deep page costs what the first one does.
+ */
+export type PageStart = { offset: number } | { before: string } | { after: string };
+
+/** Public reports, newest first, one page at a time, with the total for pagination; null when a cursor is unknown. */
 export async function listPublicReports(
   db: Kysely<DB>,
   filter: ReportFilter,
-  page: { offset: number; limit: number },
-): Promise<{ items: PublicReport[]; total: number }> {
+  page: PageStart & { limit: number },
+): Promise<{ items: PublicReport[]; total: number } | null> {
   let q = publicReports(db);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
-  const [rows, count] = await Promise.all([
-    q
+  const count = q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  let rows;
+  if ("offset" in page) {
+    rows = await q
       .select(PUBLIC_COLUMNS)
       .orderBy("reports.created_at", "desc")
       .orderBy("reports.id", "desc")
       .offset(page.offset)
       .limit(page.limit)
-      .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(present), total: Number(count.n) };
+      .execute();
+  } else {
+    const older = "before" in page;
+    const cursor = await db
+      .selectFrom("reports")
+      .select(["created_at", "id"])
+      .where("reference", "=", older ? page.before : page.after)
+      .executeTakeFirst();
+    if (!cursor) return null;
+    const direction = older ? "desc" : "asc";
+    rows = await q
+      .select(PUBLIC_COLUMNS)
+      .where((eb) =>
+        eb(eb.refTuple("reports.created_at", "reports.id"), older ? "<" : ">", eb.tuple(cursor.created_at, cursor.id)),
+      )
+      .orderBy("reports.created_at", direction)
+      .orderBy("reports.id", direction)
+      .limit(page.limit)
+      .execute();
+    if (!older) rows.reverse();
+  }
+  return { items: rows.map(present), total: Number((await count).n) };
 }
 
 /** The newest public update of each of the given reports (for feeds), by reference. */

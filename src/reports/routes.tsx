@@ -49,7 +49,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
-  const storage = mediaStorage(config.dataDir);
+  const storage = mediaStorage(config);
   const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution };
 
   async function loadCategory(code: string) {
@@ -338,19 +338,30 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     category: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(Type.String({ maxLength: 40 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    before: Type.Optional(Type.String({ maxLength: 40 })),
+    after: Type.Optional(Type.String({ maxLength: 40 })),
   });
-  type ListQuery = { category?: string; status?: string; page?: number };
+  type ListQuery = { category?: string; status?: string; page?: number; before?: string; after?: string };
 
   function filterOf(q: ListQuery) {
     const status = q.status && isReportStatus(q.status) ? q.status : undefined;
     return { category: q.category || undefined, status };
   }
 
-  function queryString(filter: { category?: string | undefined; status?: string | undefined }, page?: number) {
+  function queryString(
+    filter: { category?: string | undefined; status?: string | undefined },
+    page?: number,
+    cursor?: { before: string } | { after: string },
+  ) {
     const params = new URLSearchParams();
     if (filter.category) params.set("category", filter.category);
     if (filter.status) params.set("status", filter.status);
     if (page && page > 1) params.set("page", String(page));
+    // The page number is shown; the cursor finds the rows (keyset), except on the first page.
+    if (page && page > 1 && cursor) {
+      if ("before" in cursor) params.set("before", cursor.before);
+      else params.set("after", cursor.after);
+    }
     const s = params.toString();
     return s ? `?${s}` : "";
   }
@@ -359,10 +370,18 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const q = request.query as ListQuery;
     const filter = filterOf(q);
     const page = q.page ?? 1;
-    const [{ items, total }, categories] = await Promise.all([
-      listPublicReports(db(), filter, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+    const start =
+      page > 1 && q.before
+        ? { before: q.before }
+        : page > 1 && q.after
+          ? { after: q.after }
+          : { offset: (page - 1) * PAGE_SIZE };
+    const [listed, categories] = await Promise.all([
+      listPublicReports(db(), filter, { ...start, limit: PAGE_SIZE }),
       publicCategories(db()),
     ]);
+    if (!listed) throw notFound("There is no such page of reports.");
+    const { items, total } = listed;
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     if (page > pages) throw notFound("There are not that many pages of reports.");
     const ctx = pageContext(request);
@@ -395,7 +414,13 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           categories={categories}
           category={filter.category ?? ""}
           status={filter.status ?? ""}
-          query={(n) => `/reports${queryString(filter, n)}`}
+          query={(n) =>
+            `/reports${queryString(
+              filter,
+              n,
+              n > page ? { before: items.at(-1)?.reference ?? "" } : { after: items[0]?.reference ?? "" },
+            )}`
+          }
           feedUrl={feedUrl}
           tiles={tiles}
         />
@@ -404,7 +429,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   });
 
   async function sendFeed(reply: FastifyReply, filter: ReturnType<typeof filterOf>, selfUrl: string) {
-    const { items } = await listPublicReports(db(), filter, { offset: 0, limit: 50 });
+    const items = (await listPublicReports(db(), filter, { offset: 0, limit: 50 }))?.items ?? [];
     const updates = await latestUpdates(
       db(),
       items.map((r) => r.reference),

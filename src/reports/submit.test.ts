@@ -239,7 +239,7 @@ describeEachDb("submitReport", (dialect) => {
     expect(rows).toHaveLength(2);
     // Orientation 6 turns the 2400x1800 landscape upright; the long side shrinks to 1600.
     expect(rows[0]).toMatchObject({ width: 1200, height: 1600, content_type: "image/jpeg" });
-    const storage = mediaStorage(t.config.dataDir);
+    const storage = mediaStorage(t.config);
     const full = await storage.get(photoKey(rows[0]?.hash ?? "", "full"));
     const thumb = await storage.get(photoKey(rows[0]?.hash ?? "", "thumb"));
     if (!full || !thumb) throw new Error("photo not stored");

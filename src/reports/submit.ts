@@ -297,7 +297,7 @@ export async function submitReport(
 ): Promise<SubmittedReport> {
   const makeReference = options.newReference ?? newReference;
   const c = await check(civic, input);
-  const storage = mediaStorage(civic.config.dataDir);
+  const storage = mediaStorage(civic.config);
   for (const photo of c.photos) {
     await storage.put(photoKey(photo.hash, "full"), photo.full);
     await storage.put(photoKey(photo.hash, "thumb"), photo.thumb);

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -9,6 +8,7 @@ import { seedDemoVillage } from "../../src/demo/seed.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../helpers/app.js";
+import { type ServerProcess as Server, startServerProcess as startServer } from "../helpers/server-process.js";
 import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
 
 /**
@@ -25,43 +25,6 @@ const SUBMISSIONS = 200;
 const KILL_AFTER_ACKS = 60;
 const WAVE = 50;
 const WAVE_GAP_MS = 2_500;
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-function startServer(env: Record<string, string>): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["dist/server.js"], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the server did not start:\n${out}`));
-    }, 30_000);
-    const collect = (c: Buffer) => {
-      out += c.toString();
-      const url = /Open (http:\/\/\S+) in your browser/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, child, output: () => out, exited });
-      }
-    };
-    child.stdout?.on("data", collect);
-    child.stderr?.on("data", collect);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with ${code}:\n${out}`));
-    });
-  });
-}
 
 interface Submission {
   i: number;

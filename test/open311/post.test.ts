@@ -271,7 +271,7 @@ describeEachDb("Open311 POST requests", (dialect) => {
     expect(r?.media_url).toMatch(/^http:\/\/civic\.test\/photos\/[0-9a-f]{64}\.jpg$/);
     // The photo was cleaned and stored under its hash (served by the reports feature's /photos route).
     const hash = /([0-9a-f]{64})\.jpg$/.exec(r?.media_url ?? "")?.[1] as string;
-    const stored = await mediaStorage(t.config.dataDir).get(photoKey(hash, "full"));
+    const stored = await mediaStorage(t.config).get(photoKey(hash, "full"));
     expect(stored?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
     expect(hasGpsTag((await sharp(jpeg).metadata()).exif)).toBe(true);
     expect(hasGpsTag((await sharp(stored as Buffer).metadata()).exif)).toBe(false);

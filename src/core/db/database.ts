@@ -59,7 +59,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       close: () => db.destroy(),
     };
   }
-  const file = options.sqliteFile ?? join(options.dataDir, "civic.db");
+  const file = options.sqliteFile ?? sqlitePath(options.dataDir);
   if (file !== ":memory:") mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
@@ -76,6 +76,11 @@ export function openDatabase(options: DatabaseOptions): Database {
     ping: () => ping(db),
     close: () => db.destroy(),
   };
+}
+
+/** The SQLite database file under DATA_DIR. */
+export function sqlitePath(dataDir: string): string {
+  return join(dataDir, "civic.db");
 }
 
 async function ping(db: Kysely<DB>): Promise<boolean> {

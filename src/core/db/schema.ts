@@ -391,6 +391,12 @@ export interface AnalyticsCountsTable {
   count: number;
 }
 
+export interface SharedSecretsTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -420,6 +426,7 @@ export interface DB {
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;
+  shared_secrets: SharedSecretsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

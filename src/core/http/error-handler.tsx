@@ -20,7 +20,7 @@ export function isApiPath(url: string): boolean {
 
 export function routeFamily(url: string): RouteFamily {
   if (url.startsWith("/api/v2/") || url === "/api/v2") return "open311";
-  if (isApiPath(url) || url === "/healthz") return "problem";
+  if (isApiPath(url) || url === "/healthz" || url === "/readyz") return "problem";
   return "html";
 }
 

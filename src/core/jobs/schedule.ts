@@ -13,6 +13,6 @@ export function scheduledJobs(civic: Civic, log: FastifyBaseLogger): JobRunner {
     db,
     now: () => civic.now(),
     log,
-    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config.dataDir)), analyticsRollupJob(db)],
+    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config)), analyticsRollupJob(db)],
   });
 }

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import type { Config } from "../../config.js";
+import { S3Storage } from "./s3-storage.js";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /**
- * Where uploaded media is kept, addressed by key (content-hash based, so a key's content never changes). Local disk
- * now; an object store can implement the same three methods later.
+ * Where uploaded media is kept, addressed by key (content-hash based, so a key's content never changes): a local
+ * directory (the default) or an S3-compatible object store (MEDIA_STORE=s3, s3-storage.ts).
  */
 export interface Storage {
   put(key: string, data: Buffer): Promise<void>;
@@ -17,7 +19,7 @@ export interface Storage {
 
 const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
 
-function checkKey(key: string): void {
+export function checkKey(key: string): void {
   if (!KEY.test(key) || key.includes("..") || key.includes("//")) throw new Error(`invalid storage key "${key}"`);
 }
 
@@ -61,7 +63,19 @@ export class LocalDiskStorage implements Storage {
   }
 }
 
-/** The platform's media storage under DATA_DIR/media. */
-export function mediaStorage(dataDir: string): Storage {
-  return new LocalDiskStorage(join(dataDir, "media"));
+const stores = new Map<string, Storage>();
+
+/**
+ * The platform's media storage: DATA_DIR/media, or the configured S3 bucket. One instance per place, so its
+ * S3 client (and connection pool) is shared by every request.
+ */
+export function mediaStorage(config: Pick<Config, "dataDir" | "media">): Storage {
+  const media = config.media;
+  const place = media.store === "s3" ? `s3:${media.endpoint ?? ""}:${media.bucket}` : `local:${config.dataDir}`;
+  let store = stores.get(place);
+  if (!store) {
+    store = media.store === "s3" ? new S3Storage(media) : new LocalDiskStorage(join(config.dataDir, "media"));
+    stores.set(place, store);
+  }
+  return store;
 }

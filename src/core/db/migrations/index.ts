@@ -10,6 +10,7 @@ import * as m0009 from "./0009_idempotency.js";
 import * as m0010 from "./0010_accounts.js";
 import * as m0011 from "./0011_staff.js";
 import * as m0014 from "./0014_analytics.js";
+import * as m0015 from "./0015_scale.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   "0010_accounts": m0010,
   "0011_staff": m0011,
   "0014_analytics": m0014,
+  "0015_scale": m0015,
 };
 
 export class MigrationError extends Error {
