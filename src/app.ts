@@ -33,6 +33,8 @@ import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { openApiRoutes } from "./openapi/routes.js";
 import { projectRoutes } from "./projects/routes.js";
+import { newsletterRoutes } from "./newsletter/routes.js";
+import "./newsletter/personal-data.js";
 import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
@@ -206,6 +208,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
+  await app.register(newsletterRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

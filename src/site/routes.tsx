@@ -63,14 +63,6 @@ const staticPages: Record<string, FunctionComponent<ContentProps>> = {
       subject="Volunteering"
     />
   ),
-  "/newsletter": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Newsletter"
-      intro="A short email about village news, projects and fixed reports, about once a month. You can stop it at any time."
-      subject="Newsletter"
-    />
-  ),
 };
 
 /** The home page and the static pages of the site map. */

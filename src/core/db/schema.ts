@@ -42,6 +42,9 @@ export interface ProjectsTable {
   started_on: string;
   lead: string;
   volunteers_wanted: number;
+  /** JSON string[]: the roles volunteers can sign up for. */
+  roles: ColumnType<string, string | undefined, string>;
+  ends_on: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -178,6 +181,8 @@ export interface OutboxTable {
   sent_at: Timestamp | null;
   /** Set when the message will never be sent: a permanent SMTP refusal, a suppressed address or too many attempts. */
   failed_at: Timestamp | null;
+  /** JSON object of extra headers (e.g. List-Unsubscribe), or null. */
+  headers: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -329,6 +334,97 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+export interface ProjectUpdatesTable {
+  id: Id;
+  project_id: string;
+  title: string;
+  body: string;
+  posted_at: Timestamp;
+}
+
+export type IdeaStatus = "unconfirmed" | "open" | "under-consideration" | "adopted" | "not-taken-forward" | "done";
+
+export interface IdeasTable {
+  id: Id;
+  title: string;
+  description: string;
+  category: string | null;
+  place_id: string | null;
+  location_text: string | null;
+  photo_hash: string | null;
+  status: IdeaStatus;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+  /** Staff's public response with the status. */
+  response: string | null;
+  project_id: string | null;
+  account_id: string | null;
+  /** The proposer's address when they had no account (never shown). */
+  email: string | null;
+  confirm_token_hash: string | null;
+  supports: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  published_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface IdeaSupportsTable {
+  idea_id: number;
+  account_id: string;
+  created_at: Timestamp;
+}
+
+export interface VolunteersTable {
+  id: Id;
+  project_id: string | null;
+  role: string | null;
+  name: string;
+  email: string;
+  phone: string | null;
+  interests: string;
+  availability: string;
+  consent_text: string;
+  status: "unconfirmed" | "confirmed" | "withdrawn";
+  /** sha256 of the link token in the confirmation mail (confirms, then withdraws). */
+  token_hash: string;
+  account_id: string | null;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+  withdrawn_at: Timestamp | null;
+}
+
+export interface NewsletterSubscribersTable {
+  id: Id;
+  email: string;
+  status: "unconfirmed" | "confirmed" | "unsubscribed";
+  confirm_token_hash: string | null;
+  /** Random salt; the unsubscribe token is a keyed hash of it (see newsletter/tokens.ts). */
+  unsubscribe_salt: string;
+  consent_text: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+  unsubscribed_at: Timestamp | null;
+}
+
+export interface NewsletterIssuesTable {
+  id: Id;
+  title: string;
+  /** Markdown. */
+  body: string;
+  status: "draft" | "sending" | "sent";
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  send_started_at: Timestamp | null;
+  sent_at: Timestamp | null;
+}
+
+/** One row per issue and recipient, under a primary key: the guarantee of one mail per recipient. */
+export interface NewsletterSendsTable {
+  issue_id: number;
+  subscriber_id: number;
+  outbox_id: number | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -352,6 +448,13 @@ export interface DB {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;
+  project_updates: ProjectUpdatesTable;
+  ideas: IdeasTable;
+  idea_supports: IdeaSupportsTable;
+  volunteers: VolunteersTable;
+  newsletter_subscribers: NewsletterSubscribersTable;
+  newsletter_issues: NewsletterIssuesTable;
+  newsletter_sends: NewsletterSendsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

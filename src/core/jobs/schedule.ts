@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { newsletterSendJob } from "../../newsletter/job.js";
 import { keptPhotoCleanupJob } from "../../reports/kept-photos.js";
 import type { Civic } from "../context.js";
 import { mediaStorage } from "../media/storage.js";
@@ -12,6 +13,6 @@ export function scheduledJobs(civic: Civic, log: FastifyBaseLogger): JobRunner {
     db,
     now: () => civic.now(),
     log,
-    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config.dataDir))],
+    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config.dataDir)), newsletterSendJob(civic)],
   });
 }
