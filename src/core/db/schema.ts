@@ -97,6 +97,8 @@ export interface CategoriesTable {
   attributes: string;
   is_public: number;
   sort_order: number;
+  /** Set when an admin retires the category: no new reports; existing reports keep it. */
+  retired_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export type ReportStatus =
@@ -138,6 +140,10 @@ export interface ReportsTable {
   expected_at: Timestamp | null;
   /** Open311 media_url supplied by an API client (an image hosted elsewhere); null otherwise. */
   media_url: string | null;
+  /** Staff: the staff account the report is assigned to. */
+  assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Staff: the report this one duplicates (its status is then "duplicate"). */
+  duplicate_of: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ReportPhotosTable {
@@ -425,6 +431,39 @@ export interface NewsletterSendsTable {
   created_at: Timestamp;
 }
 
+/** Append-only: every staff action (who, what, which item, reason, when). */
+export interface AuditLogTable {
+  id: Id;
+  at: Timestamp;
+  /** The acting staff account; null for automatic actions. */
+  actor_id: string | null;
+  action: string;
+  item_type: string;
+  item_id: string;
+  reason: string | null;
+  /** JSON object */
+  details: string;
+}
+
+/** Private notes staff keep on a report; never public. */
+export interface StaffNotesTable {
+  id: Id;
+  report_id: number;
+  author_id: string | null;
+  body: string;
+  created_at: Timestamp;
+}
+
+/** People who get a report's public updates by email (personal data). */
+export interface ReportFollowersTable {
+  id: Id;
+  report_id: number;
+  email: string;
+  token_hash: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -455,6 +494,9 @@ export interface DB {
   newsletter_subscribers: NewsletterSubscribersTable;
   newsletter_issues: NewsletterIssuesTable;
   newsletter_sends: NewsletterSendsTable;
+  audit_log: AuditLogTable;
+  staff_notes: StaffNotesTable;
+  report_followers: ReportFollowersTable;
 }
 
 export type Business = Selectable<BusinessesTable>;
