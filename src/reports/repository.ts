@@ -29,6 +29,9 @@ export interface PublicReport {
 }
 
 export interface PublicPhoto {
+  id: number;
+  /** Always "public" for the public; staff also see hidden and removed photos, marked. */
+  visibility: ReportVisibility;
   full: string;
   thumb: string;
   width: number;
@@ -36,6 +39,8 @@ export interface PublicPhoto {
 }
 
 export interface PublicUpdate {
+  id: number;
+  visibility: ReportVisibility;
   status: ReportStatus;
   statusLabel: string;
   note: string;
@@ -174,12 +179,12 @@ export async function findReport(
   if (!row) return { kind: "unknown" };
   let photoQuery = db
     .selectFrom("report_photos")
-    .select(["hash", "width", "height"])
+    .select(["id", "hash", "width", "height", "visibility"])
     .where("report_id", "=", row.id)
     .orderBy("position");
   let updateQuery = db
     .selectFrom("report_updates")
-    .select(["status", "note", "created_at"])
+    .select(["id", "status", "note", "created_at", "visibility"])
     .where("report_id", "=", row.id)
     .orderBy("created_at")
     .orderBy("id");
@@ -195,12 +200,16 @@ export async function findReport(
       moderatedAt: row.moderated_at,
       visibility: row.visibility,
       photos: photos.map((p) => ({
+        id: p.id,
+        visibility: p.visibility,
         full: reportPhotoUrl(baseUrl, p.hash, "full"),
         thumb: reportPhotoUrl(baseUrl, p.hash, "thumb"),
         width: p.width,
         height: p.height,
       })),
       history: updates.map((u) => ({
+        id: u.id,
+        visibility: u.visibility,
         status: u.status,
         statusLabel: STATUS_LABELS[u.status],
         note: u.note,
