@@ -8,6 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
+import { adminRoutes } from "./admin/routes.js";
 import { sessionPlugin } from "./accounts/plugin.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
@@ -207,6 +208,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(discoveryRoutes);
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
+  await app.register(adminRoutes);
   await app.register(flagRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 

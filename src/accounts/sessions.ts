@@ -39,24 +39,30 @@ export async function startSession(
   reply: FastifyReply,
   accountId: string,
 ): Promise<void> {
+  // A new sign-in replaces the session this browser had (no session fixation, no stale sessions).
+  if (request.viewer) await endSession(civic.database.db, request.viewer.sessionId);
+  const token = await createSession(civic, accountId, request.headers["user-agent"]);
+  reply.header("set-cookie", sessionCookie(civic.config.baseUrl, token, SESSION_MS / 1000));
+}
+
+/** Stores a new session for an account and returns its token (the cookie's value). */
+export async function createSession(civic: Civic, accountId: string, userAgent: string | undefined): Promise<string> {
   const token = newToken();
   const now = civic.now();
   const at = now.toISOString();
-  // A new sign-in replaces the session this browser had (no session fixation, no stale sessions).
-  if (request.viewer) await endSession(civic.database.db, request.viewer.sessionId);
   await civic.database.db.deleteFrom("sessions").where("expires_at", "<", at).execute();
   await civic.database.db
     .insertInto("sessions")
     .values({
       account_id: accountId,
       token_hash: hashToken(token),
-      device: deviceClass(request.headers["user-agent"]),
+      device: deviceClass(userAgent),
       created_at: at,
       last_seen_at: at,
       expires_at: new Date(now.getTime() + SESSION_MS).toISOString(),
     })
     .execute();
-  reply.header("set-cookie", sessionCookie(civic.config.baseUrl, token, SESSION_MS / 1000));
+  return token;
 }
 
 export async function endSession(db: Kysely<DB>, sessionId: number): Promise<void> {

@@ -15,17 +15,11 @@ import { reportsAtom } from "./feed.js";
 import { type FormBody, first, readFormBody } from "./form-body.js";
 import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
-import {
-  CategoryStep,
-  Confirmation,
-  emptyFormValues,
-  ReportDetail,
-  ReportForm,
-  type ReportFormValues,
-  ReportsList,
-  type StatusResult,
-  StatusLookup,
-} from "./pages.js";
+import { Confirmation, ReportForm } from "./pages/form.js";
+import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/form-fields.js";
+import { ReportsList } from "./pages/list.js";
+import { ReportDetail } from "./pages/detail.js";
+import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference } from "./reference.js";
 import { findReport, listPublicReports, type NearbyReport, nearbyReports, publicCategories } from "./repository.js";

@@ -94,6 +94,8 @@ export interface CategoriesTable {
   attributes: string;
   is_public: number;
   sort_order: number;
+  /** Set when an admin retires the category: no new reports; existing reports keep it. */
+  retired_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export type ReportStatus =
@@ -142,6 +144,10 @@ export interface ReportsTable {
   original_description: ColumnType<string | null, string | null | undefined, string | null>;
   /** 1 when the sender is on the ban list: stored as usual, never published. */
   withheld: ColumnType<number, number | undefined, number>;
+  /** Staff: the staff account the report is assigned to. */
+  assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Staff: the report this one duplicates (its status is then "duplicate"). */
+  duplicate_of: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ReportPhotosTable {
@@ -380,6 +386,39 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+/** Append-only: every staff action (who, what, which item, reason, when). */
+export interface AuditLogTable {
+  id: Id;
+  at: Timestamp;
+  /** The acting staff account; null for automatic actions. */
+  actor_id: string | null;
+  action: string;
+  item_type: string;
+  item_id: string;
+  reason: string | null;
+  /** JSON object */
+  details: string;
+}
+
+/** Private notes staff keep on a report; never public. */
+export interface StaffNotesTable {
+  id: Id;
+  report_id: number;
+  author_id: string | null;
+  body: string;
+  created_at: Timestamp;
+}
+
+/** People who get a report's public updates by email (personal data). */
+export interface ReportFollowersTable {
+  id: Id;
+  report_id: number;
+  email: string;
+  token_hash: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -407,6 +446,9 @@ export interface DB {
   moderation_decisions: ModerationDecisionsTable;
   moderation_strikes: ModerationStrikesTable;
   banned_senders: BannedSendersTable;
+  audit_log: AuditLogTable;
+  staff_notes: StaffNotesTable;
+  report_followers: ReportFollowersTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

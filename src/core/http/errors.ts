@@ -8,6 +8,8 @@ export const errorCatalogue = {
   api_key_required: { status: 403, title: "Forbidden" },
   api_key_invalid: { status: 403, title: "Forbidden" },
   csrf_failed: { status: 403, title: "Forbidden" },
+  /** Signed in, but the account's role does not allow this (staff pages for residents, admin pages for moderators). */
+  forbidden: { status: 403, title: "Forbidden" },
   not_found: { status: 404, title: "Not Found" },
   method_not_allowed: { status: 405, title: "Method Not Allowed" },
   idempotency_key_missing: { status: 400, title: "Bad Request" },

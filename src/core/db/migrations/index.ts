@@ -8,6 +8,7 @@ import * as m0007 from "./0007_writes.js";
 import * as m0008 from "./0008_jobs.js";
 import * as m0009 from "./0009_idempotency.js";
 import * as m0010 from "./0010_accounts.js";
+import * as m0011 from "./0011_staff.js";
 import * as m0012 from "./0012_moderation.js";
 
 /**
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   "0008_jobs": m0008,
   "0009_idempotency": m0009,
   "0010_accounts": m0010,
+  "0011_staff": m0011,
   "0012_moderation": m0012,
 };
 

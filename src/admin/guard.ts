@@ -1,0 +1,85 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from "fastify";
+import type { Viewer } from "../core/context.js";
+import type { Role } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+
+/** The roles that may enter the staff console, and the least role each staff page needs. */
+export type StaffRole = Exclude<Role, "resident">;
+
+const RANK: Record<Role, number> = { resident: 0, moderator: 1, admin: 2 };
+
+export function hasRole(viewer: Pick<Viewer, "role"> | null, minimum: StaffRole): boolean {
+  return viewer !== null && RANK[viewer.role] >= RANK[minimum];
+}
+
+/** A local path to come back to after signing in ("" when the URL is not a plain local path). */
+function nextPath(url: string): string {
+  return /^\/(?![/\\])[^\s\\]{0,500}$/.test(url) ? url : "";
+}
+
+/**
+ * The check every staff route runs before anything else: an anonymous visitor is sent to sign in (303, back here
+ * afterwards; a form post comes back to the page, not the post), a resident gets 403, and a moderator gets 403 on
+ * admin-only pages. Returns the viewer when they may pass, or null when the reply is already decided (redirect).
+ */
+export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum: StaffRole): Viewer | null {
+  const viewer = request.viewer;
+  if (!viewer) {
+    // A page comes back to itself; a form post comes back to the staff home (its form token would be stale).
+    const back = request.method === "GET" || request.method === "HEAD" ? nextPath(request.url) : "";
+    void reply.redirect(`/sign-in?next=${encodeURIComponent(back || "/admin")}`, 303);
+    return null;
+  }
+  if (!hasRole(viewer, minimum)) {
+    throw new AppError(
+      "forbidden",
+      minimum === "admin"
+        ? "This page is for administrators only. Ask an administrator if you need it."
+        : "This page is for the volunteers who run the platform. You are signed in, but your account is not a staff account.",
+    );
+  }
+  return viewer;
+}
+
+/** The viewer of a request that has passed a staff guard (for handlers inside a guarded scope). */
+export function staffViewer(request: FastifyRequest): Viewer {
+  const viewer = request.viewer;
+  if (!viewer || viewer.role === "resident") throw new AppError("forbidden", "This page is for staff only.");
+  return viewer;
+}
+
+/** A Fastify scope whose routes are typed from their TypeBox schemas. */
+export type StaffScope = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/**
+ * Registers `routes` behind the guard: every route in it needs at least `minimum`. The guard runs as an onRequest
+ * hook, after the session is known and before the body is read or the form token checked.
+ */
+export async function guardedScope(
+  app: FastifyInstance,
+  minimum: StaffRole,
+  routes: (scope: StaffScope) => Promise<void> | void,
+): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook("onRequest", async (request, reply) => {
+      checkStaff(request, reply, minimum);
+      return reply.sent ? reply : undefined;
+    });
+    await routes(scope.withTypeProvider<TypeBoxTypeProvider>());
+  });
+}

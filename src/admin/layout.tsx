@@ -1,0 +1,74 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ComponentChildren, VNode } from "preact";
+import { pageContext } from "../core/context.js";
+import { Layout, type PageContext } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { staffNav } from "./nav.js";
+
+export interface AdminPageOptions {
+  status?: number;
+  /** The form on the page failed validation: the title starts with "Error: ". */
+  hasErrors?: boolean;
+  scripts?: string[];
+}
+
+/** The staff console's navigation: the pages this viewer may open. */
+export function StaffNav({ ctx, role }: { ctx: PageContext; role: "moderator" | "admin" | "resident" }) {
+  const path = ctx.path;
+  return (
+    <nav class="staff-nav" aria-label="Staff">
+      <ul>
+        {staffNav({ role }).map((e) => (
+          <li key={e.path}>
+            <a
+              href={e.path}
+              aria-current={
+                path === e.path || (e.path !== "/admin" && path.startsWith(`${e.path}/`)) ? "page" : undefined
+              }
+            >
+              {e.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+export function AdminShell({
+  ctx,
+  role,
+  children,
+}: {
+  ctx: PageContext;
+  role: "moderator" | "admin" | "resident";
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="staff-console">
+      <StaffNav ctx={ctx} role={role} />
+      <div class="staff-main">{children}</div>
+    </div>
+  );
+}
+
+/** Renders a staff page: the site layout with the staff navigation. The body gets the context (form token). */
+export function renderAdminPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  title: string,
+  body: (ctx: PageContext) => VNode,
+  options: AdminPageOptions = {},
+): FastifyReply {
+  const ctx = pageContext(request);
+  const role = request.viewer?.role ?? "resident";
+  return sendPage(
+    reply,
+    <Layout ctx={ctx} title={`${options.hasErrors ? "Error: " : ""}${title} (staff)`} scripts={options.scripts}>
+      <AdminShell ctx={ctx} role={role}>
+        {body(ctx)}
+      </AdminShell>
+    </Layout>,
+    options.status ?? 200,
+  );
+}

@@ -1,0 +1,115 @@
+import type { AuditFilter, AuditRow } from "./audit.js";
+
+const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
+
+export interface AuditLogProps {
+  rows: AuditRow[];
+  total: number;
+  page: number;
+  pages: number;
+  filter: AuditFilter;
+  actions: string[];
+  itemTypes: string[];
+  query: (page: number) => string;
+}
+
+function Choice({ name, label, value, options }: { name: string; label: string; value?: string; options: string[] }) {
+  return (
+    <p>
+      <label for={`log-${name}`}>{label}</label>
+      <select id={`log-${name}`} name={name}>
+        <option value="">Any</option>
+        {options.map((o) => (
+          <option value={o} selected={o === value} key={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+/** /admin/log: every staff action, newest first; read-only. */
+export function AuditLogPage(p: AuditLogProps) {
+  return (
+    <>
+      <h1>Audit log</h1>
+      <p>Every action staff take, and every automatic one, is recorded here. Nobody can change or delete an entry.</p>
+      <form method="get" action="/admin/log" class="filters">
+        <Choice name="action" label="Action" value={p.filter.action} options={p.actions} />
+        <Choice name="item_type" label="Item type" value={p.filter.itemType} options={p.itemTypes} />
+        <p>
+          <label for="log-item">Item id</label>
+          <input id="log-item" name="item_id" value={p.filter.itemId ?? ""} maxLength={100} />
+        </p>
+        <p>
+          <label for="log-from">From (date)</label>
+          <input id="log-from" name="from" type="date" value={p.filter.from ?? ""} />
+        </p>
+        <p>
+          <label for="log-to">To (date)</label>
+          <input id="log-to" name="to" type="date" value={p.filter.to ?? ""} />
+        </p>
+        <p>
+          <button type="submit">Show</button>
+        </p>
+      </form>
+      <p role="status">
+        {p.total === 0
+          ? "No entries match."
+          : `${p.total} ${p.total === 1 ? "entry" : "entries"}, page ${p.page} of ${p.pages}.`}
+      </p>
+      {p.rows.length > 0 ? (
+        <table class="data-table">
+          <caption class="visually-hidden">Audit log entries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When (UTC)</th>
+              <th scope="col">Who</th>
+              <th scope="col">Action</th>
+              <th scope="col">Item</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.rows.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <time dateTime={r.at}>{dateTime.format(new Date(r.at))}</time>
+                </td>
+                <td>{r.actorId === null ? "The platform (automatic)" : (r.actorLabel ?? "A former account")}</td>
+                <td>{r.action}</td>
+                <td>
+                  {r.itemType} {r.itemId}
+                </td>
+                <td>{r.reason ?? ""}</td>
+                <td>{Object.keys(r.details).length > 0 ? <code>{JSON.stringify(r.details)}</code> : ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {p.pages > 1 ? (
+        <nav aria-label="Pages of the audit log" class="pagination">
+          <ul>
+            {p.page > 1 ? (
+              <li>
+                <a href={p.query(p.page - 1)} rel="prev">
+                  Newer entries
+                </a>
+              </li>
+            ) : null}
+            {p.page < p.pages ? (
+              <li>
+                <a href={p.query(p.page + 1)} rel="next">
+                  Older entries
+                </a>
+              </li>
+            ) : null}
+          </ul>
+        </nav>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "./audit.js";
+import { guardedScope } from "./guard.js";
+import { renderAdminPage } from "./layout.js";
+import { AuditLogPage } from "./log-page.js";
+import { registerStaffPage, staffNav } from "./nav.js";
+
+registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
+registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
+
+const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
+const LogQuery = Type.Object({
+  action: Type.Optional(Type.String({ maxLength: 100 })),
+  item_type: Type.Optional(Type.String({ maxLength: 100 })),
+  item_id: Type.Optional(Type.String({ maxLength: 100 })),
+  actor: Type.Optional(Type.String({ maxLength: 100 })),
+  from: Type.Optional(Type.Union([Type.Literal(""), Type.String({ pattern: DATE })])),
+  to: Type.Optional(Type.Union([Type.Literal(""), Type.String({ pattern: DATE })])),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+});
+
+/** The staff console's shell: /admin (the pages the viewer may open) and the audit log. */
+export async function adminRoutes(app: FastifyInstance): Promise<void> {
+  const db = () => app.civic.database.db;
+  await guardedScope(app, "moderator", (scope) => {
+    scope.get("/admin", { schema: { hide: true } }, async (request, reply) => {
+      const entries = staffNav(request.viewer).filter((e) => e.path !== "/admin");
+      return renderAdminPage(request, reply, "Staff console", () => (
+        <>
+          <h1>Staff console</h1>
+          <p>
+            You are signed in as {request.viewer?.label} ({request.viewer?.role}). Everything you do here is recorded in
+            the audit log.
+          </p>
+          <ul class="staff-home">
+            {entries.map((e) => (
+              <li key={e.path}>
+                <a href={e.path}>{e.label}</a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ));
+    });
+
+    scope.get("/admin/log", { schema: { hide: true, querystring: LogQuery } }, async (request, reply) => {
+      const q = request.query;
+      const filter: AuditFilter = {
+        action: q.action || undefined,
+        itemType: q.item_type || undefined,
+        itemId: q.item_id || undefined,
+        actorId: q.actor || undefined,
+        from: q.from || undefined,
+        to: q.to || undefined,
+      };
+      const page = q.page ?? 1;
+      const [{ rows, total }, vocabulary] = await Promise.all([listAudit(db(), filter, page), auditVocabulary(db())]);
+      const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
+      const query = (n: number) => {
+        const params = new URLSearchParams();
+        for (const [k, v] of Object.entries({ ...q, page: undefined })) if (v) params.set(k, String(v));
+        if (n > 1) params.set("page", String(n));
+        const s = params.toString();
+        return s ? `/admin/log?${s}` : "/admin/log";
+      };
+      return renderAdminPage(request, reply, "Audit log", () => (
+        <AuditLogPage
+          rows={rows}
+          total={total}
+          page={page}
+          pages={pages}
+          filter={filter}
+          actions={vocabulary.actions}
+          itemTypes={vocabulary.itemTypes}
+          query={query}
+        />
+      ));
+    });
+  });
+}

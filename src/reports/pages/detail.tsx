@@ -1,0 +1,115 @@
+import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/flag-pages.js";
+import type { PublicReportDetail } from "../repository.js";
+import { DateTime, StatusTag, where } from "./common.js";
+import type { MapTiles } from "./list.js";
+
+export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTiles }) {
+  const place = where(r);
+  return (
+    <>
+      <p>
+        <a href="/reports">All reports</a>
+      </p>
+      <h1>{r.title}</h1>
+      <ModerationNotice moderatedAt={r.moderatedAt} visibility={r.visibility} />
+      <p>
+        <StatusTag status={r.status} />
+      </p>
+      <dl class="report-facts">
+        <dt>Reference</dt>
+        <dd>{r.reference}</dd>
+        <dt>Category</dt>
+        <dd>
+          <a href={`/reports?category=${encodeURIComponent(r.categoryCode)}`}>{r.categoryName}</a>
+        </dd>
+        <dt>Reported</dt>
+        <dd>
+          <DateTime iso={r.createdAt} withTime />
+        </dd>
+        <dt>Last updated</dt>
+        <dd>
+          <DateTime iso={r.updatedAt} withTime />
+        </dd>
+        <dt>Location</dt>
+        <dd>
+          {place ?? (r.lat !== null ? "Marked on the map" : "Not given")}
+          {r.lat !== null && r.lng !== null ? (
+            <>
+              {" "}
+              (
+              <span class="coords">
+                {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
+              </span>
+              ,{" "}
+              <a href={`https://www.openstreetmap.org/?mlat=${r.lat}&mlon=${r.lng}#map=18/${r.lat}/${r.lng}`}>
+                open in OpenStreetMap
+              </a>
+              )
+            </>
+          ) : null}
+        </dd>
+        {r.forwardedAt ? (
+          <>
+            <dt>Sent to the council</dt>
+            <dd>
+              {r.forwardedToName ?? "The council"}, <DateTime iso={r.forwardedAt} />. Response times depend on the
+              council.
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {r.lat !== null && r.lng !== null ? (
+        <div
+          class="map report-view-map"
+          hidden
+          data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title }])}
+          data-label={`Map showing where “${r.title}” is`}
+          data-tile-url={tiles.tileUrl}
+          data-attribution={tiles.attribution}
+        />
+      ) : null}
+      <h2>Description</h2>
+      {r.description.split(/\n{2,}/).map((para, i) => (
+        <p key={i} class="report-description">
+          {para}
+        </p>
+      ))}
+      {r.photos.length > 0 ? (
+        <>
+          <h2>Photos</h2>
+          <ul class="report-photos">
+            {r.photos.map((ph, i) => (
+              <li key={ph.full}>
+                <ModeratedMark visibility={ph.visibility} />
+                <a href={ph.full}>
+                  <img
+                    src={ph.thumb}
+                    alt={`Photo ${i + 1} of ${r.photos.length} for this report (opens the full size)`}
+                    width={Math.round((ph.width * 400) / Math.max(ph.width, ph.height))}
+                    height={Math.round((ph.height * 400) / Math.max(ph.width, ph.height))}
+                    loading="lazy"
+                  />
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <h2>History</h2>
+      <ol class="report-history">
+        {r.history.map((u, i) => (
+          <li key={i}>
+            <ModeratedMark visibility={u.visibility} />
+            <DateTime iso={u.at} withTime />: <strong>{i === 0 ? "Reported" : u.statusLabel}</strong>
+            {u.note ? <p>{u.note}</p> : null}
+            {u.note && i > 0 ? <ReportThisLink kind="update" id={String(u.id)} noun="update" /> : null}
+          </li>
+        ))}
+      </ol>
+      <p>Is this report about something dangerous? Not for emergencies: call 999 if someone is in danger.</p>
+      <p>
+        <ReportThisLink kind="report" id={r.reference} noun="report" />
+      </p>
+    </>
+  );
+}
