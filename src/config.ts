@@ -56,6 +56,12 @@ export interface Config {
     maxPhotos: number;
     maxPhotoBytes: number;
   };
+  moderation: {
+    /** Distinct "Report this" flags after which an item is hidden until a moderator reviews it. */
+    autoHideFlags: number;
+    /** Upheld strikes within 90 days after which an account is suspended automatically. */
+    suspendAfterStrikes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -139,6 +145,9 @@ export function loadConfig(env: Env = process.env): Config {
   const maxPhotos = int("MAX_PHOTOS", 3, 0, 10);
   const maxPhotoBytes = int("MAX_PHOTO_MB", 10, 1, 50) * 1024 * 1024;
 
+  const autoHideFlags = int("AUTO_HIDE_FLAGS", 3, 1, 1000);
+  const suspendAfterStrikes = int("SUSPEND_AFTER_STRIKES", 3, 1, 1000);
+
   const contactEmail = str("CONTACT_EMAIL") ?? demoVillage.contactEmail;
 
   let sessionSecret = str("SESSION_SECRET");
@@ -175,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
         '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
     },
     uploads: { maxPhotos, maxPhotoBytes },
+    moderation: { autoHideFlags, suspendAfterStrikes },
   };
 }
 

@@ -140,6 +140,13 @@ export interface ReportsTable {
   expected_at: Timestamp | null;
   /** Open311 media_url supplied by an API client (an image hosted elsewhere); null otherwise. */
   media_url: string | null;
+  /** Moderation (src/moderation): when a moderator last changed what the public sees of it. */
+  moderated_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** The reporter's own title/description, kept when a moderator redacted them (restorable by an admin). */
+  original_title: ColumnType<string | null, string | null | undefined, string | null>;
+  original_description: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when the sender is on the ban list: stored as usual, never published. */
+  withheld: ColumnType<number, number | undefined, number>;
   /** Staff: the staff account the report is assigned to. */
   assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** Staff: the report this one duplicates (its status is then "duplicate"). */
@@ -156,6 +163,7 @@ export interface ReportPhotosTable {
   height: number;
   content_type: string;
   created_at: Timestamp;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
 }
 
 export interface ReportUpdatesTable {
@@ -165,6 +173,49 @@ export interface ReportUpdatesTable {
   previous_status: ReportStatus | null;
   /** Public note shown in the report's history. */
   note: string;
+  created_at: Timestamp;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+}
+
+export interface ModerationFlagsTable {
+  id: Id;
+  kind: string;
+  item_id: string;
+  reason: string;
+  note: string | null;
+  /** "account:<id>" or a keyed hash of the client address with a daily salt; never the address. */
+  flagger: string;
+  created_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export interface ModerationDecisionsTable {
+  id: Id;
+  kind: string;
+  item_id: string;
+  action: string;
+  reason: string;
+  staff_account_id: string | null;
+  subject_account_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface ModerationStrikesTable {
+  id: Id;
+  account_id: string;
+  decision_id: number;
+  created_at: Timestamp;
+  overruled_at: Timestamp | null;
+  overruled_by: string | null;
+  overrule_reason: string | null;
+}
+
+export interface BannedSendersTable {
+  id: Id;
+  /** A lower-case address or a whole domain. */
+  pattern: string;
+  reason: string;
+  created_by: string | null;
   created_at: Timestamp;
 }
 
@@ -494,6 +545,10 @@ export interface DB {
   newsletter_subscribers: NewsletterSubscribersTable;
   newsletter_issues: NewsletterIssuesTable;
   newsletter_sends: NewsletterSendsTable;
+  moderation_flags: ModerationFlagsTable;
+  moderation_decisions: ModerationDecisionsTable;
+  moderation_strikes: ModerationStrikesTable;
+  banned_senders: BannedSendersTable;
   audit_log: AuditLogTable;
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;

@@ -10,6 +10,7 @@ import * as m0009 from "./0009_idempotency.js";
 import * as m0010 from "./0010_accounts.js";
 import * as m0013 from "./0013_community.js";
 import * as m0011 from "./0011_staff.js";
+import * as m0012 from "./0012_moderation.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   "0010_accounts": m0010,
   "0013_community": m0013,
   "0011_staff": m0011,
+  "0012_moderation": m0012,
 };
 
 export class MigrationError extends Error {
