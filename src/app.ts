@@ -35,6 +35,8 @@ import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { openApiRoutes } from "./openapi/routes.js";
 import { projectRoutes } from "./projects/routes.js";
+import { ideaRoutes } from "./ideas/routes.js";
+import "./ideas/registrations.js";
 import { newsletterRoutes } from "./newsletter/routes.js";
 import "./newsletter/personal-data.js";
 import { reportRoutes } from "./reports/routes.js";
@@ -211,6 +213,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(openApiRoutes);
   await app.register(accountRoutes);
   await app.register(newsletterRoutes);
+  await app.register(ideaRoutes);
   await app.register(adminRoutes);
   await app.register(flagRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { registerStaffPage } from "../admin/nav.js";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
 import { TextArea } from "../community/components.js";
@@ -221,3 +222,5 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
     return renderIssue(request, reply, issue.id, draft, [], { notice: "Saved." });
   });
 }
+
+registerStaffPage({ label: "Newsletter", path: "/admin/newsletter", minimum: "moderator", order: 60 });

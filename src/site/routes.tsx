@@ -47,14 +47,6 @@ const staticPages: Record<string, FunctionComponent<ContentProps>> = {
   "/terms": TermsContent,
   "/privacy": PrivacyContent,
   "/accessibility": AccessibilityContent,
-  "/ideas": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Share an idea"
-      intro="Have an idea to make the village better? A bench, a path, a litter-pick, a festival?"
-      subject="Idea"
-    />
-  ),
   "/volunteer": ({ site }) => (
     <ComingByEmail
       site={site}

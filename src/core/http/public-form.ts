@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Civic } from "../context.js";
 import type { FormToken } from "./csrf.js";
-import { type FieldProblem, notFound } from "./errors.js";
+import { checkStaff, type StaffRole } from "../../admin/guard.js";
+import type { FieldProblem } from "./errors.js";
 
 /** A person needs at least this long to fill in a public form; bots are faster. Measured from the form token. */
 export const MIN_FILL_MS = 3_000;
@@ -55,15 +56,7 @@ export function isStaff(request: FastifyRequest): boolean {
   return request.viewer?.role === "moderator" || request.viewer?.role === "admin";
 }
 
-/**
- * The signed-in staff member, or null after answering: a redirect to sign in for anonymous visitors, a 404 for
- * residents (staff pages are not advertised).
- */
-export function requireStaff(request: FastifyRequest, reply: FastifyReply) {
-  if (!request.viewer) {
-    void reply.redirect(`/sign-in?next=${encodeURIComponent(request.url.split("?")[0] ?? "/")}`, 303);
-    return null;
-  }
-  if (!isStaff(request)) throw notFound();
-  return request.viewer;
+/** The signed-in staff member (moderator or admin), or null after answering (see admin/guard.ts checkStaff). */
+export function requireStaff(request: FastifyRequest, reply: FastifyReply, minimum: StaffRole = "moderator") {
+  return checkStaff(request, reply, minimum);
 }
