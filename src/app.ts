@@ -38,6 +38,7 @@ import { projectRoutes } from "./projects/routes.js";
 import { ideaRoutes } from "./ideas/routes.js";
 import "./ideas/registrations.js";
 import { newsletterRoutes } from "./newsletter/routes.js";
+import { volunteerRoutes } from "./volunteers/routes.js";
 import "./newsletter/personal-data.js";
 import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
@@ -214,6 +215,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(accountRoutes);
   await app.register(newsletterRoutes);
   await app.register(ideaRoutes);
+  await app.register(volunteerRoutes);
   await app.register(adminRoutes);
   await app.register(flagRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));

@@ -47,14 +47,6 @@ const staticPages: Record<string, FunctionComponent<ContentProps>> = {
   "/terms": TermsContent,
   "/privacy": PrivacyContent,
   "/accessibility": AccessibilityContent,
-  "/volunteer": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Volunteer"
-      intro="Community projects run on volunteers. Give an hour a month or an afternoon a year: every bit helps. See our projects for what needs doing."
-      subject="Volunteering"
-    />
-  ),
 };
 
 /** The home page and the static pages of the site map. */
