@@ -17,30 +17,6 @@ function page(path: string): SitePage {
   return found;
 }
 
-/** Areas of the mission whose own features are still to come: until then they say how to take part by email. */
-function ComingByEmail({
-  site,
-  heading,
-  intro,
-  subject,
-}: ContentProps & { heading: string; intro: string; subject: string }) {
-  return (
-    <>
-      <h1>{heading}</h1>
-      <p class="lead">{intro}</p>
-      <p>
-        For now, email the volunteers at{" "}
-        <a href={`mailto:${site.contactEmail}?subject=${encodeURIComponent(subject)}`}>{site.contactEmail}</a> with the
-        subject “{subject}”. We read every message and reply within a week.
-      </p>
-      <p>
-        Your email address is used only to reply to you. It is never published, sold or shared: see our{" "}
-        <a href="/privacy">privacy notice</a>.
-      </p>
-    </>
-  );
-}
-
 const staticPages: Record<string, FunctionComponent<ContentProps>> = {
   "/": HomeContent,
   "/about": AboutContent,

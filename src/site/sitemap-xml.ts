@@ -148,6 +148,21 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
       ...sitePages.filter((p) => app.hasRoute({ method: "GET", url: p.path })).map((p) => ({ path: p.path })),
       ...projects.map((p) => ({ path: `/projects/${encodeURIComponent(p.id)}`, lastmod: p.updated_at })),
     ];
+    if (app.hasRoute({ method: "GET", url: "/ideas/:id" })) {
+      const ideas = await db
+        .selectFrom("ideas")
+        .select(["id", "updated_at"])
+        .where("status", "!=", "unconfirmed")
+        .where("visibility", "=", "public")
+        .orderBy("id", "desc")
+        .limit(MAX_REPORTS)
+        .execute();
+      entries.push(...ideas.map((i) => ({ path: `/ideas/${i.id}`, lastmod: i.updated_at })));
+    }
+    if (app.hasRoute({ method: "GET", url: "/councillors/:id" })) {
+      const councillors = await db.selectFrom("councillors").select("id").orderBy("sort_order").execute();
+      entries.push(...councillors.map((c) => ({ path: `/councillors/${encodeURIComponent(c.id)}` })));
+    }
     if (app.hasRoute({ method: "GET", url: "/businesses/:id" })) {
       entries.push(
         ...businesses.map((b) => ({ path: `/businesses/${encodeURIComponent(b.id)}`, lastmod: b.updated_at })),
