@@ -156,3 +156,13 @@ export function atomFeed(o: {
     "</feed>",
   ].join("\n");
 }
+
+/** A problem with the whole form (spam checks, limits), linked from the error summary by id "form". */
+export function FormProblem({ problems }: { problems: Problem[] }) {
+  const message = problems.find((x) => x.field === "form")?.message;
+  return message ? (
+    <p id="form" class="field-error">
+      {message}
+    </p>
+  ) : null;
+}

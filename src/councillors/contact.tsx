@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
 import { normaliseEmail } from "../accounts/tokens.js";
-import { Checkbox, Honeypot, TextArea } from "../community/components.js";
+import { FormProblem, Checkbox, Honeypot, TextArea } from "../community/components.js";
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
@@ -87,11 +87,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
         ) : (
           <>
             <ErrorSummary problems={problems} />
-            {problems.some((x) => x.field === "form") ? (
-              <p id="form" class="field-error">
-                {problems.find((x) => x.field === "form")?.message}
-              </p>
-            ) : null}
+            <FormProblem problems={problems} />
             <PostForm action={`/councillors/${c.id}/contact`} csrfToken={ctx.csrfToken}>
               <Field
                 id="name"

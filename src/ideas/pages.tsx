@@ -1,5 +1,5 @@
 import { ErrorSummary, Field, type Problem } from "../accounts/components.js";
-import { Honeypot, Select, TextArea } from "../community/components.js";
+import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
 import { CsrfField } from "../core/web/layout.js";
 import { IDEA_CATEGORIES, type IdeaInput } from "./service.js";
 
@@ -26,11 +26,7 @@ export function IdeaForm(p: {
       <h1>Share an idea</h1>
       <p class="lead">A bench, a path, a litter-pick, a festival: what would make the village better?</p>
       <ErrorSummary problems={problems} />
-      {problems.some((x) => x.field === "form") ? (
-        <p id="form" class="field-error">
-          {problems.find((x) => x.field === "form")?.message}
-        </p>
-      ) : null}
+      <FormProblem problems={problems} />
       <form method="post" action="/ideas" enctype="multipart/form-data" novalidate>
         <CsrfField token={p.csrfToken} />
         <Field id="title" label="Title" value={v.title} problems={problems} maxLength={120} />

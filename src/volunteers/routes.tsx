@@ -4,7 +4,7 @@ import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../acco
 import { registerPersonalData } from "../accounts/personal-data.js";
 import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../accounts/tokens.js";
 import { registerStaffPage } from "../admin/nav.js";
-import { Honeypot, Select, TextArea } from "../community/components.js";
+import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { publicFormLimit, requireStaff, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -59,11 +59,7 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
         <h1>Volunteer</h1>
         <p class="lead">Community projects run on volunteers. Give an hour a month or an afternoon a year.</p>
         <ErrorSummary problems={problems} />
-        {problems.some((x) => x.field === "form") ? (
-          <p id="form" class="field-error">
-            {problems.find((x) => x.field === "form")?.message}
-          </p>
-        ) : null}
+        <FormProblem problems={problems} />
         <PostForm action="/volunteer" csrfToken={ctx.csrfToken}>
           <Select
             id="project"
