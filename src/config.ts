@@ -83,6 +83,12 @@ export interface Config {
   };
   /** Where photos are kept: DATA_DIR/media (default) or an S3-compatible bucket. */
   media: { store: "local" } | S3Settings;
+  moderation: {
+    /** Distinct "Report this" flags after which an item is hidden until a moderator reviews it. */
+    autoHideFlags: number;
+    /** Upheld strikes within 90 days after which an account is suspended automatically. */
+    suspendAfterStrikes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -169,6 +175,9 @@ export function loadConfig(env: Env = process.env): Config {
   const maxConcurrentUploads = int("MAX_CONCURRENT_UPLOADS", 4, 1, 64);
   const uploadWaitMs = int("UPLOAD_WAIT_SECONDS", 10, 0, 60) * 1000;
 
+  const autoHideFlags = int("AUTO_HIDE_FLAGS", 3, 1, 1000);
+  const suspendAfterStrikes = int("SUSPEND_AFTER_STRIKES", 3, 1, 1000);
+
   const contactEmail = str("CONTACT_EMAIL") ?? demoVillage.contactEmail;
   const media = parseMediaStore(str, url, bool, problems);
 
@@ -210,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     uploads: { maxPhotos, maxPhotoBytes, maxConcurrent: maxConcurrentUploads, slotWaitMs: uploadWaitMs },
     media,
+    moderation: { autoHideFlags, suspendAfterStrikes },
   };
 }
 

@@ -2,9 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { pageContext } from "../core/context.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+import { councillorContactRoutes } from "./contact.js";
 
 /** /councillors: who represents the village and how to reach them. Councillors' contacts are public by role. */
 export async function councillorRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(councillorContactRoutes);
   app.get("/councillors", { schema: { hide: true } }, async (request, reply) => {
     const rows = await app.civic.database.db.selectFrom("councillors").selectAll().orderBy("sort_order").execute();
     const ctx = pageContext(request);
@@ -24,7 +26,9 @@ export async function councillorRoutes(app: FastifyInstance): Promise<void> {
             const responsibilities = JSON.parse(c.responsibilities) as string[];
             return (
               <li class="card" key={c.id} id={c.id}>
-                <h2>{c.name}</h2>
+                <h2>
+                  <a href={`/councillors/${c.id}`}>{c.name}</a>
+                </h2>
                 <p>
                   {c.role}, {c.ward}
                   {c.party ? ` (${c.party})` : " (Independent)"}

@@ -1,6 +1,7 @@
 import { type Kysely, SqliteAdapter, sql } from "kysely";
 import type { Category, DB, Report } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
 import { open311Status, STATUS_LABELS } from "../reports/model.js";
 import { reportPhotoUrl } from "../reports/photos.js";
 import { cellsCovering, geoCellSql } from "./geo.js";
@@ -59,7 +60,7 @@ function nearHere(near: NearHere) {
 
 /** The Kysely query for a filter (also used by the benchmark to print query plans). */
 export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
-  let q = db.selectFrom("reports").select(PUBLIC_COLUMNS).where("reports.visibility", "=", "public");
+  let q = db.selectFrom("reports").select(PUBLIC_COLUMNS).where(publicReport);
   if (filter.kind === "ids") {
     return q
       .where("reports.reference", "in", filter.references)
@@ -78,7 +79,7 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
       q = q.where(
         "reports.id",
         "in",
-        sql<number>`(select id from reports indexed by reports_public_cell_created where visibility = 'public' and ${geoCellSql(db)} in (${sql.join(cells)}) and created_at >= ${filter.from} and created_at <= ${filter.to})`,
+        sql<number>`(select id from reports indexed by reports_public_cell_created where ${publicVisibilitySql} and ${geoCellSql(db)} in (${sql.join(cells)}) and created_at >= ${filter.from} and created_at <= ${filter.to})`,
       );
     } else if (cells) {
       // The cells bound the area already; a latitude/longitude range as well would only tempt PostgreSQL into
@@ -123,6 +124,7 @@ async function loadExtras(db: Kysely<DB>, rows: PublicReportRow[]): Promise<Repo
           .selectFrom("report_updates")
           .select(["report_id", "note"])
           .where("report_id", "in", ids)
+          .where(publicUpdate)
           .orderBy("report_id")
           .orderBy("created_at", "desc")
           .orderBy("id", "desc")
@@ -133,6 +135,7 @@ async function loadExtras(db: Kysely<DB>, rows: PublicReportRow[]): Promise<Repo
           .selectFrom("report_photos")
           .select(["report_id", "hash"])
           .where("report_id", "in", ids)
+          .where(publicPhoto)
           .orderBy("report_id")
           .orderBy("position")
           .execute(),

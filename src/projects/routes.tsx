@@ -5,6 +5,7 @@ import type { Project } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+import { ProjectExtras, projectUpdateRoutes } from "./updates.js";
 
 const STATUS_LABEL: Record<Project["status"], string> = {
   planned: "Planned",
@@ -17,6 +18,7 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 /** /projects and /projects/{id}: community projects, what is planned, under way and done. */
 export async function projectRoutes(app: FastifyInstance): Promise<void> {
   const db = () => app.civic.database.db;
+  await app.register(projectUpdateRoutes);
 
   app.get("/projects", { schema: { hide: true } }, async (request, reply) => {
     const rows = await db().selectFrom("projects").selectAll().orderBy("started_on", "desc").execute();
@@ -60,10 +62,40 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
       const { id } = request.params as { id: string };
       const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
       if (!p) throw notFound("There is no project at this address.");
+      const [ideas, updates] = await Promise.all([
+        db()
+          .selectFrom("ideas")
+          .select(["id", "title"])
+          .where("project_id", "=", p.id)
+          .where("visibility", "=", "public")
+          .where("status", "!=", "unconfirmed")
+          .orderBy("id")
+          .execute(),
+        db()
+          .selectFrom("project_updates")
+          .selectAll()
+          .where("project_id", "=", p.id)
+          .orderBy("posted_at", "desc")
+          .limit(50)
+          .execute(),
+      ]);
+      const roles = JSON.parse(p.roles) as string[];
       const ctx = pageContext(request);
       return sendPage(
         reply,
-        <Layout ctx={ctx} title={p.title} description={p.summary}>
+        <Layout
+          ctx={ctx}
+          title={p.title}
+          description={p.summary}
+          head={
+            <link
+              rel="alternate"
+              type="application/atom+xml"
+              title={`${p.title}: updates`}
+              href={`/projects/${p.id}/updates.atom`}
+            />
+          }
+        >
           <p>
             <a href="/projects">All projects</a>
           </p>
@@ -84,9 +116,11 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
           ))}
           {p.volunteers_wanted ? (
             <p>
-              <strong>Volunteers wanted.</strong> <a href="/volunteer">Find out how to help</a>.
+              <strong>Volunteers wanted.</strong>{" "}
+              <a href={`/volunteer?project=${encodeURIComponent(p.id)}`}>Find out how to help</a>.
             </p>
           ) : null}
+          <ProjectExtras project={p} roles={roles} ideas={ideas} updates={updates} />
         </Layout>,
       );
     },

@@ -4,6 +4,7 @@ import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
+import { publicPhoto, publicReport } from "../moderation/visibility.js";
 
 /** The public, absolute URL of a stored report photo. */
 export function reportPhotoUrl(baseUrl: string, hash: string, size: "full" | "thumb"): string {
@@ -16,7 +17,7 @@ const FILE = /^([0-9a-f]{64})(-thumb)?\.jpg$/;
 /**
  * GET /photos/{hash}.jpg and /photos/{hash}-thumb.jpg: the cleaned photos of public reports. A file name is a
  * content hash, so responses never change and are cached for a year; a matching If-None-Match gets a 304 without
- * the file being read. Photos of hidden or removed reports and unknown hashes are 404.
+ * the file being read. Hidden or removed photos, photos of hidden or removed reports and unknown hashes are 404.
  */
 export async function photoRoutes(app: FastifyInstance): Promise<void> {
   const storage = mediaStorage(app.civic.config);
@@ -41,7 +42,8 @@ export async function photoRoutes(app: FastifyInstance): Promise<void> {
         .innerJoin("reports", "reports.id", "report_photos.report_id")
         .select("report_photos.id")
         .where("report_photos.hash", "=", hash)
-        .where("reports.visibility", "=", "public")
+        .where(publicReport)
+        .where(publicPhoto)
         .limit(1)
         .executeTakeFirst();
       if (!visible) throw notFound("There is no photo at this address.");

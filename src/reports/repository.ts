@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import type { DB, Report, ReportStatus } from "../core/db/schema.js";
+import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
+import { publicPhoto, publicReport, publicUpdate } from "../moderation/visibility.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";
 
@@ -28,6 +29,9 @@ export interface PublicReport {
 }
 
 export interface PublicPhoto {
+  id: number;
+  /** Always "public" for the public; staff also see hidden and removed photos, marked. */
+  visibility: ReportVisibility;
   full: string;
   thumb: string;
   width: number;
@@ -35,6 +39,8 @@ export interface PublicPhoto {
 }
 
 export interface PublicUpdate {
+  id: number;
+  visibility: ReportVisibility;
   status: ReportStatus;
   statusLabel: string;
   note: string;
@@ -44,6 +50,10 @@ export interface PublicUpdate {
 export interface PublicReportDetail extends PublicReport {
   photos: PublicPhoto[];
   history: PublicUpdate[];
+  /** When a moderator last changed what the public sees of it ("moderated on <date>"); null when never. */
+  moderatedAt: string | null;
+  /** "public" for everyone; staff also get hidden and removed reports, marked. */
+  visibility: ReportVisibility;
 }
 
 /** The public fields of a report row joined with its category and place. */
@@ -102,12 +112,15 @@ function present(row: PublicRow): PublicReport {
   };
 }
 
-function publicReports(db: Kysely<DB>) {
+function allReports(db: Kysely<DB>) {
   return db
     .selectFrom("reports")
     .innerJoin("categories", "categories.code", "reports.category_code")
-    .leftJoin("places", "places.id", "reports.place_id")
-    .where("reports.visibility", "=", "public");
+    .leftJoin("places", "places.id", "reports.place_id");
+}
+
+function publicReports(db: Kysely<DB>) {
+  return allReports(db).where(publicReport);
 }
 
 export interface ReportFilter {
@@ -169,14 +182,30 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
   const rows = await db
     .selectFrom("report_updates")
     .innerJoin("reports", "reports.id", "report_updates.report_id")
-    .select(["reports.reference", "report_updates.status", "report_updates.note", "report_updates.created_at"])
+    .select([
+      "reports.reference",
+      "report_updates.id",
+      "report_updates.visibility",
+      "report_updates.status",
+      "report_updates.note",
+      "report_updates.created_at",
+    ])
     .where("reports.reference", "in", references.slice(0, 1000))
+    // Hidden or removed updates never reach a feed (moderation/visibility.ts).
+    .where(publicUpdate)
     .orderBy("report_updates.created_at")
     .orderBy("report_updates.id")
     .execute();
   const map = new Map<string, PublicUpdate>();
   for (const u of rows) {
-    map.set(u.reference, { status: u.status, statusLabel: STATUS_LABELS[u.status], note: u.note, at: u.created_at });
+    map.set(u.reference, {
+      id: u.id,
+      visibility: u.visibility,
+      status: u.status,
+      statusLabel: STATUS_LABELS[u.status],
+      note: u.note,
+      at: u.created_at,
+    });
   }
   return map;
 }
@@ -186,45 +215,61 @@ export type ReportLookup =
 
 /**
  * A report by reference with its photos and public history, or why it cannot be shown. Photo URLs are absolute on
- * `baseUrl`; pass "" for site-relative paths (pages).
+ * `baseUrl`; pass "" for site-relative paths (pages). `staff` also finds hidden and removed reports (marked by
+ * `visibility`) with their hidden updates and photos.
  */
-export async function findReport(db: Kysely<DB>, baseUrl: string, reference: string): Promise<ReportLookup> {
+export async function findReport(
+  db: Kysely<DB>,
+  baseUrl: string,
+  reference: string,
+  options: { staff?: boolean } = {},
+): Promise<ReportLookup> {
   const visibility = await db
     .selectFrom("reports")
     .select(["id", "visibility"])
     .where("reference", "=", reference)
     .executeTakeFirst();
   if (!visibility) return { kind: "unknown" };
-  if (visibility.visibility === "removed") return { kind: "removed" };
-  if (visibility.visibility === "hidden") return { kind: "hidden" };
-  const row = await publicReports(db).select(PUBLIC_COLUMNS).where("reports.id", "=", visibility.id).executeTakeFirst();
+  if (!options.staff && visibility.visibility === "removed") return { kind: "removed" };
+  if (!options.staff && visibility.visibility === "hidden") return { kind: "hidden" };
+  const row = await (options.staff ? allReports(db) : publicReports(db))
+    .select([...PUBLIC_COLUMNS, "reports.moderated_at", "reports.visibility"])
+    .where("reports.id", "=", visibility.id)
+    .executeTakeFirst();
   if (!row) return { kind: "unknown" };
-  const [photos, updates] = await Promise.all([
-    db
-      .selectFrom("report_photos")
-      .select(["hash", "width", "height"])
-      .where("report_id", "=", row.id)
-      .orderBy("position")
-      .execute(),
-    db
-      .selectFrom("report_updates")
-      .select(["status", "note", "created_at"])
-      .where("report_id", "=", row.id)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute(),
-  ]);
+  let photoQuery = db
+    .selectFrom("report_photos")
+    .select(["id", "hash", "width", "height", "visibility"])
+    .where("report_id", "=", row.id)
+    .orderBy("position");
+  let updateQuery = db
+    .selectFrom("report_updates")
+    .select(["id", "status", "note", "created_at", "visibility"])
+    .where("report_id", "=", row.id)
+    .orderBy("created_at")
+    .orderBy("id");
+  if (!options.staff) {
+    photoQuery = photoQuery.where(publicPhoto);
+    updateQuery = updateQuery.where(publicUpdate);
+  }
+  const [photos, updates] = await Promise.all([photoQuery.execute(), updateQuery.execute()]);
   return {
     kind: "found",
     report: {
       ...present(row),
+      moderatedAt: row.moderated_at,
+      visibility: row.visibility,
       photos: photos.map((p) => ({
+        id: p.id,
+        visibility: p.visibility,
         full: reportPhotoUrl(baseUrl, p.hash, "full"),
         thumb: reportPhotoUrl(baseUrl, p.hash, "thumb"),
         width: p.width,
         height: p.height,
       })),
       history: updates.map((u) => ({
+        id: u.id,
+        visibility: u.visibility,
         status: u.status,
         statusLabel: STATUS_LABELS[u.status],
         note: u.note,

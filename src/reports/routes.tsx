@@ -476,8 +476,16 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       if (reference !== raw && looksLikeReference(reference)) {
         return reply.redirect(`/reports/${reference}`, 301);
       }
-      const found = await findReport(db(), "", reference);
-      if (found.kind === "removed") throw new AppError("gone", "This report was removed by the moderators.");
+      const staff = request.viewer?.role === "moderator" || request.viewer?.role === "admin";
+      const found = await findReport(db(), "", reference, { staff });
+      if (found.kind === "removed" || found.kind === "hidden") {
+        throw new AppError(
+          "gone",
+          found.kind === "removed"
+            ? "This report was removed by the moderators because it broke the site's terms of use."
+            : "This report is hidden while the moderators review it, or because it broke the site's terms of use.",
+        );
+      }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
       const ctx = pageContext(request);

@@ -1,3 +1,4 @@
+import { isBannedSender } from "../moderation/ban-list.js";
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
@@ -316,6 +317,8 @@ export async function submitReport(
     try {
       const id = await civic.database.db.transaction().execute(async (tx) => {
         if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
+        // A sender on the ban list gets the usual answer; the report is kept but never published.
+        const withheld = await isBannedSender(tx, c.email);
         const row = await tx
           .insertInto("reports")
           .values({
@@ -330,7 +333,8 @@ export async function submitReport(
             address_id: c.addressId,
             attributes: JSON.stringify(c.attributes),
             status: "open",
-            visibility: "public",
+            visibility: withheld ? "hidden" : "public",
+            withheld: withheld ? 1 : 0,
             reporter_email: c.email,
             reporter_name: c.name,
             reporter_phone: c.phone,

@@ -17,60 +17,12 @@ function page(path: string): SitePage {
   return found;
 }
 
-/** Areas of the mission whose own features are still to come: until then they say how to take part by email. */
-function ComingByEmail({
-  site,
-  heading,
-  intro,
-  subject,
-}: ContentProps & { heading: string; intro: string; subject: string }) {
-  return (
-    <>
-      <h1>{heading}</h1>
-      <p class="lead">{intro}</p>
-      <p>
-        For now, email the volunteers at{" "}
-        <a href={`mailto:${site.contactEmail}?subject=${encodeURIComponent(subject)}`}>{site.contactEmail}</a> with the
-        subject “{subject}”. We read every message and reply within a week.
-      </p>
-      <p>
-        Your email address is used only to reply to you. It is never published, sold or shared: see our{" "}
-        <a href="/privacy">privacy notice</a>.
-      </p>
-    </>
-  );
-}
-
 const staticPages: Record<string, FunctionComponent<ContentProps>> = {
   "/": HomeContent,
   "/about": AboutContent,
   "/terms": TermsContent,
   "/privacy": PrivacyContent,
   "/accessibility": AccessibilityContent,
-  "/ideas": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Share an idea"
-      intro="Have an idea to make the village better? A bench, a path, a litter-pick, a festival?"
-      subject="Idea"
-    />
-  ),
-  "/volunteer": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Volunteer"
-      intro="Community projects run on volunteers. Give an hour a month or an afternoon a year: every bit helps. See our projects for what needs doing."
-      subject="Volunteering"
-    />
-  ),
-  "/newsletter": ({ site }) => (
-    <ComingByEmail
-      site={site}
-      heading="Newsletter"
-      intro="A short email about village news, projects and fixed reports, about once a month. You can stop it at any time."
-      subject="Newsletter"
-    />
-  ),
 };
 
 /** The home page and the static pages of the site map. */

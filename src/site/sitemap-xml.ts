@@ -6,6 +6,7 @@ import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
+import { publicReport } from "../moderation/visibility.js";
 
 /** sitemaps.org limits per file; a sitemap past either is split into a sitemap index and child sitemaps. */
 export interface SitemapLimits {
@@ -55,7 +56,7 @@ function prepared(text: string): PreparedFile {
  * business, public report or report status changes (all answered from indexes).
  */
 async function dataVersion(db: Kysely<DB>): Promise<string> {
-  const [projects, businesses, reports, publicReports, updates] = await Promise.all([
+  const [projects, businesses, reports, publicReports, updates, decisions] = await Promise.all([
     db
       .selectFrom("projects")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
@@ -71,10 +72,15 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
     db
       .selectFrom("reports")
       .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("visibility", "=", "public")
+      .where(publicReport)
       .executeTakeFirst(),
     db
       .selectFrom("report_updates")
+      .select((eb) => eb.fn.max("id").as("m"))
+      .executeTakeFirst(),
+    // Every moderation decision (hide, unhide, remove, redact) changes the version, even when counts stay equal.
+    db
+      .selectFrom("moderation_decisions")
       .select((eb) => eb.fn.max("id").as("m"))
       .executeTakeFirst(),
   ]);
@@ -86,6 +92,7 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
     reports?.m,
     publicReports?.n,
     updates?.m,
+    decisions?.m,
   ]);
 }
 
@@ -131,7 +138,7 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
       db
         .selectFrom("reports")
         .select(["reference", "updated_at"])
-        .where("visibility", "=", "public")
+        .where(publicReport)
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
         .limit(MAX_REPORTS)
@@ -141,6 +148,21 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
       ...sitePages.filter((p) => app.hasRoute({ method: "GET", url: p.path })).map((p) => ({ path: p.path })),
       ...projects.map((p) => ({ path: `/projects/${encodeURIComponent(p.id)}`, lastmod: p.updated_at })),
     ];
+    if (app.hasRoute({ method: "GET", url: "/ideas/:id" })) {
+      const ideas = await db
+        .selectFrom("ideas")
+        .select(["id", "updated_at"])
+        .where("status", "!=", "unconfirmed")
+        .where("visibility", "=", "public")
+        .orderBy("id", "desc")
+        .limit(MAX_REPORTS)
+        .execute();
+      entries.push(...ideas.map((i) => ({ path: `/ideas/${i.id}`, lastmod: i.updated_at })));
+    }
+    if (app.hasRoute({ method: "GET", url: "/councillors/:id" })) {
+      const councillors = await db.selectFrom("councillors").select("id").orderBy("sort_order").execute();
+      entries.push(...councillors.map((c) => ({ path: `/councillors/${encodeURIComponent(c.id)}` })));
+    }
     if (app.hasRoute({ method: "GET", url: "/businesses/:id" })) {
       entries.push(
         ...businesses.map((b) => ({ path: `/businesses/${encodeURIComponent(b.id)}`, lastmod: b.updated_at })),

@@ -42,6 +42,9 @@ export interface ProjectsTable {
   started_on: string;
   lead: string;
   volunteers_wanted: number;
+  /** JSON string[]: the roles volunteers can sign up for. */
+  roles: ColumnType<string, string | undefined, string>;
+  ends_on: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -137,6 +140,13 @@ export interface ReportsTable {
   expected_at: Timestamp | null;
   /** Open311 media_url supplied by an API client (an image hosted elsewhere); null otherwise. */
   media_url: string | null;
+  /** Moderation (src/moderation): when a moderator last changed what the public sees of it. */
+  moderated_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** The reporter's own title/description, kept when a moderator redacted them (restorable by an admin). */
+  original_title: ColumnType<string | null, string | null | undefined, string | null>;
+  original_description: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when the sender is on the ban list: stored as usual, never published. */
+  withheld: ColumnType<number, number | undefined, number>;
   /** Staff: the staff account the report is assigned to. */
   assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** Staff: the report this one duplicates (its status is then "duplicate"). */
@@ -153,6 +163,7 @@ export interface ReportPhotosTable {
   height: number;
   content_type: string;
   created_at: Timestamp;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
 }
 
 export interface ReportUpdatesTable {
@@ -162,6 +173,49 @@ export interface ReportUpdatesTable {
   previous_status: ReportStatus | null;
   /** Public note shown in the report's history. */
   note: string;
+  created_at: Timestamp;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+}
+
+export interface ModerationFlagsTable {
+  id: Id;
+  kind: string;
+  item_id: string;
+  reason: string;
+  note: string | null;
+  /** "account:<id>" or a keyed hash of the client address with a daily salt; never the address. */
+  flagger: string;
+  created_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export interface ModerationDecisionsTable {
+  id: Id;
+  kind: string;
+  item_id: string;
+  action: string;
+  reason: string;
+  staff_account_id: string | null;
+  subject_account_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface ModerationStrikesTable {
+  id: Id;
+  account_id: string;
+  decision_id: number;
+  created_at: Timestamp;
+  overruled_at: Timestamp | null;
+  overruled_by: string | null;
+  overrule_reason: string | null;
+}
+
+export interface BannedSendersTable {
+  id: Id;
+  /** A lower-case address or a whole domain. */
+  pattern: string;
+  reason: string;
+  created_by: string | null;
   created_at: Timestamp;
 }
 
@@ -184,6 +238,8 @@ export interface OutboxTable {
   sent_at: Timestamp | null;
   /** Set when the message will never be sent: a permanent SMTP refusal, a suppressed address or too many attempts. */
   failed_at: Timestamp | null;
+  /** JSON object of extra headers (e.g. List-Unsubscribe), or null. */
+  headers: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -335,6 +391,97 @@ export interface RateLimitCountersTable {
   expires_at: number;
 }
 
+export interface ProjectUpdatesTable {
+  id: Id;
+  project_id: string;
+  title: string;
+  body: string;
+  posted_at: Timestamp;
+}
+
+export type IdeaStatus = "unconfirmed" | "open" | "under-consideration" | "adopted" | "not-taken-forward" | "done";
+
+export interface IdeasTable {
+  id: Id;
+  title: string;
+  description: string;
+  category: string | null;
+  place_id: string | null;
+  location_text: string | null;
+  photo_hash: string | null;
+  status: IdeaStatus;
+  visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+  /** Staff's public response with the status. */
+  response: string | null;
+  project_id: string | null;
+  account_id: string | null;
+  /** The proposer's address when they had no account (never shown). */
+  email: string | null;
+  confirm_token_hash: string | null;
+  supports: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  published_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface IdeaSupportsTable {
+  idea_id: number;
+  account_id: string;
+  created_at: Timestamp;
+}
+
+export interface VolunteersTable {
+  id: Id;
+  project_id: string | null;
+  role: string | null;
+  name: string;
+  email: string;
+  phone: string | null;
+  interests: string;
+  availability: string;
+  consent_text: string;
+  status: "unconfirmed" | "confirmed" | "withdrawn";
+  /** sha256 of the link token in the confirmation mail (confirms, then withdraws). */
+  token_hash: string;
+  account_id: string | null;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+  withdrawn_at: Timestamp | null;
+}
+
+export interface NewsletterSubscribersTable {
+  id: Id;
+  email: string;
+  status: "unconfirmed" | "confirmed" | "unsubscribed";
+  confirm_token_hash: string | null;
+  /** Random salt; the unsubscribe token is a keyed hash of it (see newsletter/tokens.ts). */
+  unsubscribe_salt: string;
+  consent_text: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+  unsubscribed_at: Timestamp | null;
+}
+
+export interface NewsletterIssuesTable {
+  id: Id;
+  title: string;
+  /** Markdown. */
+  body: string;
+  status: "draft" | "sending" | "sent";
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  send_started_at: Timestamp | null;
+  sent_at: Timestamp | null;
+}
+
+/** One row per issue and recipient, under a primary key: the guarantee of one mail per recipient. */
+export interface NewsletterSendsTable {
+  issue_id: number;
+  subscriber_id: number;
+  outbox_id: number | null;
+  created_at: Timestamp;
+}
+
 /** Append-only: every staff action (who, what, which item, reason, when). */
 export interface AuditLogTable {
   id: Id;
@@ -420,6 +567,17 @@ export interface DB {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;
+  project_updates: ProjectUpdatesTable;
+  ideas: IdeasTable;
+  idea_supports: IdeaSupportsTable;
+  volunteers: VolunteersTable;
+  newsletter_subscribers: NewsletterSubscribersTable;
+  newsletter_issues: NewsletterIssuesTable;
+  newsletter_sends: NewsletterSendsTable;
+  moderation_flags: ModerationFlagsTable;
+  moderation_decisions: ModerationDecisionsTable;
+  moderation_strikes: ModerationStrikesTable;
+  banned_senders: BannedSendersTable;
   audit_log: AuditLogTable;
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import { analyticsRollupJob } from "../../analytics/rollup.js";
+import { newsletterSendJob } from "../../newsletter/job.js";
 import { keptPhotoCleanupJob } from "../../reports/kept-photos.js";
 import type { Civic } from "../context.js";
 import { mediaStorage } from "../media/storage.js";
@@ -13,6 +14,11 @@ export function scheduledJobs(civic: Civic, log: FastifyBaseLogger): JobRunner {
     db,
     now: () => civic.now(),
     log,
-    jobs: [retentionJob(db), keptPhotoCleanupJob(db, mediaStorage(civic.config)), analyticsRollupJob(db)],
+    jobs: [
+      retentionJob(db),
+      keptPhotoCleanupJob(db, mediaStorage(civic.config)),
+      analyticsRollupJob(db),
+      newsletterSendJob(civic),
+    ],
   });
 }

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string | null;
+  /** Extra headers, e.g. List-Unsubscribe (names and values are ours, never user text). */
+  headers?: Record<string, string>;
   /** Right-hand side of the Message-ID: the site's host name (default "civic.invalid"). */
   domain?: string;
 }
@@ -39,6 +41,7 @@ export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date)
       last_error: null,
       sent_at: null,
       failed_at: null,
+      headers: mail.headers ? JSON.stringify(mail.headers) : null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();

@@ -13,6 +13,8 @@ export interface MailEnvelope {
   /** Stable Message-ID: a retried message is recognisably the same message. */
   messageId: string;
   date: Date;
+  /** Extra headers (List-Unsubscribe, …). */
+  headers?: Record<string, string>;
 }
 
 /** Delivers a message or throws. */
@@ -31,7 +33,7 @@ function toNodemailer(m: MailEnvelope) {
     ...(m.html ? { html: m.html } : {}),
     messageId: m.messageId,
     date: m.date,
-    headers: { "Auto-Submitted": "auto-generated" },
+    headers: { "Auto-Submitted": "auto-generated", ...m.headers },
   };
 }
 

@@ -204,6 +204,7 @@ export class OutboxWorker implements Worker {
         html: message.html_body,
         messageId: message.message_id,
         date: new Date(message.created_at),
+        ...(message.headers ? { headers: JSON.parse(message.headers) as Record<string, string> } : {}),
       });
     } catch (error) {
       const now = this.options.now();

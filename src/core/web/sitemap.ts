@@ -37,7 +37,7 @@ export const sitePages: SitePage[] = [
   {
     path: "/ideas",
     title: "Ideas",
-    summary: "Share an idea to improve the village.",
+    summary: "Residents' ideas to improve the village: share one, support others, follow their status.",
     placement: "nav",
   },
   {
@@ -49,14 +49,26 @@ export const sitePages: SitePage[] = [
   {
     path: "/volunteer",
     title: "Volunteer",
-    summary: "Offer some time to a community project.",
+    summary: "Sign up to volunteer, in general or for a project's role.",
     placement: "nav",
   },
   {
     path: "/newsletter",
     title: "Newsletter",
-    summary: "Get village news by email.",
+    summary: "Get village news by email (double opt-in, one-click unsubscribe).",
     placement: "nav",
+  },
+  {
+    path: "/newsletter/archive",
+    title: "Newsletter archive",
+    summary: "Every newsletter sent, newest first, with an Atom feed.",
+    placement: "none",
+  },
+  {
+    path: "/ideas/new",
+    title: "Share an idea",
+    summary: "Propose an idea: title, description, optional category, place and photo.",
+    placement: "none",
   },
   {
     path: "/businesses",
@@ -177,6 +189,18 @@ export const machineResources: MachineResource[] = [
     title: "Report statistics",
     summary:
       "The figures of /stats as JSON: public reports of the last 12 months per month, by category and status, share fixed, median days to fix.",
+    section: "Data",
+  },
+  {
+    path: "/ideas.atom",
+    title: "Ideas feed",
+    summary: "Atom feed of residents' published ideas, with their status and number of supporters.",
+    section: "Data",
+  },
+  {
+    path: "/newsletter/archive.atom",
+    title: "Newsletter feed",
+    summary: "Atom feed of the newsletters sent.",
     section: "Data",
   },
   {

@@ -1,3 +1,4 @@
+import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/flag-pages.js";
 import type { PublicReportDetail } from "../repository.js";
 import { DateTime, StatusTag, where } from "./common.js";
 import type { MapTiles } from "./list.js";
@@ -10,6 +11,7 @@ export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTi
         <a href="/reports">All reports</a>
       </p>
       <h1>{r.title}</h1>
+      <ModerationNotice moderatedAt={r.moderatedAt} visibility={r.visibility} />
       <p>
         <StatusTag status={r.status} />
       </p>
@@ -78,6 +80,7 @@ export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTi
           <ul class="report-photos">
             {r.photos.map((ph, i) => (
               <li key={ph.full}>
+                <ModeratedMark visibility={ph.visibility} />
                 <a href={ph.full}>
                   <img
                     src={ph.thumb}
@@ -96,12 +99,17 @@ export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTi
       <ol class="report-history">
         {r.history.map((u, i) => (
           <li key={i}>
+            <ModeratedMark visibility={u.visibility} />
             <DateTime iso={u.at} withTime />: <strong>{i === 0 ? "Reported" : u.statusLabel}</strong>
             {u.note ? <p>{u.note}</p> : null}
+            {u.note && i > 0 ? <ReportThisLink kind="update" id={String(u.id)} noun="update" /> : null}
           </li>
         ))}
       </ol>
       <p>Is this report about something dangerous? Not for emergencies: call 999 if someone is in danger.</p>
+      <p>
+        <ReportThisLink kind="report" id={r.reference} noun="report" />
+      </p>
     </>
   );
 }

@@ -8,9 +8,11 @@ import * as m0007 from "./0007_writes.js";
 import * as m0008 from "./0008_jobs.js";
 import * as m0009 from "./0009_idempotency.js";
 import * as m0010 from "./0010_accounts.js";
+import * as m0013 from "./0013_community.js";
 import * as m0011 from "./0011_staff.js";
 import * as m0014 from "./0014_analytics.js";
 import * as m0015 from "./0015_scale.js";
+import * as m0012 from "./0012_moderation.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -26,9 +28,11 @@ export const migrations: Record<string, Migration> = {
   "0008_jobs": m0008,
   "0009_idempotency": m0009,
   "0010_accounts": m0010,
+  "0013_community": m0013,
   "0011_staff": m0011,
   "0014_analytics": m0014,
   "0015_scale": m0015,
+  "0012_moderation": m0012,
 };
 
 export class MigrationError extends Error {

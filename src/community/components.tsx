@@ -1,0 +1,168 @@
+import type { Problem } from "../accounts/components.js";
+import { escapeXml } from "../core/http/xml.js";
+
+/** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
+export function Honeypot() {
+  return (
+    <div class="hp" aria-hidden="true">
+      <label for="website">Leave this field empty</label>
+      <input type="text" id="website" name="website" tabIndex={-1} autocomplete="off" value="" />
+    </div>
+  );
+}
+
+function errorOf(problems: Problem[], id: string) {
+  return problems.find((x) => x.field === id)?.message;
+}
+
+function Described({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      {error ? (
+        <span class="field-error" id={`${id}-error`}>
+          <span class="visually-hidden">Error: </span>
+          {error}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+function describedBy(id: string, hint?: string, error?: string) {
+  return [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+}
+
+/** A labelled multi-line text field with hint and error, keeping what was typed. */
+export function TextArea(p: {
+  id: string;
+  label: string;
+  value: string;
+  problems: Problem[];
+  hint?: string;
+  rows?: number;
+  maxLength?: number;
+}) {
+  const error = errorOf(p.problems, p.id);
+  return (
+    <div class={`field${error ? " has-error" : ""}`}>
+      <label for={p.id}>{p.label}</label>
+      <Described id={p.id} hint={p.hint} error={error} />
+      <textarea
+        id={p.id}
+        name={p.id}
+        rows={p.rows ?? 6}
+        maxLength={p.maxLength}
+        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-invalid={error ? "true" : undefined}
+      >
+        {p.value}
+      </textarea>
+    </div>
+  );
+}
+
+/** A labelled select with an optional empty choice. */
+export function Select(p: {
+  id: string;
+  label: string;
+  value: string;
+  options: { value: string; label: string }[];
+  problems: Problem[];
+  hint?: string;
+  empty?: string;
+}) {
+  const error = errorOf(p.problems, p.id);
+  return (
+    <div class={`field${error ? " has-error" : ""}`}>
+      <label for={p.id}>{p.label}</label>
+      <Described id={p.id} hint={p.hint} error={error} />
+      <select
+        id={p.id}
+        name={p.id}
+        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-invalid={error ? "true" : undefined}
+      >
+        {p.empty !== undefined ? <option value="">{p.empty}</option> : null}
+        {p.options.map((o) => (
+          <option key={o.value} value={o.value} selected={o.value === p.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** A single checkbox with its label after it. */
+export function Checkbox(p: { id: string; label: string; checked: boolean; problems: Problem[]; hint?: string }) {
+  const error = errorOf(p.problems, p.id);
+  return (
+    <div class={`field checkbox${error ? " has-error" : ""}`}>
+      <Described id={p.id} hint={p.hint} error={error} />
+      <input
+        type="checkbox"
+        id={p.id}
+        name={p.id}
+        value="yes"
+        checked={p.checked}
+        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-invalid={error ? "true" : undefined}
+      />{" "}
+      <label for={p.id}>{p.label}</label>
+    </div>
+  );
+}
+
+/** Rendered Markdown (already escaped, see markdown.ts). */
+export function Prose({ html }: { html: string }) {
+  return <div class="prose" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+/** An Atom feed of simple entries (ideas, project updates, newsletter issues). No personal data goes in. */
+export function atomFeed(o: {
+  title: string;
+  selfUrl: string;
+  pageUrl: string;
+  updated: string;
+  entries: { id: string; title: string; url: string; published: string; updated: string; summary: string }[];
+}): string {
+  const updated = o.entries.reduce((max, e) => (e.updated > max ? e.updated : max), "") || o.updated;
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `<id>${escapeXml(o.selfUrl)}</id>`,
+    `<title>${escapeXml(o.title)}</title>`,
+    `<updated>${updated}</updated>`,
+    `<link rel="self" type="application/atom+xml" href="${escapeXml(o.selfUrl)}"/>`,
+    `<link rel="alternate" type="text/html" href="${escapeXml(o.pageUrl)}"/>`,
+    `<author><name>${escapeXml(o.title)}</name></author>`,
+    ...o.entries.map((e) =>
+      [
+        "<entry>",
+        `<id>${escapeXml(e.id)}</id>`,
+        `<title>${escapeXml(e.title)}</title>`,
+        `<link rel="alternate" type="text/html" href="${escapeXml(e.url)}"/>`,
+        `<published>${e.published}</published>`,
+        `<updated>${e.updated}</updated>`,
+        `<summary type="text">${escapeXml(e.summary)}</summary>`,
+        "</entry>",
+      ].join(""),
+    ),
+    "</feed>",
+  ].join("\n");
+}
+
+/** A problem with the whole form (spam checks, limits), linked from the error summary by id "form". */
+export function FormProblem({ problems }: { problems: Problem[] }) {
+  const message = problems.find((x) => x.field === "form")?.message;
+  return message ? (
+    <p id="form" class="field-error">
+      {message}
+    </p>
+  ) : null;
+}

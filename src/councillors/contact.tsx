@@ -1,0 +1,201 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
+import { normaliseEmail } from "../accounts/tokens.js";
+import { FormProblem, Checkbox, Honeypot, TextArea } from "../community/components.js";
+import { pageContext } from "../core/context.js";
+import type { Councillor } from "../core/db/schema.js";
+import { notFound } from "../core/http/errors.js";
+import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
+import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+
+const PER_EMAIL = { name: "councillor-contact-email", max: 5, windowMs: 60 * 60_000 };
+const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+interface ContactValues {
+  name: string;
+  email: string;
+  message: string;
+  share: boolean;
+}
+
+/** The councillor's page (ward, role, surgery, how to reach them) and a contact form sent through the outbox. */
+export async function councillorContactRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+
+  async function load(id: string) {
+    const c = await db().selectFrom("councillors").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!c) throw notFound("There is no councillor at this address.");
+    return c;
+  }
+
+  function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    c: Councillor,
+    v: ContactValues,
+    problems: Problem[],
+    sent = false,
+  ) {
+    const ctx = pageContext(request);
+    const responsibilities = JSON.parse(c.responsibilities) as string[];
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={c.name} description={`${c.role}, ${c.ward}`}>
+        <p>
+          <a href="/councillors">All councillors</a>
+        </p>
+        <h1>{c.name}</h1>
+        <dl>
+          <dt>Role</dt>
+          <dd>{c.role}</dd>
+          <dt>Ward</dt>
+          <dd>{c.ward}</dd>
+          <dt>Email</dt>
+          <dd>
+            <a href={`mailto:${c.email}`}>{c.email}</a>
+          </dd>
+          {c.phone ? (
+            <>
+              <dt>Phone</dt>
+              <dd>{c.phone}</dd>
+            </>
+          ) : null}
+          {c.surgery ? (
+            <>
+              <dt>Surgery</dt>
+              <dd>{c.surgery}</dd>
+            </>
+          ) : null}
+          {responsibilities.length ? (
+            <>
+              <dt>Responsibilities</dt>
+              <dd>{responsibilities.join(", ")}</dd>
+            </>
+          ) : null}
+        </dl>
+        <h2 id="contact">Send {c.name} a message</h2>
+        {sent ? (
+          <p role="status" class="notice">
+            Your message has been sent. We have emailed you a copy.
+          </p>
+        ) : (
+          <>
+            <ErrorSummary problems={problems} />
+            <FormProblem problems={problems} />
+            <PostForm action={`/councillors/${c.id}/contact`} csrfToken={ctx.csrfToken}>
+              <Field
+                id="name"
+                label="Your name"
+                value={v.name}
+                problems={problems}
+                autocomplete="name"
+                maxLength={100}
+              />
+              <Field
+                id="email"
+                type="email"
+                label="Your email address"
+                hint="We send you a copy of your message."
+                value={v.email}
+                problems={problems}
+                autocomplete="email"
+                maxLength={254}
+              />
+              <TextArea id="message" label="Your message" value={v.message} problems={problems} maxLength={5000} />
+              <Checkbox
+                id="share"
+                label={`${c.name} may see my email address to reply to me`}
+                checked={v.share}
+                problems={problems}
+                hint="Without it, the councillor gets your message and name but not your address."
+              />
+              <Honeypot />
+              <button type="submit">Send message</button>
+            </PostForm>
+          </>
+        )}
+      </Layout>,
+      problems.length ? 400 : 200,
+    );
+  }
+
+  app.get("/councillors/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const c = await load((request.params as { id: string }).id);
+    return render(request, reply, c, { name: "", email: "", message: "", share: false }, []);
+  });
+
+  app.post(
+    "/councillors/:id/contact",
+    { schema: { hide: true, params: idParams }, config: publicFormLimit(civic) },
+    async (request, reply) => {
+      const c = await load((request.params as { id: string }).id);
+      const f = stringFields(request.body);
+      const v = {
+        name: (f.name ?? "").slice(0, 200),
+        email: (f.email ?? "").slice(0, 254),
+        message: (f.message ?? "").slice(0, 6000),
+        share: f.share === "yes",
+      };
+      const { problems } = spamChecks(civic, f);
+      const email = normaliseEmail(v.email);
+      if (v.name.trim() === "" || v.name.length > 100)
+        problems.push({ field: "name", message: "Enter your name (up to 100 characters)" });
+      if (!email) problems.push({ field: "email", message: "Enter your email address, like name@example.com" });
+      if (v.message.trim().length < 10 || v.message.length > 5000) {
+        problems.push({ field: "message", message: "Write your message (10 to 5,000 characters)" });
+      }
+      if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, email!)).allowed) {
+        reply.header("retry-after", "3600");
+        problems.push({
+          field: "form",
+          message: "You have sent several messages already. Please try again in an hour.",
+        });
+      }
+      if (problems.length > 0) return render(request, reply, c, v, problems);
+      const now = civic.now();
+      const domain = new URL(civic.site.baseUrl).hostname;
+      const body = [
+        `Message from ${v.name.trim()}, a resident, sent through the ${civic.site.villageName} community platform:`,
+        "",
+        v.message.trim(),
+        "",
+        v.share ? `They are happy for you to reply to: ${email}` : "They did not share their email address with you.",
+      ].join("\n");
+      await db()
+        .transaction()
+        .execute(async (tx) => {
+          await enqueueMail(
+            tx,
+            {
+              kind: "councillor-contact",
+              to: c.email,
+              subject: `A message from a resident of ${civic.site.villageName}`,
+              text: body,
+              html: null,
+              domain,
+            },
+            now,
+          );
+          await enqueueMail(
+            tx,
+            {
+              kind: "councillor-contact-copy",
+              to: email!,
+              subject: `Your message to ${c.name}`,
+              text: `This is a copy of your message to ${c.name}.\n\n${v.message.trim()}\n\n${v.share ? "Your email address was shared so they can reply." : "Your email address was not shared."}`,
+              html: null,
+              domain,
+            },
+            now,
+          );
+        });
+      return render(request, reply, c, v, [], true);
+    },
+  );
+}

@@ -1,0 +1,93 @@
+import { registerPersonalData } from "../accounts/personal-data.js";
+import { registerStaffPage } from "../admin/nav.js";
+import { registerModeratedKind } from "../moderation/registry.js";
+
+/** Ideas can be flagged ("Report this") and hidden or removed by moderators, like reports. */
+registerModeratedKind({
+  kind: "idea",
+  noun: "idea",
+  async load({ db }, id) {
+    if (!/^\d{1,15}$/.test(id)) return null;
+    const idea = await db.selectFrom("ideas").selectAll().where("id", "=", Number(id)).executeTakeFirst();
+    if (!idea || idea.status === "unconfirmed") return null;
+    return {
+      kind: "idea",
+      id,
+      label: `Idea ${idea.id}: ${idea.title}`,
+      excerpt: idea.description.slice(0, 500),
+      state: idea.visibility,
+      publicPath: `/ideas/${idea.id}`,
+      staffPath: `/ideas/${idea.id}`,
+      authorAccountId: idea.account_id,
+      authorEmail: idea.email,
+      subjectRef: `idea ${idea.id}`,
+    };
+  },
+  async setState({ db, now }, id, state) {
+    await db
+      .updateTable("ideas")
+      .set({ visibility: state, updated_at: now.toISOString() })
+      .where("id", "=", Number(id))
+      .execute();
+  },
+  async itemsOf({ db }, accountId) {
+    const rows = await db.selectFrom("ideas").select("id").where("account_id", "=", accountId).execute();
+    return rows.map((r) => String(r.id));
+  },
+});
+
+/**
+ * An idea's proposer (by account or confirmed address) and their supports. Erasure keeps public ideas (their text is
+ * public content) but unlinks them from the person, unless they ask for their public content to go too.
+ */
+registerPersonalData({
+  key: "ideas",
+  async collect({ db }, subject) {
+    const ideas = await db
+      .selectFrom("ideas")
+      .select(["id", "title", "description", "status", "created_at", "published_at"])
+      .where((eb) =>
+        subject.accountId
+          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "=", subject.email)])
+          : eb("email", "=", subject.email),
+      )
+      .execute();
+    const supports = subject.accountId
+      ? await db
+          .selectFrom("idea_supports")
+          .select(["idea_id", "created_at"])
+          .where("account_id", "=", subject.accountId)
+          .execute()
+      : [];
+    return { data: { ideas, supports } };
+  },
+  async erase({ db, now }, subject, options) {
+    const mine = (q: ReturnType<typeof db.updateTable<"ideas">>) =>
+      q.where((eb) =>
+        subject.accountId
+          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "=", subject.email)])
+          : eb("email", "=", subject.email),
+      );
+    if (options.removePublicContent) {
+      await mine(db.updateTable("ideas")).set({ visibility: "removed", updated_at: now.toISOString() }).execute();
+    }
+    await mine(db.updateTable("ideas")).set({ account_id: null, email: null, confirm_token_hash: null }).execute();
+    if (subject.accountId) {
+      const supported = await db
+        .selectFrom("idea_supports")
+        .select("idea_id")
+        .where("account_id", "=", subject.accountId)
+        .execute();
+      for (const s of supported) {
+        await db
+          .updateTable("ideas")
+          .set((eb) => ({ supports: eb("supports", "-", 1) }))
+          .where("id", "=", s.idea_id)
+          .execute();
+      }
+      await db.deleteFrom("idea_supports").where("account_id", "=", subject.accountId).execute();
+    }
+  },
+});
+
+registerStaffPage({ label: "Ideas", path: "/ideas?status=open", minimum: "moderator", order: 50 });

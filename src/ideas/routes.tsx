@@ -1,0 +1,369 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { ButtonForm, ErrorSummary, PostForm, type Problem } from "../accounts/components.js";
+import { normaliseEmail } from "../accounts/tokens.js";
+import { atomFeed, Select, TextArea } from "../community/components.js";
+import { pageContext } from "../core/context.js";
+import { AppError, notFound } from "../core/http/errors.js";
+import { isStaff, publicFormLimit, requireStaff, spamChecks, stringFields } from "../core/http/public-form.js";
+import { photoKey } from "../core/media/images.js";
+import { mediaStorage } from "../core/media/storage.js";
+import { withUploads } from "../core/media/uploads.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { ReportThisLink } from "../moderation/flag-pages.js";
+import { emptyIdea, IdeaForm } from "./pages.js";
+import {
+  checkIdea,
+  confirmIdea,
+  IDEA_CATEGORIES,
+  IDEA_STATUS_LABELS,
+  ImageError,
+  isPublicStatus,
+  proposeIdea,
+  publicIdeas,
+  setIdeaStatus,
+  setSupport,
+  STAFF_STATUSES,
+  type StaffStatus,
+} from "./service.js";
+
+const idParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+const listQuery = Type.Object({
+  sort: Type.Optional(Type.String({ maxLength: 20 })),
+  status: Type.Optional(Type.String({ maxLength: 40 })),
+});
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+const statusOptions = Object.entries(IDEA_STATUS_LABELS).map(([value, label]) => ({ value, label }));
+
+/** /ideas: residents propose and support ideas; staff answer them with a status. */
+export async function ideaRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const storage = mediaStorage(civic.config);
+  const places = () => db().selectFrom("places").select(["id", "name"]).orderBy("name").execute();
+
+  async function loadPublic(id: string) {
+    const idea = /^\d{1,15}$/.test(id)
+      ? await db()
+          .selectFrom("ideas")
+          .leftJoin("places", "places.id", "ideas.place_id")
+          .leftJoin("projects", "projects.id", "ideas.project_id")
+          .selectAll("ideas")
+          .select(["places.name as place_name", "projects.title as project_title"])
+          .where("ideas.id", "=", Number(id))
+          .where("ideas.status", "!=", "unconfirmed")
+          .executeTakeFirst()
+      : undefined;
+    if (!idea || idea.visibility !== "public") throw notFound("There is no idea at this address.");
+    return idea;
+  }
+
+  app.get("/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+    const q = request.query as { sort?: string; status?: string };
+    const sort = q.sort === "supported" ? "supported" : "newest";
+    const status = q.status && isPublicStatus(q.status) ? q.status : "";
+    const ideas = await publicIdeas(db(), { sort, status, limit: 100 });
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout
+        ctx={ctx}
+        title="Ideas"
+        description="Share an idea to improve the village."
+        head={<link rel="alternate" type="application/atom+xml" title="Ideas" href="/ideas.atom" />}
+      >
+        <h1>Ideas</h1>
+        <p class="lead">Ideas from residents to improve the village. Support the ones you like.</p>
+        <p>
+          <a class="button" href="/ideas/new">
+            Share an idea
+          </a>{" "}
+          <a href="/ideas.atom">Atom feed</a>
+        </p>
+        <form method="get" action="/ideas" class="filters">
+          <Select
+            id="sort"
+            label="Order"
+            value={sort}
+            options={[
+              { value: "newest", label: "Newest first" },
+              { value: "supported", label: "Most supported first" },
+            ]}
+            problems={[]}
+          />
+          <Select id="status" label="Status" value={status} options={statusOptions} problems={[]} empty="Any status" />
+          <button type="submit">Show ideas</button>
+        </form>
+        {ideas.length === 0 ? <p>No ideas match.</p> : null}
+        <ul class="cards">
+          {ideas.map((i) => (
+            <li class="card" key={i.id}>
+              <h2>
+                <a href={`/ideas/${i.id}`}>{i.title}</a>
+              </h2>
+              <p>
+                {IDEA_STATUS_LABELS[i.status as keyof typeof IDEA_STATUS_LABELS]} · {i.supports}{" "}
+                {i.supports === 1 ? "supporter" : "supporters"}
+                {i.place_name ? ` · ${i.place_name}` : ""}
+              </p>
+            </li>
+          ))}
+        </ul>
+      </Layout>,
+    );
+  });
+
+  app.get("/ideas.atom", { schema: { hide: true } }, async (_request, reply) => {
+    const ideas = await publicIdeas(db(), { sort: "newest", status: "", limit: 50 });
+    const base = civic.site.baseUrl;
+    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
+      atomFeed({
+        title: `${civic.site.villageName}: ideas`,
+        selfUrl: `${base}/ideas.atom`,
+        pageUrl: `${base}/ideas`,
+        updated: "2026-01-01T00:00:00.000Z",
+        entries: ideas.map((i) => ({
+          id: `${base}/ideas/${i.id}`,
+          url: `${base}/ideas/${i.id}`,
+          title: i.title,
+          published: i.published_at ?? i.updated_at,
+          updated: i.updated_at,
+          summary: `${IDEA_STATUS_LABELS[i.status as keyof typeof IDEA_STATUS_LABELS]} · ${i.supports} supporters\n\n${i.description}`,
+        })),
+      }),
+    );
+  });
+
+  async function renderForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values = emptyIdea(),
+    problems: Problem[] = [],
+  ) {
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Share an idea">
+        <IdeaForm
+          values={values}
+          problems={problems}
+          csrfToken={ctx.csrfToken}
+          places={await places()}
+          signedIn={request.viewer !== null}
+        />
+      </Layout>,
+      problems.length ? 400 : 200,
+    );
+  }
+
+  app.get("/ideas/new", { schema: { hide: true } }, async (request, reply) => renderForm(request, reply));
+
+  app.post("/ideas", { schema: { hide: true }, config: publicFormLimit(civic) }, async (request, reply) =>
+    withUploads(
+      request,
+      (field) => field === "photo",
+      async (files) => {
+        const f = stringFields(request.body);
+        const values = {
+          title: (f.title ?? "").slice(0, 200),
+          description: (f.description ?? "").slice(0, 6000),
+          category: (f.category ?? "").slice(0, 40),
+          place: (f.place ?? "").slice(0, 100),
+          locationText: (f.location_text ?? "").slice(0, 300),
+          email: (f.email ?? "").slice(0, 254),
+        };
+        const { problems } = spamChecks(civic, f);
+        const accountId = request.viewer?.accountId ?? null;
+        const email = accountId ? "" : normaliseEmail(values.email);
+        problems.push(...(await checkIdeaSafe(values, accountId === null, email)));
+        if (problems.length > 0) return renderForm(request, reply, values, problems);
+        try {
+          const result = await proposeIdea(civic, { ...values, email: email ?? "" }, accountId, files[0]);
+          return reply.redirect(result.published ? `/ideas/${result.id}` : "/ideas/sent", 303);
+        } catch (error) {
+          if (!(error instanceof ImageError)) throw error;
+          return renderForm(request, reply, values, [{ field: "photo", message: `The photo ${error.message}` }]);
+        }
+      },
+    ),
+  );
+
+  async function checkIdeaSafe(values: ReturnType<typeof emptyIdea>, needsEmail: boolean, email: string | null) {
+    const problems = await checkIdea(db(), { ...values, email: email ?? "" }, needsEmail);
+    if (needsEmail && values.email !== "" && !email) {
+      problems.push({ field: "email", message: "Enter an email address, like name@example.com" });
+    }
+    return problems;
+  }
+
+  app.get("/ideas/sent", { schema: { hide: true } }, async (request, reply) => {
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Check your email">
+        <h1>Check your email</h1>
+        <p class="lead">We have sent you a link. Open it and press “Publish my idea” to publish it.</p>
+      </Layout>,
+    );
+  });
+
+  app.get("/ideas/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Publish your idea">
+        <h1>Publish your idea</h1>
+        <ButtonForm action={`/ideas/confirm/${token}`} csrfToken={ctx.csrfToken} label="Publish my idea" />
+      </Layout>,
+    );
+  });
+
+  app.post("/ideas/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
+    const id = await confirmIdea(civic, (request.params as { token: string }).token);
+    if (id === null) throw notFound("This link has been used already or is not valid.");
+    return reply.redirect(`/ideas/${id}`, 303);
+  });
+
+  app.get("/ideas/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: string }).id);
+    const ctx = pageContext(request);
+    const supported = request.viewer
+      ? await db()
+          .selectFrom("idea_supports")
+          .select("idea_id")
+          .where("idea_id", "=", idea.id)
+          .where("account_id", "=", request.viewer.accountId)
+          .executeTakeFirst()
+      : undefined;
+    const projects = isStaff(request)
+      ? await db().selectFrom("projects").select(["id", "title"]).orderBy("title").execute()
+      : [];
+    const category = IDEA_CATEGORIES.find((c) => c.value === idea.category)?.label;
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={idea.title} description={idea.description.slice(0, 150)}>
+        <p>
+          <a href="/ideas">All ideas</a>
+        </p>
+        <h1>{idea.title}</h1>
+        <dl>
+          <dt>Status</dt>
+          <dd>{IDEA_STATUS_LABELS[idea.status as keyof typeof IDEA_STATUS_LABELS]}</dd>
+          <dt>Supporters</dt>
+          <dd id="supporters">{idea.supports}</dd>
+          {category ? (
+            <>
+              <dt>Category</dt>
+              <dd>{category}</dd>
+            </>
+          ) : null}
+          {idea.place_name || idea.location_text ? (
+            <>
+              <dt>Place</dt>
+              <dd>{[idea.place_name, idea.location_text].filter(Boolean).join(": ")}</dd>
+            </>
+          ) : null}
+          {idea.published_at ? (
+            <>
+              <dt>Shared</dt>
+              <dd>
+                <time dateTime={idea.published_at}>{dateFormat.format(new Date(idea.published_at))}</time>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+        {idea.description.split(/\n\s*\n/).map((para, i) => (
+          <p key={i}>{para}</p>
+        ))}
+        {idea.photo_hash ? <img src={`/ideas/${idea.id}/photo.jpg`} alt="Photo shared with the idea" /> : null}
+        {idea.response ? (
+          <section aria-labelledby="response">
+            <h2 id="response">Response</h2>
+            <p>{idea.response}</p>
+          </section>
+        ) : null}
+        {idea.project_id && idea.project_title ? (
+          <p>
+            This idea became the project <a href={`/projects/${idea.project_id}`}>{idea.project_title}</a>.
+          </p>
+        ) : null}
+        {request.viewer ? (
+          <ButtonForm
+            action={`/ideas/${idea.id}/support`}
+            csrfToken={ctx.csrfToken}
+            label={supported ? "Withdraw my support" : "I support this"}
+            hidden={{ support: supported ? "no" : "yes" }}
+          />
+        ) : (
+          <p>
+            <a href={`/sign-in?next=${encodeURIComponent(`/ideas/${idea.id}`)}`}>Sign in</a> to support this idea.
+          </p>
+        )}
+        <p>
+          <ReportThisLink kind="idea" id={String(idea.id)} noun="idea" />
+        </p>
+        {isStaff(request) ? (
+          <section aria-labelledby="staff-status">
+            <h2 id="staff-status">Answer this idea (staff)</h2>
+            <PostForm action={`/ideas/${idea.id}/status`} csrfToken={ctx.csrfToken}>
+              <ErrorSummary problems={[]} />
+              <Select
+                id="status"
+                label="Status"
+                value={STAFF_STATUSES.includes(idea.status as StaffStatus) ? idea.status : "under-consideration"}
+                options={STAFF_STATUSES.map((s) => ({ value: s, label: IDEA_STATUS_LABELS[s] }))}
+                problems={[]}
+              />
+              <Select
+                id="project"
+                label="Project (for adopted ideas)"
+                value={idea.project_id ?? ""}
+                options={projects.map((p) => ({ value: p.id, label: p.title }))}
+                problems={[]}
+                empty="No project"
+              />
+              <TextArea id="response" label="Public response" value={idea.response ?? ""} problems={[]} rows={4} />
+              <button type="submit">Save status</button>
+            </PostForm>
+          </section>
+        ) : null}
+      </Layout>,
+    );
+  });
+
+  app.get("/ideas/:id/photo.jpg", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: string }).id);
+    const data = idea.photo_hash ? await storage.get(photoKey(idea.photo_hash, "full")) : null;
+    if (!data) throw notFound("This idea has no photo.");
+    return reply.header("content-type", "image/jpeg").header("cache-control", "public, max-age=3600").send(data);
+  });
+
+  app.post("/ideas/:id/support", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: string }).id);
+    if (!request.viewer) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/ideas/${idea.id}`)}`, 303);
+    const f = stringFields(request.body);
+    await setSupport(civic, idea.id, request.viewer.accountId, f.support !== "no");
+    return reply.redirect(`/ideas/${idea.id}`, 303);
+  });
+
+  app.post("/ideas/:id/status", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    if (!requireStaff(request, reply)) return reply;
+    const idea = await loadPublic((request.params as { id: string }).id);
+    const f = stringFields(request.body);
+    const status = STAFF_STATUSES.find((s) => s === f.status);
+    const project = f.project
+      ? await db().selectFrom("projects").select("id").where("id", "=", f.project).executeTakeFirst()
+      : undefined;
+    if (!status || (f.response ?? "").length > 5000) {
+      throw new AppError(
+        "validation_failed",
+        "Choose a status from the list and keep the response to 5,000 characters.",
+      );
+    }
+    await setIdeaStatus(civic, idea.id, status, f.response ?? "", project?.id ?? null);
+    return reply.redirect(`/ideas/${idea.id}`, 303);
+  });
+}

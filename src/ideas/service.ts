@@ -1,0 +1,223 @@
+import type { Kysely } from "kysely";
+import { hashToken, looksLikeToken, newToken } from "../accounts/tokens.js";
+import type { Civic } from "../core/context.js";
+import type { DB, IdeaStatus } from "../core/db/schema.js";
+import type { FieldProblem } from "../core/http/errors.js";
+import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+import { mediaStorage } from "../core/media/storage.js";
+
+export const IDEA_CATEGORIES = [
+  { value: "green-spaces", label: "Green spaces and nature" },
+  { value: "roads-paths", label: "Roads, paths and travel" },
+  { value: "events", label: "Events and activities" },
+  { value: "facilities", label: "Community facilities" },
+  { value: "other", label: "Something else" },
+];
+
+/** The statuses people see; "unconfirmed" ideas are not public yet. */
+export const IDEA_STATUS_LABELS: Record<Exclude<IdeaStatus, "unconfirmed">, string> = {
+  open: "Open for support",
+  "under-consideration": "Under consideration",
+  adopted: "Adopted",
+  "not-taken-forward": "Not taken forward",
+  done: "Done",
+};
+
+export const STAFF_STATUSES = ["under-consideration", "adopted", "not-taken-forward", "done"] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+export function isPublicStatus(v: string): v is Exclude<IdeaStatus, "unconfirmed"> {
+  return v in IDEA_STATUS_LABELS;
+}
+
+export interface IdeaInput {
+  title: string;
+  description: string;
+  category: string;
+  place: string;
+  locationText: string;
+  email: string;
+}
+
+/** Checks an idea form; returns the problems by field id. */
+export async function checkIdea(db: Kysely<DB>, v: IdeaInput, needsEmail: boolean): Promise<FieldProblem[]> {
+  const p: FieldProblem[] = [];
+  if (v.title.trim().length < 5) p.push({ field: "title", message: "Give your idea a title of at least 5 characters" });
+  else if (v.title.length > 120) p.push({ field: "title", message: "Keep the title to 120 characters" });
+  if (v.description.trim().length < 10)
+    p.push({ field: "description", message: "Describe your idea in a sentence or two" });
+  else if (v.description.length > 5000)
+    p.push({ field: "description", message: "Keep the description to 5,000 characters" });
+  if (v.category && !IDEA_CATEGORIES.some((c) => c.value === v.category)) {
+    p.push({ field: "category", message: "Choose a category from the list" });
+  }
+  if (v.place && !(await db.selectFrom("places").select("id").where("id", "=", v.place).executeTakeFirst())) {
+    p.push({ field: "place", message: "Choose a place from the list" });
+  }
+  if (v.locationText.length > 200)
+    p.push({ field: "location_text", message: "Keep the place description to 200 characters" });
+  if (needsEmail && v.email === "") {
+    p.push({ field: "email", message: "Enter your email address, like name@example.com, so you can confirm the idea" });
+  }
+  return p;
+}
+
+/**
+ * Saves an idea. A signed-in resident's idea is published at once; otherwise it waits for the email address to be
+ * confirmed with the link mailed now. The photo loses its metadata in the photo pipeline.
+ */
+export async function proposeIdea(
+  civic: Civic,
+  v: IdeaInput,
+  accountId: string | null,
+  photo: PhotoInput | undefined,
+): Promise<{ id: number; published: boolean }> {
+  let photoHash: string | null = null;
+  if (photo) {
+    const processed = await processPhoto(photoSource(photo));
+    const storage = mediaStorage(civic.config);
+    await storage.put(photoKey(processed.hash, "full"), processed.full);
+    await storage.put(photoKey(processed.hash, "thumb"), processed.thumb);
+    photoHash = processed.hash;
+  }
+  const now = civic.now();
+  const at = now.toISOString();
+  const token = accountId ? null : newToken();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto("ideas")
+      .values({
+        title: v.title.trim(),
+        description: v.description.trim(),
+        category: v.category || null,
+        place_id: v.place || null,
+        location_text: v.locationText.trim() || null,
+        photo_hash: photoHash,
+        status: accountId ? "open" : "unconfirmed",
+        response: null,
+        project_id: null,
+        account_id: accountId,
+        email: accountId ? null : v.email,
+        confirm_token_hash: token ? hashToken(token) : null,
+        created_at: at,
+        published_at: accountId ? at : null,
+        updated_at: at,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    if (token) {
+      await enqueueMail(
+        tx,
+        {
+          kind: "idea-confirm",
+          to: v.email,
+          subject: `Confirm your idea for ${civic.site.villageName}`,
+          text: [
+            "Thank you for sharing an idea. To publish it, open this link and press the button on the page:",
+            `${civic.site.baseUrl}/ideas/confirm/${token}`,
+            "",
+            "If it was not you, ignore this message: nothing will be published.",
+          ].join("\n"),
+          html: null,
+          domain: new URL(civic.site.baseUrl).hostname,
+        },
+        now,
+      );
+    }
+    return { id: row.id, published: accountId !== null };
+  });
+}
+
+export { ImageError };
+
+/** Publishes an unconfirmed idea by its link token. Returns its id, or null for an unknown or used token. */
+export async function confirmIdea(civic: Civic, token: string): Promise<number | null> {
+  if (!looksLikeToken(token)) return null;
+  const at = civic.now().toISOString();
+  const row = await civic.database.db
+    .updateTable("ideas")
+    .set({ status: "open", published_at: at, updated_at: at, confirm_token_hash: null })
+    .where("confirm_token_hash", "=", hashToken(token))
+    .where("status", "=", "unconfirmed")
+    .returning("id")
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Adds or withdraws a resident's support; one per account (primary key), the public count kept in step. */
+export async function setSupport(civic: Civic, ideaId: number, accountId: string, support: boolean): Promise<void> {
+  await civic.database.db.transaction().execute(async (tx) => {
+    let changed: bigint | undefined;
+    if (support) {
+      const r = await tx
+        .insertInto("idea_supports")
+        .values({ idea_id: ideaId, account_id: accountId, created_at: civic.now().toISOString() })
+        .onConflict((oc) => oc.columns(["idea_id", "account_id"]).doNothing())
+        .executeTakeFirst();
+      changed = r.numInsertedOrUpdatedRows;
+    } else {
+      const r = await tx
+        .deleteFrom("idea_supports")
+        .where("idea_id", "=", ideaId)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      changed = r.numDeletedRows;
+    }
+    if (Number(changed ?? 0n) === 1) {
+      await tx
+        .updateTable("ideas")
+        .set((eb) => ({ supports: eb("supports", support ? "+" : "-", 1) }))
+        .where("id", "=", ideaId)
+        .execute();
+    }
+  });
+}
+
+/** Staff set a status with a public response; "adopted" names the project it became. */
+export async function setIdeaStatus(
+  civic: Civic,
+  ideaId: number,
+  status: StaffStatus,
+  response: string,
+  projectId: string | null,
+): Promise<void> {
+  await civic.database.db
+    .updateTable("ideas")
+    .set({
+      status,
+      response: response.trim() || null,
+      project_id: status === "adopted" || status === "done" ? projectId : null,
+      updated_at: civic.now().toISOString(),
+    })
+    .where("id", "=", ideaId)
+    .where("status", "!=", "unconfirmed")
+    .execute();
+}
+
+/** Public ideas (published and not hidden by moderators), newest or most supported first. */
+export function publicIdeas(db: Kysely<DB>, o: { sort: "newest" | "supported"; status: string; limit: number }) {
+  let q = db
+    .selectFrom("ideas")
+    .leftJoin("places", "places.id", "ideas.place_id")
+    .select([
+      "ideas.id",
+      "ideas.title",
+      "ideas.description",
+      "ideas.category",
+      "ideas.status",
+      "ideas.supports",
+      "ideas.published_at",
+      "ideas.updated_at",
+      "ideas.project_id",
+      "places.name as place_name",
+    ])
+    .where("ideas.status", "!=", "unconfirmed")
+    .where("ideas.visibility", "=", "public");
+  if (isPublicStatus(o.status)) q = q.where("ideas.status", "=", o.status);
+  q =
+    o.sort === "supported"
+      ? q.orderBy("ideas.supports", "desc").orderBy("ideas.id", "desc")
+      : q.orderBy("ideas.id", "desc");
+  return q.limit(o.limit).execute();
+}

@@ -1,0 +1,412 @@
+import type { Kysely } from "kysely";
+import { endAllSessions } from "../accounts/sessions.js";
+import type { Civic } from "../core/context.js";
+import type { DB } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
+import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
+
+export const STRIKE_WINDOW_DAYS = 90;
+export const MAX_REASON = 2000;
+export const MODERATOR_ACTIONS = ["hide", "unhide", "remove", "dismiss"] as const;
+export type ModeratorAction = (typeof MODERATOR_ACTIONS)[number];
+
+/** Who acted: a staff account, or null for the platform itself (auto-hide, automatic suspension). */
+export interface Actor {
+  accountId: string | null;
+  role: "moderator" | "admin" | null;
+}
+
+/** Called after every moderation decision (the staff audit log plugs in here). */
+export type AuditHook = (
+  db: Kysely<DB>,
+  entry: { actor: string | null; action: string; kind: string; itemId: string; reason: string },
+  now: Date,
+) => Promise<void>;
+let auditHook: AuditHook | null = null;
+export function setModerationAuditHook(hook: AuditHook): void {
+  auditHook = hook;
+}
+
+/** A required, bounded reason; throws a field error otherwise. */
+export function requireReason(raw: unknown, field = "reason"): string {
+  const reason = typeof raw === "string" ? raw.trim() : "";
+  if (!reason) {
+    throw new AppError("validation_failed", "Give a reason: it is recorded and told to the person concerned.", {
+      fields: [{ field, message: "a reason is required" }],
+    });
+  }
+  if (reason.length > MAX_REASON) {
+    throw new AppError("validation_failed", `The reason must be at most ${MAX_REASON} characters.`, {
+      fields: [{ field, message: `must be at most ${MAX_REASON} characters` }],
+    });
+  }
+  return reason;
+}
+
+export async function loadItem(db: Kysely<DB>, now: Date, kind: string, id: string): Promise<ModeratedItem> {
+  const k = moderatedKind(kind);
+  const item = k ? await k.load({ db, now }, id) : null;
+  if (!item) throw new AppError("not_found", "There is no such item to moderate: it may have been deleted.");
+  return item;
+}
+
+async function record(
+  db: Kysely<DB>,
+  d: { kind: string; itemId: string; action: string; reason: string; actor: Actor; subject: string | null },
+  now: Date,
+): Promise<number> {
+  const row = await db
+    .insertInto("moderation_decisions")
+    .values({
+      kind: d.kind,
+      item_id: d.itemId,
+      action: d.action,
+      reason: d.reason,
+      staff_account_id: d.actor.accountId,
+      subject_account_id: d.subject,
+      created_at: now.toISOString(),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  if (auditHook) {
+    await auditHook(
+      db,
+      { actor: d.actor.accountId, action: `moderation.${d.action}`, kind: d.kind, itemId: d.itemId, reason: d.reason },
+      now,
+    );
+  }
+  return Number(row.id);
+}
+
+async function tellAuthor(civic: Civic, db: Kysely<DB>, item: ModeratedItem, action: string, reason: string) {
+  if (!item.authorEmail) return;
+  const mail = decisionMail(civic.site, item.authorEmail, {
+    action,
+    subjectRef: item.subjectRef,
+    reason,
+    publicUrl: `${civic.config.baseUrl}${item.publicPath}`,
+  });
+  if (mail) await enqueueMail(db, mail, civic.now());
+}
+
+/** Resolves an item's open flags (a moderator has looked at it). */
+async function resolveFlags(db: Kysely<DB>, kind: string, id: string, now: Date) {
+  await db
+    .updateTable("moderation_flags")
+    .set({ resolved_at: now.toISOString() })
+    .where("kind", "=", kind)
+    .where("item_id", "=", id)
+    .where("resolved_at", "is", null)
+    .execute();
+}
+
+const STATE_OF: Record<Exclude<ModeratorAction, "dismiss">, ModerationState> = {
+  hide: "hidden",
+  unhide: "public",
+  remove: "removed",
+};
+
+/**
+ * A moderator's decision on an item: hide, unhide, remove, or dismiss the flags (keep it as it is). The reason is
+ * required and recorded; the item's flags are resolved; hiding or removing something of an account holder upholds
+ * a strike against them; the author is told what happened and why.
+ */
+export async function moderate(
+  civic: Civic,
+  input: { kind: string; id: string; action: string; reason: unknown; actor: Actor },
+): Promise<{ item: ModeratedItem; suspended: boolean }> {
+  if (!(MODERATOR_ACTIONS as readonly string[]).includes(input.action)) {
+    throw new AppError("validation_failed", "Choose what to do with the item.", {
+      fields: [{ field: "action", message: "must be hide, unhide, remove or dismiss" }],
+    });
+  }
+  const action = input.action as ModeratorAction;
+  const reason = requireReason(input.reason);
+  const now = civic.now();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const item = await loadItem(tx, now, input.kind, input.id);
+    const kind = moderatedKind(item.kind);
+    if (!kind) throw new AppError("not_found", "There is no such kind of item.");
+    if (item.state === "removed" && action !== "dismiss" && input.actor.role !== "admin") {
+      throw new AppError("validation_failed", "This item was removed; only an admin can change that.", {
+        fields: [{ field: "action", message: "removed items can be changed by an admin only" }],
+      });
+    }
+    if (action !== "dismiss") await kind.setState({ db: tx, now }, item.id, STATE_OF[action]);
+    await resolveFlags(tx, item.kind, item.id, now);
+    const decisionId = await record(
+      tx,
+      { kind: item.kind, itemId: item.id, action, reason, actor: input.actor, subject: item.authorAccountId },
+      now,
+    );
+    let suspended = false;
+    if ((action === "hide" || action === "remove") && item.state === "public" && item.authorAccountId) {
+      suspended = await strike(civic, tx, item.authorAccountId, decisionId, now);
+    } else if ((action === "hide" || action === "remove") && item.authorAccountId && item.state === "hidden") {
+      // Upholding an auto-hide (or a hide by another moderator) counts as well, once per item.
+      const earlier = await tx
+        .selectFrom("moderation_strikes")
+        .innerJoin("moderation_decisions", "moderation_decisions.id", "moderation_strikes.decision_id")
+        .select("moderation_strikes.id")
+        .where("moderation_decisions.kind", "=", item.kind)
+        .where("moderation_decisions.item_id", "=", item.id)
+        .executeTakeFirst();
+      if (!earlier) suspended = await strike(civic, tx, item.authorAccountId, decisionId, now);
+    }
+    if (action === "hide" || action === "remove") await tellAuthor(civic, tx, item, action, reason);
+    return { item: { ...item, state: action === "dismiss" ? item.state : STATE_OF[action] }, suspended };
+  });
+}
+
+/** Moderator redaction of a report's title and description; the reporter's original is kept (first one only). */
+export async function redactReport(
+  civic: Civic,
+  input: { reference: string; title: unknown; description: unknown; reason: unknown; actor: Actor },
+): Promise<void> {
+  const reason = requireReason(input.reason);
+  const title = typeof input.title === "string" ? input.title.trim() : "";
+  const description = typeof input.description === "string" ? input.description.trim() : "";
+  const fields = [];
+  if (!title || title.length > 200) fields.push({ field: "title", message: "must be 1 to 200 characters" });
+  if (!description || description.length > 5000) {
+    fields.push({ field: "description", message: "must be 1 to 5,000 characters" });
+  }
+  if (fields.length > 0) throw new AppError("validation_failed", "Check the edited text.", { fields });
+  const now = civic.now();
+  await civic.database.db.transaction().execute(async (tx) => {
+    const item = await loadItem(tx, now, "report", input.reference);
+    const row = await tx
+      .selectFrom("reports")
+      .select(["id", "title", "description", "original_title", "original_description"])
+      .where("reference", "=", item.id)
+      .executeTakeFirstOrThrow();
+    await tx
+      .updateTable("reports")
+      .set({
+        title,
+        description,
+        original_title: row.original_title ?? row.title,
+        original_description: row.original_description ?? row.description,
+        moderated_at: now.toISOString(),
+      })
+      .where("id", "=", row.id)
+      .execute();
+    await record(
+      tx,
+      { kind: "report", itemId: item.id, action: "redact", reason, actor: input.actor, subject: item.authorAccountId },
+      now,
+    );
+    await resolveFlags(tx, "report", item.id, now);
+    await tellAuthor(civic, tx, item, "redact", reason);
+  });
+}
+
+/** Admin only: puts the reporter's original title and description back. */
+export async function restoreReportText(
+  civic: Civic,
+  input: { reference: string; reason: unknown; actor: Actor },
+): Promise<void> {
+  if (input.actor.role !== "admin") throw new AppError("csrf_failed", "Only an admin can restore the original text.");
+  const reason = requireReason(input.reason);
+  const now = civic.now();
+  await civic.database.db.transaction().execute(async (tx) => {
+    const item = await loadItem(tx, now, "report", input.reference);
+    const row = await tx
+      .selectFrom("reports")
+      .select(["id", "original_title", "original_description"])
+      .where("reference", "=", item.id)
+      .executeTakeFirstOrThrow();
+    if (row.original_title === null || row.original_description === null) {
+      throw new AppError("validation_failed", "This report's text was never edited by a moderator.", {
+        fields: [{ field: "reason", message: "there is no original text to restore" }],
+      });
+    }
+    await tx
+      .updateTable("reports")
+      .set({
+        title: row.original_title,
+        description: row.original_description,
+        original_title: null,
+        original_description: null,
+        moderated_at: now.toISOString(),
+      })
+      .where("id", "=", row.id)
+      .execute();
+    await record(
+      tx,
+      { kind: "report", itemId: item.id, action: "restore", reason, actor: input.actor, subject: item.authorAccountId },
+      now,
+    );
+  });
+}
+
+/** Upheld strikes (not overruled) of an account within the strike window. */
+export async function activeStrikes(db: Kysely<DB>, accountId: string, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - STRIKE_WINDOW_DAYS * 86_400_000).toISOString();
+  const row = await db
+    .selectFrom("moderation_strikes")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("overruled_at", "is", null)
+    .where("created_at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Records a strike; suspends the account when it reaches SUSPEND_AFTER_STRIKES. Returns whether it suspended. */
+async function strike(civic: Civic, db: Kysely<DB>, accountId: string, decisionId: number, now: Date) {
+  const exists = await db.selectFrom("accounts").select("id").where("id", "=", accountId).executeTakeFirst();
+  if (!exists) return false;
+  await db
+    .insertInto("moderation_strikes")
+    .values({ account_id: accountId, decision_id: decisionId, created_at: now.toISOString() })
+    .execute();
+  const n = await activeStrikes(db, accountId, now);
+  if (n < civic.config.moderation.suspendAfterStrikes) return false;
+  const reason =
+    `Automatic: ${n} of your contributions were hidden or removed by the moderators within ${STRIKE_WINDOW_DAYS} ` +
+    `days, which breaches the terms of use.`;
+  return suspendWithin(civic, db, { accountId, reason, hideContent: false, actor: { accountId: null, role: null } });
+}
+
+/** Admin: overrules a strike (it no longer counts); the reason is recorded. */
+export async function overruleStrike(
+  civic: Civic,
+  input: { strikeId: number; reason: unknown; actor: Actor },
+): Promise<void> {
+  if (input.actor.role !== "admin") throw new AppError("csrf_failed", "Only an admin can overrule a strike.");
+  const reason = requireReason(input.reason);
+  const now = civic.now();
+  await civic.database.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable("moderation_strikes")
+      .set({ overruled_at: now.toISOString(), overruled_by: input.actor.accountId, overrule_reason: reason })
+      .where("id", "=", input.strikeId)
+      .where("overruled_at", "is", null)
+      .returning(["account_id"])
+      .executeTakeFirst();
+    if (!row) throw new AppError("not_found", "There is no such strike, or it was overruled already.");
+    await record(
+      tx,
+      {
+        kind: "strike",
+        itemId: String(input.strikeId),
+        action: "overrule",
+        reason,
+        actor: input.actor,
+        subject: row.account_id,
+      },
+      now,
+    );
+  });
+}
+
+async function suspendWithin(
+  civic: Civic,
+  db: Kysely<DB>,
+  input: { accountId: string; reason: string; hideContent: boolean; actor: Actor },
+): Promise<boolean> {
+  const now = civic.now();
+  const account = await db
+    .updateTable("accounts")
+    .set({ suspended_at: now.toISOString(), suspended_reason: input.reason, updated_at: now.toISOString() })
+    .where("id", "=", input.accountId)
+    .where("suspended_at", "is", null)
+    .returning(["email"])
+    .executeTakeFirst();
+  if (!account) return false;
+  await endAllSessions(db, input.accountId);
+  await record(
+    db,
+    {
+      kind: "account",
+      itemId: input.accountId,
+      action: "suspend",
+      reason: input.reason,
+      actor: input.actor,
+      subject: input.accountId,
+    },
+    now,
+  );
+  if (input.hideContent) {
+    for (const kind of moderatedKinds()) {
+      for (const id of (await kind.itemsOf?.({ db, now }, input.accountId)) ?? []) {
+        await kind.setState({ db, now }, id, "hidden");
+        await record(
+          db,
+          {
+            kind: kind.kind,
+            itemId: id,
+            action: "hide",
+            reason: `Hidden with the suspension of its author: ${input.reason}`,
+            actor: input.actor,
+            subject: input.accountId,
+          },
+          now,
+        );
+      }
+    }
+  }
+  await enqueueMail(db, suspensionMail(civic.site, account.email, input.reason), now);
+  return true;
+}
+
+/** Suspends an account: its sessions end at once, it cannot sign in or post, and it is told why and how to appeal. */
+export async function suspendAccount(
+  civic: Civic,
+  input: { accountId: string; reason: unknown; hideContent: boolean; actor: Actor },
+): Promise<void> {
+  const reason = requireReason(input.reason);
+  await civic.database.db.transaction().execute(async (tx) => {
+    const account = await tx
+      .selectFrom("accounts")
+      .select(["id", "role", "suspended_at"])
+      .where("id", "=", input.accountId)
+      .executeTakeFirst();
+    if (!account) throw new AppError("not_found", "There is no such account.");
+    if (account.role !== "resident" && input.actor.role !== "admin") {
+      throw new AppError("csrf_failed", "Only an admin can suspend a staff account.");
+    }
+    if (account.suspended_at !== null) {
+      throw new AppError("validation_failed", "This account is suspended already.", {
+        fields: [{ field: "reason", message: "the account is suspended already" }],
+      });
+    }
+    await suspendWithin(civic, tx, { ...input, reason });
+  });
+}
+
+export async function unsuspendAccount(
+  civic: Civic,
+  input: { accountId: string; reason: unknown; actor: Actor },
+): Promise<void> {
+  const reason = requireReason(input.reason);
+  const now = civic.now();
+  await civic.database.db.transaction().execute(async (tx) => {
+    const account = await tx
+      .updateTable("accounts")
+      .set({ suspended_at: null, suspended_reason: null, updated_at: now.toISOString() })
+      .where("id", "=", input.accountId)
+      .where("suspended_at", "is not", null)
+      .returning(["email"])
+      .executeTakeFirst();
+    if (!account) throw new AppError("not_found", "There is no suspended account with this id.");
+    await record(
+      tx,
+      {
+        kind: "account",
+        itemId: input.accountId,
+        action: "unsuspend",
+        reason,
+        actor: input.actor,
+        subject: input.accountId,
+      },
+      now,
+    );
+    await enqueueMail(tx, unsuspensionMail(civic.site, account.email), now);
+  });
+}
+
+export { record as recordDecision, resolveFlags, tellAuthor };

@@ -1,0 +1,160 @@
+import type { ReportVisibility } from "../core/db/schema.js";
+import type { FieldProblem } from "../core/http/errors.js";
+
+import { CsrfField } from "../core/web/layout.js";
+import { FLAG_REASONS, type FlagOutcome, MAX_FLAG_NOTE } from "./flags.js";
+import type { ModeratedItem } from "./registry.js";
+
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+function DateTime({ iso }: { iso: string }) {
+  return <time dateTime={iso}>{dateFormat.format(new Date(iso))}</time>;
+}
+
+export interface FlagFormValues {
+  reason: string;
+  note: string;
+}
+
+/** "Report this": why an item should be looked at by the moderators. Works without JavaScript; no account needed. */
+export function FlagForm(p: {
+  item: ModeratedItem;
+  noun: string;
+  action: string;
+  csrf: string;
+  values: FlagFormValues;
+  problems: FieldProblem[];
+}) {
+  const reasonError = p.problems.find((x) => x.field === "reason")?.message;
+  const noteError = p.problems.find((x) => x.field === "note")?.message;
+  return (
+    <section>
+      <h1>Report this {p.noun} to the moderators</h1>
+      <p>
+        You are reporting: <a href={p.item.publicPath}>{p.item.label}</a>. You do not need an account, and we do not
+        tell anyone who reported it. The moderators look at every report; after several reports the {p.noun} is hidden
+        until they have.
+      </p>
+      {p.problems.length > 0 ? (
+        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+          <h2 id="error-summary-title">There is a problem</h2>
+          <ul>
+            {p.problems.map((x) => (
+              <li key={x.field}>
+                <a href={x.field === "note" ? "#note" : "#reason-spam"}>{x.message}</a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <form method="post" action={p.action}>
+        <CsrfField token={p.csrf} />
+        <fieldset aria-describedby={reasonError ? "reason-error" : undefined}>
+          <legend>Why should the moderators look at it?</legend>
+          {reasonError ? (
+            <span class="field-error" id="reason-error">
+              <span class="visually-hidden">Error: </span>
+              {reasonError}
+            </span>
+          ) : null}
+          {Object.entries(FLAG_REASONS).map(([value, label]) => (
+            <div key={value}>
+              <input
+                type="radio"
+                name="reason"
+                id={`reason-${value}`}
+                value={value}
+                required
+                checked={p.values.reason === value}
+              />{" "}
+              <label for={`reason-${value}`}>{label}</label>
+            </div>
+          ))}
+        </fieldset>
+        <p>
+          <label for="note">Anything the moderators should know (optional)</label>
+          {noteError ? (
+            <span class="field-error" id="note-error">
+              <span class="visually-hidden">Error: </span>
+              {noteError}
+            </span>
+          ) : null}
+          <textarea
+            id="note"
+            name="note"
+            rows={4}
+            maxLength={MAX_FLAG_NOTE}
+            aria-describedby={noteError ? "note-error" : undefined}
+          >
+            {p.values.note}
+          </textarea>
+        </p>
+        <button type="submit">Send to the moderators</button>
+      </form>
+    </section>
+  );
+}
+
+export function FlagThanks({ item, outcome }: { item: ModeratedItem; outcome: FlagOutcome }) {
+  return (
+    <section>
+      <h1>Thank you</h1>
+      <p role="status">
+        {outcome === "already-flagged"
+          ? "This has been reported already; the moderators will look at it."
+          : outcome === "hidden"
+            ? "Several people have reported this, so it is hidden until a moderator has looked at it."
+            : "The moderators will look at it. Thank you for helping keep the site useful and kind."}
+      </p>
+      <p>
+        <a href={outcome === "hidden" ? "/reports" : item.publicPath}>Back</a>
+      </p>
+    </section>
+  );
+}
+
+/** The link under a report or an update. */
+export function ReportThisLink({ kind, id, noun }: { kind: string; id: string; noun: string }) {
+  return (
+    <a class="report-this" href={`/report-this/${kind}/${encodeURIComponent(id)}`}>
+      Report this {noun}
+      <span class="visually-hidden"> to the moderators</span>
+    </a>
+  );
+}
+
+/** "Moderated on <date>" on a public page; staff also see that the whole item is hidden or removed. */
+export function ModerationNotice({
+  moderatedAt,
+  visibility,
+}: {
+  moderatedAt: string | null;
+  visibility: ReportVisibility;
+}) {
+  if (!moderatedAt && visibility === "public") return null;
+  return (
+    <p class="moderation-notice">
+      {visibility !== "public" ? (
+        <strong>
+          Staff view: this is {visibility} from the public{moderatedAt ? " (" : ""}
+          {moderatedAt ? (
+            <>
+              since <DateTime iso={moderatedAt} />)
+            </>
+          ) : null}
+          .{" "}
+        </strong>
+      ) : null}
+      {moderatedAt && visibility === "public" ? (
+        <>
+          Moderated on <DateTime iso={moderatedAt} />: the moderators hid or edited part of this report.
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+/** Marks a hidden or removed update or photo in the staff view of a report. */
+export function ModeratedMark({ visibility }: { visibility: ReportVisibility }) {
+  if (visibility === "public") return null;
+  return <strong class="moderated-mark">[{visibility === "hidden" ? "Hidden" : "Removed"} from the public] </strong>;
+}

@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { pageContext } from "../core/context.js";
+import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { loadItem } from "./decisions.js";
+import { FlagForm, type FlagFormValues, FlagThanks } from "./flag-pages.js";
+import { flaggerOf, flagItem } from "./flags.js";
+import "./kinds.js";
+import { moderatedKind } from "./registry.js";
+
+const params = Type.Object({ kind: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 100 }) });
+type Params = { kind: string; id: string };
+
+/** GET and POST /report-this/{kind}/{id}: the public "Report this" form for any registered kind of content. */
+export async function flagRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+
+  async function publicItem(p: Params) {
+    const kind = moderatedKind(p.kind);
+    if (!kind) throw notFound("There is nothing like that to report.");
+    const item = await loadItem(civic.database.db, civic.now(), p.kind, p.id).catch(() => null);
+    if (!item || item.state !== "public") throw notFound("There is nothing public like that to report.");
+    return { kind, item };
+  }
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    p: Params,
+    values: FlagFormValues,
+    problems: FieldProblem[],
+    status = 200,
+  ) {
+    const { kind, item } = await publicItem(p);
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={`${problems.length ? "Error: " : ""}Report this ${kind.noun}`}>
+        <FlagForm
+          item={item}
+          noun={kind.noun}
+          action={`/report-this/${encodeURIComponent(item.kind)}/${encodeURIComponent(item.id)}`}
+          csrf={ctx.csrfToken}
+          values={values}
+          problems={problems}
+        />
+      </Layout>,
+      status,
+    );
+  }
+
+  app.get("/report-this/:kind/:id", { schema: { hide: true, params } }, async (request, reply) =>
+    render(request, reply, request.params as Params, { reason: "", note: "" }, []),
+  );
+
+  app.post(
+    "/report-this/:kind/:id",
+    {
+      schema: {
+        hide: true,
+        params,
+        body: Type.Object(
+          {
+            reason: Type.Optional(Type.String({ maxLength: 40 })),
+            note: Type.Optional(Type.String({ maxLength: 5000 })),
+          },
+          { additionalProperties: true },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const p = request.params as Params;
+      const body = request.body as { reason?: string; note?: string };
+      const values = { reason: body.reason ?? "", note: body.note ?? "" };
+      const { item } = await publicItem(p);
+      try {
+        const outcome = await flagItem(civic, {
+          kind: item.kind,
+          id: item.id,
+          reason: values.reason,
+          note: values.note,
+          flagger: flaggerOf(civic, request.viewer, request.ip),
+          clientIp: request.ip,
+        });
+        return sendPage(
+          reply,
+          <Layout ctx={pageContext(request)} title="Thank you: the moderators will look at it">
+            <FlagThanks item={item} outcome={outcome} />
+          </Layout>,
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
+        return render(request, reply, p, values, error.fields ?? [], 400);
+      }
+    },
+  );
+}

@@ -1,0 +1,133 @@
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+import { type ModeratedItem, type ModerationContext, type ModerationState, registerModeratedKind } from "./registry.js";
+
+/** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
+const MAX_ITEMS_PER_ACCOUNT = 10_000;
+
+function excerpt(text: string): string {
+  return text.length > 280 ? `${text.slice(0, 279)}…` : text;
+}
+
+async function reportByReference(db: Kysely<DB>, reference: string) {
+  if (reference.length > 40) return undefined;
+  return db
+    .selectFrom("reports")
+    .select(["id", "reference", "title", "description", "visibility", "account_id", "reporter_email", "withheld"])
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+}
+
+function numericId(id: string): number | null {
+  return /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : null;
+}
+
+registerModeratedKind({
+  kind: "report",
+  noun: "report",
+  async load({ db }, id): Promise<ModeratedItem | null> {
+    const r = await reportByReference(db, id);
+    if (!r) return null;
+    return {
+      kind: "report",
+      id: r.reference,
+      label: `Report ${r.reference}: ${r.title}`,
+      excerpt: excerpt(r.description),
+      state: r.visibility,
+      publicPath: `/reports/${r.reference}`,
+      staffPath: `/reports/${r.reference}`,
+      authorAccountId: r.account_id,
+      authorEmail: r.reporter_email,
+      subjectRef: `report ${r.reference}`,
+    };
+  },
+  async setState({ db, now }, id, state) {
+    const r = await reportByReference(db, id);
+    if (!r) throw new AppError("not_found", "There is no report with this reference.");
+    if (state === "public" && r.withheld === 1) {
+      throw new AppError(
+        "validation_failed",
+        "This report's sender is on the ban list, so it cannot be published. Remove the entry from the ban list first.",
+        { fields: [{ field: "action", message: "the sender is on the ban list" }] },
+      );
+    }
+    await db
+      .updateTable("reports")
+      .set({ visibility: state, moderated_at: now.toISOString() })
+      .where("id", "=", r.id)
+      .execute();
+  },
+  async itemsOf({ db }, accountId) {
+    const rows = await db
+      .selectFrom("reports")
+      .select("reference")
+      .where("account_id", "=", accountId)
+      .where("visibility", "=", "public")
+      .limit(MAX_ITEMS_PER_ACCOUNT)
+      .execute();
+    return rows.map((r) => r.reference);
+  },
+});
+
+/** Updates and photos of a report: their own visibility; the report's page marks the report as moderated. */
+function partOfReport(table: "report_updates" | "report_photos", kind: "update" | "photo") {
+  async function find(db: Kysely<DB>, id: string) {
+    const n = numericId(id);
+    if (n === null) return undefined;
+    return db
+      .selectFrom(table)
+      .innerJoin("reports", "reports.id", `${table}.report_id`)
+      .select([
+        `${table}.id as id`,
+        `${table}.visibility as visibility`,
+        "reports.id as reportId",
+        "reports.reference",
+        "reports.account_id",
+        "reports.reporter_email",
+      ])
+      .where(`${table}.id`, "=", n)
+      .executeTakeFirst();
+  }
+  registerModeratedKind({
+    kind,
+    noun: kind,
+    async load({ db }, id) {
+      const row = await find(db, id);
+      if (!row) return null;
+      let text = "";
+      if (kind === "update") {
+        const u = await db.selectFrom("report_updates").select("note").where("id", "=", row.id).executeTakeFirst();
+        text = u?.note ?? "";
+      } else {
+        text = `Photo ${row.id} of report ${row.reference}`;
+      }
+      return {
+        kind,
+        id: String(row.id),
+        label: `${kind === "update" ? "Update" : "Photo"} ${row.id} on report ${row.reference}`,
+        excerpt: excerpt(text),
+        state: row.visibility,
+        publicPath: `/reports/${row.reference}`,
+        staffPath: `/reports/${row.reference}`,
+        // Updates are written by staff; a photo is the reporter's.
+        authorAccountId: kind === "photo" ? row.account_id : null,
+        authorEmail: kind === "photo" ? row.reporter_email : null,
+        subjectRef: `${kind} on report ${row.reference}`,
+      };
+    },
+    async setState(ctx: ModerationContext, id: string, state: ModerationState) {
+      const row = await find(ctx.db, id);
+      if (!row) throw new AppError("not_found", `There is no ${kind} with this number.`);
+      await ctx.db.updateTable(table).set({ visibility: state }).where("id", "=", row.id).execute();
+      await ctx.db
+        .updateTable("reports")
+        .set({ moderated_at: ctx.now.toISOString() })
+        .where("id", "=", row.reportId)
+        .execute();
+    },
+  });
+}
+
+partOfReport("report_updates", "update");
+partOfReport("report_photos", "photo");

@@ -1,0 +1,262 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
+import { normaliseEmail } from "../accounts/tokens.js";
+import { atomFeed, Honeypot } from "../community/components.js";
+import { pageContext } from "../core/context.js";
+import { notFound } from "../core/http/errors.js";
+import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
+import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { IssueArticle, issueDate } from "./pages.js";
+import { staffNewsletterRoutes } from "./staff-routes.js";
+import {
+  confirmSubscription,
+  consentSentence,
+  pendingConfirmation,
+  subscribe,
+  subscriberByUnsubscribeToken,
+  unsubscribe,
+} from "./service.js";
+
+const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+const PER_EMAIL = { name: "newsletter-email", max: 3, windowMs: 60 * 60_000 };
+
+/** /newsletter: double opt-in subscription, one-click unsubscribe (RFC 8058), the public archive and its feed. */
+export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+
+  function renderForm(request: FastifyRequest, reply: FastifyReply, email: string, problems: Problem[], status = 200) {
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Newsletter" description="Get village news by email.">
+        <h1>Newsletter</h1>
+        <p class="lead">
+          A short email about village news, projects and fixed reports, about once a month. You can stop it at any time.
+        </p>
+        <ErrorSummary problems={problems} />
+        <PostForm action="/newsletter" csrfToken={ctx.csrfToken}>
+          <Field
+            id="email"
+            type="email"
+            label="Email address"
+            value={email}
+            problems={problems}
+            autocomplete="email"
+            maxLength={254}
+          />
+          <p id="consent">{consentSentence(civic.site.villageName)}</p>
+          <p>
+            We send a link to confirm first; nothing else is sent until you use it. See our{" "}
+            <a href="/privacy">privacy notice</a>.
+          </p>
+          <Honeypot />
+          <button type="submit">Subscribe</button>
+        </PostForm>
+        <p>
+          <a href="/newsletter/archive">Read past issues</a>
+        </p>
+      </Layout>,
+      status,
+    );
+  }
+
+  app.get("/newsletter", { schema: { hide: true } }, async (request, reply) => renderForm(request, reply, "", []));
+
+  app.post("/newsletter", { schema: { hide: true }, config: publicFormLimit(civic) }, async (request, reply) => {
+    const f = stringFields(request.body);
+    const typed = (f.email ?? "").slice(0, 254);
+    const { problems } = spamChecks(civic, f);
+    const email = normaliseEmail(typed);
+    if (!email) problems.push({ field: "email", message: "Enter an email address, like name@example.com" });
+    if (problems.length > 0) return renderForm(request, reply, typed, problems, 400);
+    const limited = await limiter.hit(PER_EMAIL, email!);
+    if (limited.allowed) await subscribe(civic, email!);
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Check your email">
+        <h1>Check your email</h1>
+        <p class="lead">
+          If this address is not subscribed yet, we have sent it a link. Open it and press “Confirm” to start receiving
+          the newsletter.
+        </p>
+      </Layout>,
+    );
+  });
+
+  app.get("/newsletter/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const ctx = pageContext(request);
+    const pending = await pendingConfirmation(db(), token);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Confirm your subscription">
+        <h1>Confirm your subscription</h1>
+        {pending ? (
+          <>
+            <p id="consent">{consentSentence(civic.site.villageName)}</p>
+            <ButtonForm action={`/newsletter/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
+          </>
+        ) : (
+          <p>
+            This link has been used already or is not valid. <a href="/newsletter">Subscribe again</a>.
+          </p>
+        )}
+      </Layout>,
+      pending ? 200 : 404,
+    );
+  });
+
+  app.post("/newsletter/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const ok = await confirmSubscription(civic, token);
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={ok ? "You are subscribed" : "Link not valid"}>
+        <h1>{ok ? "You are subscribed" : "This link is not valid"}</h1>
+        <p>
+          {ok
+            ? "Thank you. Every issue has a link to stop it with one click."
+            : "It has been used already or has expired."}
+        </p>
+      </Layout>,
+      ok ? 200 : 404,
+    );
+  });
+
+  app.get("/newsletter/unsubscribe/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const subscriber = await subscriberByUnsubscribeToken(civic, token);
+    const ctx = pageContext(request);
+    if (!subscriber) throw notFound("This unsubscribe link is not valid.");
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Unsubscribe from the newsletter">
+        <h1>Unsubscribe from the newsletter</h1>
+        {subscriber.status === "unsubscribed" ? (
+          <p>You are not subscribed any more. Nothing more will be sent.</p>
+        ) : (
+          <form method="post" action={`/newsletter/unsubscribe/${token}`}>
+            <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+            <button type="submit">Unsubscribe</button>
+          </form>
+        )}
+      </Layout>,
+    );
+  });
+
+  // RFC 8058: mail clients POST "List-Unsubscribe=One-Click" with no cookie and no form token; the unguessable
+  // token in the address is the authorisation, so this route is exempt from the form-token check.
+  app.post(
+    "/newsletter/unsubscribe/:token",
+    { schema: { hide: true, params: tokenParams }, config: { csrf: false } },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const subscriber = await subscriberByUnsubscribeToken(civic, token);
+      if (!subscriber) throw notFound("This unsubscribe link is not valid.");
+      await unsubscribe(civic, subscriber.id);
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Unsubscribed">
+          <h1>You are unsubscribed</h1>
+          <p>
+            Nothing more will be sent to you. You can <a href="/newsletter">subscribe again</a> at any time.
+          </p>
+        </Layout>,
+      );
+    },
+  );
+
+  const sentIssues = () =>
+    db()
+      .selectFrom("newsletter_issues")
+      .selectAll()
+      .where("status", "=", "sent")
+      .orderBy("sent_at", "desc")
+      .limit(100)
+      .execute();
+
+  app.get("/newsletter/archive", { schema: { hide: true } }, async (request, reply) => {
+    const issues = await sentIssues();
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout
+        ctx={ctx}
+        title="Newsletter archive"
+        description="Every newsletter sent, newest first."
+        head={<link rel="alternate" type="application/atom+xml" title="Newsletter" href="/newsletter/archive.atom" />}
+      >
+        <h1>Newsletter archive</h1>
+        <p>
+          <a href="/newsletter">Subscribe</a> · <a href="/newsletter/archive.atom">Atom feed</a>
+        </p>
+        {issues.length === 0 ? <p>No issue has been sent yet.</p> : null}
+        <ul>
+          {issues.map((i) => (
+            <li key={i.id}>
+              <a href={`/newsletter/archive/${i.id}`}>{i.title}</a> ({issueDate(i.sent_at ?? i.created_at)})
+            </li>
+          ))}
+        </ul>
+      </Layout>,
+    );
+  });
+
+  app.get("/newsletter/archive.atom", { schema: { hide: true } }, async (_request, reply) => {
+    const issues = await sentIssues();
+    const base = civic.site.baseUrl;
+    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
+      atomFeed({
+        title: `${civic.site.villageName} newsletter`,
+        selfUrl: `${base}/newsletter/archive.atom`,
+        pageUrl: `${base}/newsletter/archive`,
+        updated: "2026-01-01T00:00:00.000Z",
+        entries: issues.map((i) => ({
+          id: `${base}/newsletter/archive/${i.id}`,
+          url: `${base}/newsletter/archive/${i.id}`,
+          title: i.title,
+          published: i.sent_at ?? i.created_at,
+          updated: i.sent_at ?? i.updated_at,
+          summary: i.body.slice(0, 1000),
+        })),
+      }),
+    );
+  });
+
+  app.get(
+    "/newsletter/archive/:id",
+    { schema: { hide: true, params: Type.Object({ id: Type.String({ maxLength: 20 }) }) } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const issue = /^\d{1,15}$/.test(id)
+        ? await db()
+            .selectFrom("newsletter_issues")
+            .selectAll()
+            .where("id", "=", Number(id))
+            .where("status", "=", "sent")
+            .executeTakeFirst()
+        : undefined;
+      if (!issue) throw notFound("There is no newsletter issue at this address.");
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title={issue.title}>
+          <p>
+            <a href="/newsletter/archive">All issues</a>
+          </p>
+          <IssueArticle issue={issue} />
+        </Layout>,
+      );
+    },
+  );
+
+  await app.register(staffNewsletterRoutes);
+}

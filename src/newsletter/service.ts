@@ -1,0 +1,272 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../accounts/tokens.js";
+import { markdownToHtml, markdownToText } from "../community/markdown.js";
+import type { Civic } from "../core/context.js";
+import type { DB } from "../core/db/schema.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+
+/** The consent sentence shown next to the subscribe button, stored with each subscription word for word. */
+export function consentSentence(villageName: string): string {
+  return `Send me the ${villageName} community newsletter by email, about once a month. I can stop it at any time with the link in every issue.`;
+}
+
+/** Recipients queued per batch of the send job. */
+export const SEND_BATCH = 50;
+
+/** The unsubscribe token of a subscriber: "<id>.<keyed hash of a random salt>". Only the salt is stored. */
+export function unsubscribeToken(secret: string, id: number, salt: string): string {
+  return `${id}.${keyedHash(secret, "newsletter-unsubscribe", `${id}:${salt}`)}`;
+}
+
+export function unsubscribeUrl(civic: Civic, id: number, salt: string): string {
+  return `${civic.site.baseUrl}/newsletter/unsubscribe/${unsubscribeToken(civic.config.sessionSecret, id, salt)}`;
+}
+
+/** The subscriber an unsubscribe token names, or undefined (malformed, forged or unknown). */
+export async function subscriberByUnsubscribeToken(civic: Civic, token: string) {
+  const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return undefined;
+  const row = await civic.database.db
+    .selectFrom("newsletter_subscribers")
+    .selectAll()
+    .where("id", "=", Number(m[1]))
+    .executeTakeFirst();
+  if (!row || !safeEqual(unsubscribeToken(civic.config.sessionSecret, row.id, row.unsubscribe_salt), token)) {
+    return undefined;
+  }
+  return row;
+}
+
+/**
+ * Starts a subscription (or restarts one that was never confirmed or was stopped) and mails the confirmation link.
+ * An address that is already confirmed gets nothing new, and the answer is the same, so the form does not tell
+ * who is subscribed. Nothing else is ever sent before the link is used.
+ */
+export async function subscribe(civic: Civic, email: string): Promise<void> {
+  const now = civic.now();
+  const at = now.toISOString();
+  const token = newToken();
+  const consent = consentSentence(civic.site.villageName);
+  await civic.database.db.transaction().execute(async (tx) => {
+    const existing = await tx
+      .selectFrom("newsletter_subscribers")
+      .selectAll()
+      .where("email", "=", email)
+      .executeTakeFirst();
+    if (existing?.status === "confirmed") return;
+    if (existing) {
+      await tx
+        .updateTable("newsletter_subscribers")
+        .set({ status: "unconfirmed", confirm_token_hash: hashToken(token), consent_text: consent, created_at: at })
+        .where("id", "=", existing.id)
+        .execute();
+    } else {
+      await tx
+        .insertInto("newsletter_subscribers")
+        .values({
+          email,
+          status: "unconfirmed",
+          confirm_token_hash: hashToken(token),
+          unsubscribe_salt: randomBytes(16).toString("base64url"),
+          consent_text: consent,
+          created_at: at,
+          confirmed_at: null,
+          unsubscribed_at: null,
+        })
+        .execute();
+    }
+    const link = `${civic.site.baseUrl}/newsletter/confirm/${token}`;
+    await enqueueMail(
+      tx,
+      {
+        kind: "newsletter-confirm",
+        to: email,
+        subject: `Confirm your subscription to the ${civic.site.villageName} newsletter`,
+        text: [
+          `Someone (we hope you) asked to receive the ${civic.site.villageName} community newsletter at this address.`,
+          "",
+          `To confirm, open this link and press the button on the page:`,
+          link,
+          "",
+          "If it was not you, ignore this message: you will not be subscribed and we will not write again.",
+        ].join("\n"),
+        html: null,
+        domain: new URL(civic.site.baseUrl).hostname,
+      },
+      now,
+    );
+  });
+}
+
+/** Confirms a subscription by its link token. Returns false when the token is unknown or used. */
+export async function confirmSubscription(civic: Civic, token: string): Promise<boolean> {
+  if (!looksLikeToken(token)) return false;
+  const at = civic.now().toISOString();
+  const result = await civic.database.db
+    .updateTable("newsletter_subscribers")
+    .set({ status: "confirmed", confirmed_at: at, confirm_token_hash: null, unsubscribed_at: null })
+    .where("confirm_token_hash", "=", hashToken(token))
+    .where("status", "=", "unconfirmed")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function pendingConfirmation(db: Kysely<DB>, token: string): Promise<boolean> {
+  if (!looksLikeToken(token)) return false;
+  const row = await db
+    .selectFrom("newsletter_subscribers")
+    .select("id")
+    .where("confirm_token_hash", "=", hashToken(token))
+    .where("status", "=", "unconfirmed")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Stops the newsletter for a subscriber (idempotent). Pending sends of an issue in progress are skipped. */
+export async function unsubscribe(civic: Civic, id: number): Promise<void> {
+  await civic.database.db
+    .updateTable("newsletter_subscribers")
+    .set({ status: "unsubscribed", unsubscribed_at: civic.now().toISOString(), confirm_token_hash: null })
+    .where("id", "=", id)
+    .where("status", "!=", "unsubscribed")
+    .execute();
+}
+
+/** The mail of one issue for one recipient, with the RFC 8058 one-click unsubscribe headers. */
+export function issueMail(civic: Civic, issue: { title: string; body: string }, to: string, unsubscribe: string) {
+  const village = civic.site.villageName;
+  const footer = `You receive this because you subscribed to the ${village} community newsletter. Unsubscribe: ${unsubscribe}`;
+  return {
+    kind: "newsletter",
+    to,
+    subject: `${village} newsletter: ${issue.title}`.slice(0, 200),
+    text: `${markdownToText(issue.body)}\n\n-- \n${footer}\n`,
+    html: `<!doctype html><html><body>${markdownToHtml(issue.body)}<hr><p>You receive this because you subscribed to the ${village} community newsletter. <a href="${unsubscribe}">Unsubscribe</a>.</p></body></html>`,
+    headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    domain: new URL(civic.site.baseUrl).hostname,
+  };
+}
+
+/**
+ * Marks an issue for sending to every confirmed subscriber. Pressing "send" twice changes nothing the second time:
+ * only a draft moves to "sending". The send job (sendPendingIssues) does the rest.
+ */
+export async function startSending(civic: Civic, issueId: number): Promise<boolean> {
+  const at = civic.now().toISOString();
+  const result = await civic.database.db
+    .updateTable("newsletter_issues")
+    .set({ status: "sending", send_started_at: at, updated_at: at })
+    .where("id", "=", issueId)
+    .where("status", "=", "draft")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Queues the next batch of an issue being sent. Each recipient's outbox message is created in one transaction with
+ * the (issue, subscriber) row of `newsletter_sends`, whose primary key makes a second one impossible: two processes,
+ * a double press or a restart after a crash half-way never queue a recipient twice, and a batch cut short by a crash
+ * rolls back whole and is queued again. Returns how many were queued; when none are left the issue is "sent".
+ */
+export async function queueNextBatch(civic: Civic, issueId: number, limit = SEND_BATCH): Promise<number> {
+  const db = civic.database.db;
+  const issue = await db.selectFrom("newsletter_issues").selectAll().where("id", "=", issueId).executeTakeFirst();
+  if (issue?.status !== "sending") return 0;
+  const recipients = await db
+    .selectFrom("newsletter_subscribers as s")
+    .leftJoin("newsletter_sends as n", (j) => j.onRef("n.subscriber_id", "=", "s.id").on("n.issue_id", "=", issueId))
+    .select(["s.id", "s.email", "s.unsubscribe_salt"])
+    .where("s.status", "=", "confirmed")
+    .where("n.subscriber_id", "is", null)
+    .orderBy("s.id")
+    .limit(limit)
+    .execute();
+  let queued = 0;
+  for (const r of recipients) {
+    const now = civic.now();
+    const done = await db.transaction().execute(async (tx) => {
+      const claimed = await tx
+        .insertInto("newsletter_sends")
+        .values({ issue_id: issueId, subscriber_id: r.id, outbox_id: null, created_at: now.toISOString() })
+        .onConflict((oc) => oc.columns(["issue_id", "subscriber_id"]).doNothing())
+        .executeTakeFirst();
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) !== 1) return false;
+      const outboxId = await enqueueMail(
+        tx,
+        issueMail(civic, issue, r.email, unsubscribeUrl(civic, r.id, r.unsubscribe_salt)),
+        now,
+      );
+      if (outboxId !== null) {
+        await tx
+          .updateTable("newsletter_sends")
+          .set({ outbox_id: outboxId })
+          .where("issue_id", "=", issueId)
+          .where("subscriber_id", "=", r.id)
+          .execute();
+      }
+      return true;
+    });
+    if (done) queued++;
+  }
+  if (recipients.length < limit) {
+    const at = civic.now().toISOString();
+    await db
+      .updateTable("newsletter_issues")
+      .set({ status: "sent", sent_at: at, updated_at: at })
+      .where("id", "=", issueId)
+      .where("status", "=", "sending")
+      .execute();
+  }
+  return queued;
+}
+
+/** Queues every issue being sent, batch by batch, until done or `signal` is aborted (the process stops). */
+export async function sendPendingIssues(civic: Civic, signal?: AbortSignal): Promise<number> {
+  const issues = await civic.database.db
+    .selectFrom("newsletter_issues")
+    .select("id")
+    .where("status", "=", "sending")
+    .orderBy("id")
+    .execute();
+  let total = 0;
+  for (const { id } of issues) {
+    for (;;) {
+      if (signal?.aborted) return total;
+      const before = total;
+      total += await queueNextBatch(civic, id);
+      const still = await civic.database.db
+        .selectFrom("newsletter_issues")
+        .select("status")
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (still?.status !== "sending" || total === before) break;
+    }
+  }
+  return total;
+}
+
+/** The staff page's progress figures of an issue: recipients queued so far, sent by the outbox, failed. */
+export async function sendProgress(db: Kysely<DB>, issueId: number) {
+  const row = await db
+    .selectFrom("newsletter_sends as n")
+    .leftJoin("outbox as o", "o.id", "n.outbox_id")
+    .select((eb) => [
+      eb.fn.countAll<number>().as("queued"),
+      eb.fn.count<number>("o.sent_at").as("sent"),
+      eb.fn.count<number>("o.failed_at").as("failed"),
+    ])
+    .where("n.issue_id", "=", issueId)
+    .executeTakeFirst();
+  const confirmed = await db
+    .selectFrom("newsletter_subscribers")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("status", "=", "confirmed")
+    .executeTakeFirst();
+  return {
+    queued: Number(row?.queued ?? 0),
+    sent: Number(row?.sent ?? 0),
+    failed: Number(row?.failed ?? 0),
+    confirmed: Number(confirmed?.n ?? 0),
+  };
+}

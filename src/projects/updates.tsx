@@ -1,0 +1,163 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
+import { registerStaffPage } from "../admin/nav.js";
+import { atomFeed, Prose, TextArea } from "../community/components.js";
+import { markdownToHtml } from "../community/markdown.js";
+import { pageContext } from "../core/context.js";
+import type { Project } from "../core/db/schema.js";
+import { notFound } from "../core/http/errors.js";
+import { requireStaff, stringFields } from "../core/http/public-form.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+
+interface UpdateRow {
+  id: number;
+  title: string;
+  body: string;
+  posted_at: string;
+}
+
+/** A project's volunteer roles, the ideas it came from, and its dated updates. */
+export function ProjectExtras(p: {
+  project: Project;
+  roles: string[];
+  ideas: { id: number; title: string }[];
+  updates: UpdateRow[];
+}) {
+  return (
+    <>
+      {p.roles.length > 0 ? (
+        <section aria-labelledby="roles">
+          <h2 id="roles">Volunteer roles</h2>
+          <ul>
+            {p.roles.map((r) => (
+              <li key={r}>
+                {r}:{" "}
+                <a href={`/volunteer?project=${encodeURIComponent(p.project.id)}&role=${encodeURIComponent(r)}`}>
+                  sign up<span class="visually-hidden"> as {r}</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {p.ideas.length > 0 ? (
+        <section aria-labelledby="from-ideas">
+          <h2 id="from-ideas">From residents’ ideas</h2>
+          <ul>
+            {p.ideas.map((i) => (
+              <li key={i.id}>
+                <a href={`/ideas/${i.id}`}>{i.title}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <section aria-labelledby="updates">
+        <h2 id="updates">Updates</h2>
+        <p>
+          <a href={`/projects/${p.project.id}/updates.atom`}>Atom feed of updates</a>
+        </p>
+        {p.updates.length === 0 ? <p>No updates yet.</p> : null}
+        {p.updates.map((u) => (
+          <article key={u.id}>
+            <h3>{u.title}</h3>
+            <p>
+              <time dateTime={u.posted_at}>{dateFormat.format(new Date(u.posted_at))}</time>
+            </p>
+            <Prose html={markdownToHtml(u.body)} />
+          </article>
+        ))}
+      </section>
+    </>
+  );
+}
+
+const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+/** Each project's Atom feed of updates, and the staff form that posts an update. */
+export async function projectUpdateRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const loadProject = async (id: string) => {
+    const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!p) throw notFound("There is no project at this address.");
+    return p;
+  };
+
+  app.get("/projects/:id/updates.atom", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const p = await loadProject((request.params as { id: string }).id);
+    const updates = await db()
+      .selectFrom("project_updates")
+      .selectAll()
+      .where("project_id", "=", p.id)
+      .orderBy("posted_at", "desc")
+      .limit(50)
+      .execute();
+    const base = civic.site.baseUrl;
+    const page = `${base}/projects/${encodeURIComponent(p.id)}`;
+    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
+      atomFeed({
+        title: `${p.title}: updates`,
+        selfUrl: `${page}/updates.atom`,
+        pageUrl: page,
+        updated: p.updated_at,
+        entries: updates.map((u) => ({
+          id: `${page}#update-${u.id}`,
+          url: page,
+          title: u.title,
+          published: u.posted_at,
+          updated: u.posted_at,
+          summary: u.body.slice(0, 2000),
+        })),
+      }),
+    );
+  });
+
+  function renderUpdateForm(p: Project, values: { title: string; body: string }, problems: Problem[]) {
+    return (ctx: ReturnType<typeof pageContext>) => (
+      <Layout ctx={ctx} title={`Post an update: ${p.title}`}>
+        <h1>Post an update to {p.title}</h1>
+        <ErrorSummary problems={problems} />
+        <PostForm action={`/admin/projects/${p.id}/updates`} csrfToken={ctx.csrfToken}>
+          <Field id="title" label="Title" value={values.title} problems={problems} maxLength={150} />
+          <TextArea id="body" label="Update" hint="Markdown" value={values.body} problems={problems} />
+          <button type="submit">Post update</button>
+        </PostForm>
+      </Layout>
+    );
+  }
+
+  app.get("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    if (!requireStaff(request, reply)) return reply;
+    const p = await loadProject((request.params as { id: string }).id);
+    return sendPage(reply, renderUpdateForm(p, { title: "", body: "" }, [])(pageContext(request)));
+  });
+
+  app.post("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    if (!requireStaff(request, reply)) return reply;
+    const p = await loadProject((request.params as { id: string }).id);
+    const f = stringFields(request.body);
+    const values = { title: (f.title ?? "").slice(0, 300), body: (f.body ?? "").slice(0, 30_000) };
+    const problems: Problem[] = [];
+    if (values.title.trim() === "" || values.title.length > 150) {
+      problems.push({ field: "title", message: "Enter a title of up to 150 characters" });
+    }
+    if (values.body.trim() === "" || values.body.length > 20_000) {
+      problems.push({ field: "body", message: "Write the update (up to 20,000 characters)" });
+    }
+    if (problems.length > 0) return sendPage(reply, renderUpdateForm(p, values, problems)(pageContext(request)), 400);
+    const at = civic.now().toISOString();
+    await db()
+      .insertInto("project_updates")
+      .values({ project_id: p.id, title: values.title.trim(), body: values.body, posted_at: at })
+      .execute();
+    await db().updateTable("projects").set({ updated_at: at }).where("id", "=", p.id).execute();
+    return reply.redirect(`/projects/${encodeURIComponent(p.id)}`, 303);
+  });
+}
+
+registerStaffPage({ label: "Projects", path: "/projects", minimum: "moderator", order: 55 });

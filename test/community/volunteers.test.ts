@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { accountsHarness, type AccountsHarness, Visitor } from "../accounts/support.js";
+import { describeEachDb } from "../helpers/app.js";
+import { linkIn, signedIn, submitSlowly } from "./support.js";
+
+describeEachDb("volunteers", (dialect) => {
+  let h: AccountsHarness;
+  beforeEach(async () => {
+    h = await accountsHarness(dialect);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it("staff see a sign-up only after its address is confirmed; admins export CSV; the mailed link withdraws", async () => {
+    const project = await h.app.civic.database.db
+      .selectFrom("projects")
+      .select(["id", "title"])
+      .executeTakeFirstOrThrow();
+    const v = new Visitor(h.app);
+    const fields = {
+      project: project.id,
+      role: "Litter picker",
+      name: "Fay Lee",
+      email: "fay@example.org",
+      phone: "01234 567890",
+      interests: "Gardening",
+      availability: "=Weekends",
+      website: "",
+    };
+    const bad = await submitSlowly(h, v, "/volunteer", "/volunteer", { ...fields, email: "x" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('value="Fay Lee"');
+    expect((await submitSlowly(h, v, "/volunteer", "/volunteer", fields)).statusCode).toBe(200);
+
+    const path = linkIn((await h.mailTo("fay@example.org")).parsed.text ?? "", "/volunteer/confirm/");
+    const moderator = await signedIn(h, "mod@example.org", "moderator");
+    expect((await moderator.get("/admin/volunteers")).body).not.toContain("Fay Lee");
+    expect((await moderator.get("/admin/volunteers.csv")).statusCode).toBe(403);
+
+    const page = await v.get(path);
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    expect((await v.post(path, { _csrf: token })).statusCode).toBe(303);
+    const list = (await moderator.get("/admin/volunteers")).body;
+    expect(list).toContain("Fay Lee");
+    expect(list).toContain(project.title);
+
+    const admin = await signedIn(h, "admin@example.org", "admin");
+    const csv = await admin.get("/admin/volunteers.csv");
+    expect(csv.headers["content-type"]).toContain("text/csv");
+    expect(csv.body).toContain('"Fay Lee","fay@example.org"');
+    expect(csv.body).toContain(`"'=Weekends"`);
+
+    const withdraw = /action="(\/volunteer\/withdraw\/[^"]+)"/.exec((await v.get(path)).body)![1]!;
+    const t2 = /name="_csrf" value="([^"]+)"/.exec((await v.get(path)).body)![1]!;
+    expect((await v.post(withdraw, { _csrf: t2 })).statusCode).toBe(303);
+    expect((await moderator.get("/admin/volunteers")).body).not.toContain("Fay Lee");
+  });
+});
