@@ -252,3 +252,32 @@ describeEachDb("moderation", (dialect) => {
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["moderation.suspend", "moderation.unsuspend"]));
   });
 });
+
+describeEachDb("moderation in the personal data export", (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { seed: true });
+  });
+  afterAll(async () => t?.close());
+
+  it("lists decisions and strikes about the person", async () => {
+    const { personalDataSources } = await import("../accounts/personal-data.js");
+    const civic = t.app.civic;
+    const person = await signInAs(t.app, "person@example.org", "resident");
+    const { reference } = await submitReport(civic, reportSubmission({ accountId: person.accountId }));
+    await moderate(civic, {
+      kind: "report",
+      id: reference,
+      action: "hide",
+      reason: "Spam link",
+      actor: { accountId: null, role: "moderator" },
+    });
+    const source = personalDataSources().find((s) => s.key === "moderation");
+    const part = await source?.collect(
+      { db: civic.database.db, storage: undefined as never, now: civic.now() },
+      { accountId: person.accountId, email: "person@example.org" },
+    );
+    expect(JSON.stringify(part?.data)).toContain("Spam link");
+    expect((part?.data as { strikes: unknown[] }).strikes).toHaveLength(1);
+  });
+});
