@@ -42,7 +42,7 @@ export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum
   if (!hasRole(viewer, minimum)) {
     throw new AppError(
       "forbidden",
-      minimum === "admin"
+      viewer.role !== "resident"
         ? "This page is for administrators only. Ask an administrator if you need it."
         : "This page is for the volunteers who run the platform. You are signed in, but your account is not a staff account.",
     );

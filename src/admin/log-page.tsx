@@ -1,3 +1,4 @@
+import { Pager } from "./pager.js";
 import type { AuditFilter, AuditRow } from "./audit.js";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
@@ -90,26 +91,14 @@ export function AuditLogPage(p: AuditLogProps) {
           </tbody>
         </table>
       ) : null}
-      {p.pages > 1 ? (
-        <nav aria-label="Pages of the audit log" class="pagination">
-          <ul>
-            {p.page > 1 ? (
-              <li>
-                <a href={p.query(p.page - 1)} rel="prev">
-                  Newer entries
-                </a>
-              </li>
-            ) : null}
-            {p.page < p.pages ? (
-              <li>
-                <a href={p.query(p.page + 1)} rel="next">
-                  Older entries
-                </a>
-              </li>
-            ) : null}
-          </ul>
-        </nav>
-      ) : null}
+      <Pager
+        label="Pages of the audit log"
+        page={p.page}
+        pages={p.pages}
+        href={p.query}
+        previous="Newer entries"
+        next="Older entries"
+      />
     </>
   );
 }

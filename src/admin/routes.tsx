@@ -1,3 +1,4 @@
+import { pageHref } from "./pager.js";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "./audit.js";
@@ -5,6 +6,8 @@ import { guardedScope } from "./guard.js";
 import { renderAdminPage } from "./layout.js";
 import { AuditLogPage } from "./log-page.js";
 import { registerStaffPage, staffNav } from "./nav.js";
+import { triageRoutes } from "./reports/routes.js";
+import { administrationRoutes } from "./administration-routes.js";
 
 registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
 registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
@@ -24,6 +27,7 @@ const LogQuery = Type.Object({
 export async function adminRoutes(app: FastifyInstance): Promise<void> {
   const db = () => app.civic.database.db;
   await guardedScope(app, "moderator", (scope) => {
+    triageRoutes(scope);
     scope.get("/admin", { schema: { hide: true } }, async (request, reply) => {
       const entries = staffNav(request.viewer).filter((e) => e.path !== "/admin");
       return renderAdminPage(request, reply, "Staff console", () => (
@@ -57,13 +61,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
       const page = q.page ?? 1;
       const [{ rows, total }, vocabulary] = await Promise.all([listAudit(db(), filter, page), auditVocabulary(db())]);
       const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
-      const query = (n: number) => {
-        const params = new URLSearchParams();
-        for (const [k, v] of Object.entries({ ...q, page: undefined })) if (v) params.set(k, String(v));
-        if (n > 1) params.set("page", String(n));
-        const s = params.toString();
-        return s ? `/admin/log?${s}` : "/admin/log";
-      };
+      const query = (n: number) => pageHref("/admin/log", q, n);
       return renderAdminPage(request, reply, "Audit log", () => (
         <AuditLogPage
           rows={rows}
@@ -77,5 +75,8 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
         />
       ));
     });
+  });
+  await guardedScope(app, "admin", (scope) => {
+    administrationRoutes(scope);
   });
 }

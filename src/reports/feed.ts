@@ -1,5 +1,5 @@
 import { escapeXml } from "../core/http/xml.js";
-import type { PublicReport } from "./repository.js";
+import type { PublicReport, PublicUpdate } from "./repository.js";
 
 export interface FeedOptions {
   title: string;
@@ -10,6 +10,8 @@ export interface FeedOptions {
   baseUrl: string;
   /** When nothing is in the feed. */
   fallbackUpdated: string;
+  /** The newest public update of each report, by reference. */
+  updates?: Map<string, PublicUpdate>;
 }
 
 /** An Atom (RFC 4287) feed of public reports: title, status, category, place and description, never the reporter. */
@@ -18,7 +20,9 @@ export function reportsAtom(reports: PublicReport[], o: FeedOptions): string {
   const entries = reports.map((r) => {
     const link = `${o.baseUrl}/reports/${r.reference}`;
     const where = [r.placeName, r.locationText].filter(Boolean).join(": ");
-    const summary = `${r.statusLabel} · ${r.categoryName}${where ? ` · ${where}` : ""}\n\n${r.description}`;
+    const update = o.updates?.get(r.reference);
+    const latest = update?.note ? `\n\nUpdate ${update.at.slice(0, 10)} (${update.statusLabel}): ${update.note}` : "";
+    const summary = `${r.statusLabel} · ${r.categoryName}${where ? ` · ${where}` : ""}\n\n${r.description}${latest}`;
     const point = r.lat !== null && r.lng !== null ? `<georss:point>${r.lat} ${r.lng}</georss:point>` : "";
     return [
       "<entry>",

@@ -77,6 +77,8 @@ export async function changeStatus(
   to: ReportStatus,
   note: string,
   at: Date,
+  /** Runs in the same transaction after the change (audit row, mails), so all of it happens or none. */
+  after?: (tx: Kysely<DB>, change: { from: ReportStatus; to: ReportStatus; note: string }) => Promise<void>,
 ): Promise<void> {
   const trimmed = note.trim();
   if (trimmed.length > MAX_NOTE_LENGTH) {
@@ -112,5 +114,6 @@ export async function changeStatus(
       .insertInto("report_updates")
       .values({ report_id: reportId, status: to, previous_status: report.status, note: trimmed, created_at: iso })
       .execute();
+    await after?.(tx, { from: report.status, to, note: trimmed });
   });
 }

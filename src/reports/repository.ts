@@ -150,6 +150,24 @@ export async function listPublicReports(
   return { items: rows.map(present), total: Number(count.n) };
 }
 
+/** The newest public update of each of the given reports (for feeds), by reference. */
+export async function latestUpdates(db: Kysely<DB>, references: string[]): Promise<Map<string, PublicUpdate>> {
+  if (references.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("report_updates")
+    .innerJoin("reports", "reports.id", "report_updates.report_id")
+    .select(["reports.reference", "report_updates.status", "report_updates.note", "report_updates.created_at"])
+    .where("reports.reference", "in", references.slice(0, 1000))
+    .orderBy("report_updates.created_at")
+    .orderBy("report_updates.id")
+    .execute();
+  const map = new Map<string, PublicUpdate>();
+  for (const u of rows) {
+    map.set(u.reference, { status: u.status, statusLabel: STATUS_LABELS[u.status], note: u.note, at: u.created_at });
+  }
+  return map;
+}
+
 export type ReportLookup =
   { kind: "found"; report: PublicReportDetail } | { kind: "removed" } | { kind: "hidden" } | { kind: "unknown" };
 

@@ -23,7 +23,14 @@ import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference } from "./reference.js";
-import { findReport, listPublicReports, type NearbyReport, nearbyReports, publicCategories } from "./repository.js";
+import {
+  findReport,
+  latestUpdates,
+  listPublicReports,
+  type NearbyReport,
+  nearbyReports,
+  publicCategories,
+} from "./repository.js";
 import { serviceNotice, submitReport } from "./submit.js";
 
 /** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
@@ -399,6 +406,10 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
 
   async function sendFeed(reply: FastifyReply, filter: ReturnType<typeof filterOf>, selfUrl: string) {
     const { items } = await listPublicReports(db(), filter, { offset: 0, limit: 50 });
+    const updates = await latestUpdates(
+      db(),
+      items.map((r) => r.reference),
+    );
     const category = filter.category ? await loadCategory(filter.category) : undefined;
     if (filter.category && !category) throw notFound("There is no such category.");
     const title = [
@@ -418,6 +429,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
           baseUrl: config.baseUrl,
           fallbackUpdated: civic.now().toISOString(),
+          updates,
         }),
       );
   }

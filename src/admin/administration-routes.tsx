@@ -1,0 +1,120 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { formField } from "../core/http/csrf.js";
+import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { listApiKeys } from "../open311/keys.js";
+import { changeRole, listStaff, staffCreateApiKey, staffRevokeApiKey } from "./administration.js";
+import { ApiKeysPage, RolesPage } from "./administration-pages.js";
+import { type StaffScope, staffViewer } from "./guard.js";
+import { renderAdminPage } from "./layout.js";
+import { registerStaffPage } from "./nav.js";
+
+registerStaffPage({ label: "Staff roles", path: "/admin/staff", minimum: "admin", order: 70 });
+registerStaffPage({ label: "Open311 API keys", path: "/admin/api-keys", minimum: "admin", order: 80 });
+
+const posted = (request: FastifyRequest, name: string) => (formField(request.body, name) ?? "").slice(0, 1000);
+
+/** The problems of a validation error, or rethrows anything else. */
+function problemsOf(error: unknown): { problems: FieldProblem[]; status: number } {
+  if (error instanceof AppError && error.code === "validation_failed") return { problems: error.fields, status: 400 };
+  throw error;
+}
+
+/** Admin-only pages: staff roles and Open311 API keys. */
+export function administrationRoutes(scope: StaffScope): void {
+  const civic = scope.civic;
+
+  async function showRoles(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    o: { problems?: FieldProblem[]; status?: number; notice?: boolean } = {},
+  ) {
+    const staff = await listStaff(civic);
+    const problems = o.problems ?? [];
+    const values =
+      problems.length > 0
+        ? { email: posted(request, "email"), role: posted(request, "role"), reason: posted(request, "reason") }
+        : {};
+    return renderAdminPage(
+      request,
+      reply,
+      "Staff roles",
+      (ctx) => (
+        <RolesPage staff={staff} csrfToken={ctx.csrfToken} problems={problems} values={values} notice={o.notice} />
+      ),
+      { status: o.status, hasErrors: problems.length > 0 },
+    );
+  }
+
+  scope.get(
+    "/admin/staff",
+    { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }) } },
+    (request, reply) => showRoles(request, reply, { notice: request.query.done === "1" }),
+  );
+  scope.post("/admin/staff", { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await changeRole(
+        civic,
+        staffViewer(request),
+        posted(request, "email"),
+        posted(request, "role"),
+        posted(request, "reason"),
+      );
+    } catch (error) {
+      return showRoles(request, reply, problemsOf(error));
+    }
+    return reply.redirect("/admin/staff?done=1", 303);
+  });
+
+  async function showKeys(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    o: {
+      problems?: FieldProblem[];
+      status?: number;
+      created?: Awaited<ReturnType<typeof staffCreateApiKey>>;
+      revoked?: boolean;
+    } = {},
+  ) {
+    const keys = await listApiKeys(civic.database.db);
+    const problems = o.problems ?? [];
+    return renderAdminPage(
+      request,
+      reply,
+      "Open311 API keys",
+      (ctx) => (
+        <ApiKeysPage
+          keys={keys}
+          csrfToken={ctx.csrfToken}
+          problems={problems}
+          created={o.created}
+          revoked={o.revoked}
+        />
+      ),
+      { status: o.status, hasErrors: problems.length > 0 },
+    );
+  }
+
+  scope.get(
+    "/admin/api-keys",
+    { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }) } },
+    (request, reply) => showKeys(request, reply, { revoked: request.query.done === "revoked" }),
+  );
+  scope.post("/admin/api-keys", { schema: { hide: true } }, async (request, reply) => {
+    try {
+      // The new key is shown on this response only (pages are no-store), never after a redirect.
+      const created = await staffCreateApiKey(civic, staffViewer(request), posted(request, "name"));
+      return showKeys(request, reply, { created });
+    } catch (error) {
+      return showKeys(request, reply, problemsOf(error));
+    }
+  });
+  scope.post(
+    "/admin/api-keys/:id/revoke",
+    { schema: { hide: true, params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) }) } },
+    async (request, reply) => {
+      await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
+      return reply.redirect("/admin/api-keys?done=revoked", 303);
+    },
+  );
+}

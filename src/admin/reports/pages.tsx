@@ -1,0 +1,283 @@
+import { Pager } from "../pager.js";
+import type { Category } from "../../core/db/schema.js";
+import type { FieldProblem } from "../../core/http/errors.js";
+import { CsrfField } from "../../core/web/layout.js";
+import { REPORT_STATUSES, STATUS_LABELS } from "../../reports/model.js";
+import { DateTime, StatusTag } from "../../reports/pages/common.js";
+import type { InboxFilter, InboxRow } from "./inbox.js";
+import type { StaffReport } from "./triage.js";
+
+export interface InboxProps {
+  rows: InboxRow[];
+  total: number;
+  page: number;
+  pages: number;
+  filter: InboxFilter;
+  categories: Category[];
+  query: (page: number) => string;
+}
+
+/** /admin/reports: the triage inbox. */
+export function InboxPage(p: InboxProps) {
+  return (
+    <>
+      <h1>Reports inbox</h1>
+      <p>Unreviewed (open) reports come first, newest first. Hidden and removed reports are listed too, marked.</p>
+      <form method="get" action="/admin/reports" class="filters">
+        <p>
+          <label for="inbox-q">Reference or words</label>
+          <input id="inbox-q" name="q" type="search" value={p.filter.q ?? ""} maxLength={200} />
+        </p>
+        <p>
+          <label for="inbox-status">Status</label>
+          <select id="inbox-status" name="status">
+            <option value="">Any</option>
+            {REPORT_STATUSES.map((s) => (
+              <option value={s} selected={s === p.filter.status} key={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
+          <label for="inbox-category">Category</label>
+          <select id="inbox-category" name="category">
+            <option value="">Any</option>
+            {p.categories.map((c) => (
+              <option value={c.code} selected={c.code === p.filter.category} key={c.code}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
+          <label for="inbox-from">Reported from (date)</label>
+          <input id="inbox-from" name="from" type="date" value={p.filter.from ?? ""} />
+        </p>
+        <p>
+          <label for="inbox-to">Reported until (date)</label>
+          <input id="inbox-to" name="to" type="date" value={p.filter.to ?? ""} />
+        </p>
+        <p>
+          <button type="submit">Show</button>
+        </p>
+      </form>
+      <p role="status">
+        {p.total === 0
+          ? "No reports match."
+          : `${p.total} ${p.total === 1 ? "report" : "reports"}, page ${p.page} of ${p.pages}.`}
+      </p>
+      {p.rows.length > 0 ? (
+        <table>
+          <caption class="visually-hidden">Reports, unreviewed first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Reference</th>
+              <th scope="col">Title</th>
+              <th scope="col">Category</th>
+              <th scope="col">Status</th>
+              <th scope="col">Reported</th>
+              <th scope="col">Assigned to</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.rows.map((r) => (
+              <tr key={r.reference}>
+                <td>
+                  <a href={`/admin/reports/${r.reference}`}>{r.reference}</a>
+                </td>
+                <td>
+                  {r.title}
+                  {r.visibility !== "public" ? <strong> ({r.visibility})</strong> : null}
+                </td>
+                <td>{r.categoryName}</td>
+                <td>
+                  <StatusTag status={r.status} />
+                </td>
+                <td>
+                  <DateTime iso={r.createdAt} />
+                </td>
+                <td>{r.assignedTo ?? "Nobody"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager label="Pages of the inbox" page={p.page} pages={p.pages} href={p.query} />
+    </>
+  );
+}
+
+const NOTICES: Record<string, string> = {
+  status: "The status is changed and the update is published.",
+  note: "Your note is saved.",
+};
+
+export interface StaffReportProps {
+  r: StaffReport;
+  csrfToken: string;
+  problems: FieldProblem[];
+  values: { status?: string; note?: string; body?: string };
+  notice?: string;
+}
+
+function ErrorFor({ problems, field, id }: { problems: FieldProblem[]; field: string; id: string }) {
+  const p = problems.find((x) => x.field === field);
+  return p ? (
+    <span class="field-error" id={id}>
+      <span class="visually-hidden">Error: </span>
+      {p.message}
+    </span>
+  ) : null;
+}
+
+/** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
+export function StaffReportPage({ r, csrfToken, problems, values, notice }: StaffReportProps) {
+  const has = (f: string) => problems.some((p) => p.field === f);
+  return (
+    <>
+      <p>
+        <a href="/admin/reports">Reports inbox</a>
+      </p>
+      <h1>
+        Report {r.reference}: {r.title}
+      </h1>
+      {problems.length > 0 ? (
+        <div class="error-summary" role="alert" tabIndex={-1}>
+          <h2>There is a problem</h2>
+          <ul>
+            {problems.map((p) => (
+              <li key={p.field}>
+                <a href={`#staff-${p.field}`}>{p.message}</a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {notice && NOTICES[notice] ? (
+        <p class="notice" role="status">
+          {NOTICES[notice]}
+        </p>
+      ) : null}
+      <dl class="report-facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusTag status={r.status} />
+        </dd>
+        <dt>Visibility</dt>
+        <dd>{r.visibility}</dd>
+        <dt>Category</dt>
+        <dd>{r.categoryName}</dd>
+        <dt>Reported</dt>
+        <dd>
+          <DateTime iso={r.createdAt} withTime />
+        </dd>
+        <dt>Forwarded</dt>
+        <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
+        <dt>Reporter gave an email address</dt>
+        <dd>{r.hasReporterEmail ? "Yes: they are emailed at every public status change" : "No"}</dd>
+        <dt>Public page</dt>
+        <dd>
+          <a href={`/reports/${r.reference}`}>/reports/{r.reference}</a>
+        </dd>
+      </dl>
+      <h2>Description</h2>
+      <p class="report-description">{r.description}</p>
+
+      <h2>Change the status</h2>
+      {r.next.length === 0 ? (
+        <p>This status cannot change.</p>
+      ) : (
+        <form method="post" action={`/admin/reports/${r.reference}/status`}>
+          <CsrfField token={csrfToken} />
+          <input type="hidden" name="expected" value={r.status} />
+          <p>
+            <label for="staff-status">New status</label>
+            <ErrorFor problems={problems} field="status" id="staff-status-error" />
+            <select
+              id="staff-status"
+              name="status"
+              aria-invalid={has("status") ? "true" : undefined}
+              aria-describedby={has("status") ? "staff-status-error" : undefined}
+            >
+              {r.next.map((s) => (
+                <option value={s} selected={s === values.status} key={s}>
+                  {STATUS_LABELS[s]}
+                </option>
+              ))}
+            </select>
+          </p>
+          <p>
+            <label for="staff-note">Public update text</label>
+            <span class="hint" id="staff-note-hint">
+              Shown on the public report page, in the feeds and the API, and emailed to the reporter and followers.
+            </span>
+            <ErrorFor problems={problems} field="note" id="staff-note-error" />
+            <textarea
+              id="staff-note"
+              name="note"
+              rows={4}
+              required
+              aria-invalid={has("note") ? "true" : undefined}
+              aria-describedby={has("note") ? "staff-note-hint staff-note-error" : "staff-note-hint"}
+            >
+              {values.note ?? ""}
+            </textarea>
+          </p>
+          <p>
+            <button type="submit">Change status and publish the update</button>
+          </p>
+        </form>
+      )}
+
+      <h2>Public history</h2>
+      {r.history.length === 0 ? (
+        <p>No updates yet.</p>
+      ) : (
+        <ol class="timeline">
+          {r.history.map((h, i) => (
+            <li key={i}>
+              <DateTime iso={h.at} withTime />: <StatusTag status={h.status} /> {h.note}
+            </li>
+          ))}
+        </ol>
+      )}
+
+      <h2>Staff notes (private)</h2>
+      {r.notes.length === 0 ? (
+        <p>No notes yet.</p>
+      ) : (
+        <ul>
+          {r.notes.map((n) => (
+            <li key={n.id}>
+              <DateTime iso={n.at} withTime />, {n.author ?? "a former account"}: {n.body}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form method="post" action={`/admin/reports/${r.reference}/notes`}>
+        <CsrfField token={csrfToken} />
+        <p>
+          <label for="staff-body">Add a private note</label>
+          <ErrorFor problems={problems} field="body" id="staff-body-error" />
+          <textarea
+            id="staff-body"
+            name="body"
+            rows={3}
+            required
+            aria-invalid={has("body") ? "true" : undefined}
+            aria-describedby={has("body") ? "staff-body-error" : undefined}
+          >
+            {values.body ?? ""}
+          </textarea>
+        </p>
+        <p>
+          <button type="submit">Save the note</button>
+        </p>
+      </form>
+      <p>
+        <a href={`/admin/log?item_type=report&item_id=${r.reference}`}>This report in the audit log</a>
+      </p>
+    </>
+  );
+}

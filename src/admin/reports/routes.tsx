@@ -1,0 +1,167 @@
+import { pageHref } from "../pager.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { formField } from "../../core/http/csrf.js";
+import { AppError } from "../../core/http/errors.js";
+import { isReportStatus, REPORT_STATUSES } from "../../reports/model.js";
+import { type StaffScope, staffViewer } from "../guard.js";
+import { renderAdminPage } from "../layout.js";
+import { registerStaffPage } from "../nav.js";
+import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
+import { InboxPage, StaffReportPage } from "./pages.js";
+import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
+
+registerStaffPage({ label: "Reports inbox", path: "/admin/reports", minimum: "moderator", order: 10 });
+
+const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
+const OptionalDate = Type.Optional(Type.Union([Type.Literal(""), Type.String({ pattern: DATE })]));
+const InboxQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(Type.Union([Type.Literal(""), ...REPORT_STATUSES.map((s) => Type.Literal(s))])),
+  category: Type.Optional(Type.String({ maxLength: 100 })),
+  from: OptionalDate,
+  to: OptionalDate,
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+});
+const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
+
+/** A posted text field ("" when missing). */
+function posted(request: FastifyRequest, name: string): string {
+  return formField(request.body, name) ?? "";
+}
+
+/** Staff triage: the inbox, one report's staff view, status changes and private notes. */
+export function triageRoutes(scope: StaffScope): void {
+  const civic = scope.civic;
+  const db = () => civic.database.db;
+
+  scope.get("/admin/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
+    const q = request.query;
+    const filter: InboxFilter = {
+      q: q.q || undefined,
+      status: q.status && isReportStatus(q.status) ? q.status : undefined,
+      category: q.category || undefined,
+      from: q.from || undefined,
+      to: q.to || undefined,
+    };
+    const page = q.page ?? 1;
+    const [{ rows, total }, categories] = await Promise.all([
+      listInbox(db(), filter, page),
+      db().selectFrom("categories").selectAll().orderBy("sort_order").orderBy("name").execute(),
+    ]);
+    const pages = Math.max(1, Math.ceil(total / INBOX_PAGE_SIZE));
+    const query = (n: number) => pageHref("/admin/reports", q, n);
+    return renderAdminPage(request, reply, "Reports inbox", () => (
+      <InboxPage
+        rows={rows}
+        total={total}
+        page={page}
+        pages={pages}
+        filter={filter}
+        categories={categories}
+        query={query}
+      />
+    ));
+  });
+
+  async function showReport(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    reference: string,
+    options: { problems?: AppError; values?: Record<string, string>; notice?: string } = {},
+  ) {
+    const r = await loadStaffReport(db(), reference);
+    const problems = options.problems
+      ? options.problems.fields.length > 0
+        ? options.problems.fields
+        : [{ field: "form", message: options.problems.message }]
+      : [];
+    return renderAdminPage(
+      request,
+      reply,
+      `Report ${r.reference}`,
+      (ctx) => (
+        <StaffReportPage
+          r={r}
+          csrfToken={ctx.csrfToken}
+          problems={problems}
+          values={options.values ?? {}}
+          notice={options.notice}
+        />
+      ),
+      { status: options.problems ? options.problems.status : 200, hasErrors: problems.length > 0 },
+    );
+  }
+
+  scope.get(
+    "/admin/reports/:reference",
+    {
+      schema: {
+        hide: true,
+        params: ReferenceParams,
+        querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) }),
+      },
+    },
+    async (request, reply) => showReport(request, reply, request.params.reference, { notice: request.query.done }),
+  );
+
+  /** Runs a form action; a validation problem re-renders the staff view with the message and what was typed. */
+  async function formAction(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    reference: string,
+    fields: string[],
+    action: () => Promise<void>,
+    done: string,
+  ) {
+    try {
+      await action();
+    } catch (error) {
+      if (error instanceof AppError && error.code === "validation_failed") {
+        const values = Object.fromEntries(fields.map((f) => [f, posted(request, f).slice(0, 5000)]));
+        return showReport(request, reply, reference, { problems: error, values });
+      }
+      throw error;
+    }
+    return reply.redirect(`/admin/reports/${encodeURIComponent(reference)}?done=${done}`, 303);
+  }
+
+  scope.post(
+    "/admin/reports/:reference/status",
+    { schema: { hide: true, params: ReferenceParams } },
+    async (request, reply) => {
+      const viewer = staffViewer(request);
+      const reference = request.params.reference;
+      return formAction(
+        request,
+        reply,
+        reference,
+        ["status", "note"],
+        () =>
+          staffChangeStatus(civic, viewer, reference, {
+            status: posted(request, "status"),
+            note: posted(request, "note"),
+            expected: posted(request, "expected"),
+          }),
+        "status",
+      );
+    },
+  );
+
+  scope.post(
+    "/admin/reports/:reference/notes",
+    { schema: { hide: true, params: ReferenceParams } },
+    async (request, reply) => {
+      const viewer = staffViewer(request);
+      const reference = request.params.reference;
+      return formAction(
+        request,
+        reply,
+        reference,
+        ["body"],
+        () => addStaffNote(civic, viewer, reference, posted(request, "body")),
+        "note",
+      );
+    },
+  );
+}

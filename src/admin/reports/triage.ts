@@ -1,0 +1,185 @@
+import type { Kysely } from "kysely";
+import type { Civic, Viewer } from "../../core/context.js";
+import type { DB, ReportStatus } from "../../core/db/schema.js";
+import { AppError, notFound } from "../../core/http/errors.js";
+import { enqueueMail } from "../../core/mail/outbox.js";
+import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
+import { recordAudit } from "../audit.js";
+import { statusUpdateMail } from "./mails.js";
+
+export const MAX_STAFF_NOTE_LENGTH = 4000;
+
+function problem(field: string, message: string): AppError {
+  return new AppError("validation_failed", message, { fields: [{ field, message }] });
+}
+
+/** Cleans a staff text field: trims, refuses empty (when required) and over-long text. */
+export function staffText(value: string, field: string, label: string, max: number, required = true): string {
+  const text = value.replace(/\r\n?/g, "\n").trim();
+  if (required && text === "") throw problem(field, `Enter ${label}.`);
+  if (text.length > max)
+    throw problem(field, `${label[0]!.toUpperCase()}${label.slice(1)} must be at most ${max} characters.`);
+  return text;
+}
+
+export interface StaffReport {
+  id: number;
+  reference: string;
+  title: string;
+  description: string;
+  categoryCode: string;
+  categoryName: string;
+  status: ReportStatus;
+  visibility: string;
+  createdAt: string;
+  updatedAt: string;
+  forwardedAt: string | null;
+  forwardedTo: string | null;
+  hasReporterEmail: boolean;
+  assignedTo: string | null;
+  history: { status: ReportStatus; previous: ReportStatus | null; note: string; at: string }[];
+  notes: { id: number; body: string; at: string; author: string | null }[];
+  next: readonly ReportStatus[];
+}
+
+/** Everything staff see of one report, by reference (the reporter's contact details stay out of the page). */
+export async function loadStaffReport(db: Kysely<DB>, reference: string): Promise<StaffReport> {
+  const row = await db
+    .selectFrom("reports")
+    .innerJoin("categories", "categories.code", "reports.category_code")
+    .select([
+      "reports.id",
+      "reports.reference",
+      "reports.title",
+      "reports.description",
+      "reports.category_code",
+      "categories.name as category_name",
+      "reports.status",
+      "reports.visibility",
+      "reports.created_at",
+      "reports.updated_at",
+      "reports.forwarded_at",
+      "reports.forwarded_to",
+      "reports.reporter_email",
+      "reports.assigned_to",
+    ])
+    .where("reports.reference", "=", reference)
+    .executeTakeFirst();
+  if (!row) throw notFound("There is no report with this reference.");
+  const [history, notes] = await Promise.all([
+    db
+      .selectFrom("report_updates")
+      .select(["status", "previous_status", "note", "created_at"])
+      .where("report_id", "=", row.id)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
+    db
+      .selectFrom("staff_notes")
+      .leftJoin("accounts", "accounts.id", "staff_notes.author_id")
+      .select(["staff_notes.id", "staff_notes.body", "staff_notes.created_at", "accounts.name", "accounts.email"])
+      .where("staff_notes.report_id", "=", row.id)
+      .orderBy("staff_notes.created_at")
+      .orderBy("staff_notes.id")
+      .execute(),
+  ]);
+  return {
+    id: row.id,
+    reference: row.reference,
+    title: row.title,
+    description: row.description,
+    categoryCode: row.category_code,
+    categoryName: row.category_name,
+    status: row.status,
+    visibility: row.visibility,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    forwardedAt: row.forwarded_at,
+    forwardedTo: row.forwarded_to,
+    hasReporterEmail: row.reporter_email !== null,
+    assignedTo: row.assigned_to,
+    history: history.map((h) => ({ status: h.status, previous: h.previous_status, note: h.note, at: h.created_at })),
+    notes: notes.map((n) => ({ id: n.id, body: n.body, at: n.created_at, author: n.name ?? n.email ?? null })),
+    next: TRANSITIONS[row.status],
+  };
+}
+
+/**
+ * A public status change by staff: the new status with its update text (shown on the report's page, in the feeds
+ * and as Open311 status_notes), an audit row, and a mail to the reporter (if they gave an address), all in one
+ * transaction. `expected` is the status the form showed: a form made stale by another change is refused.
+ */
+export async function staffChangeStatus(
+  civic: Civic,
+  viewer: Viewer,
+  reference: string,
+  input: { status: string; note: string; expected: string },
+): Promise<void> {
+  const db = civic.database.db;
+  const report = await db
+    .selectFrom("reports")
+    .select(["id", "reference", "status", "reporter_email", "category_code"])
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  if (!report) throw notFound("There is no report with this reference.");
+  if (input.expected !== report.status) {
+    throw problem(
+      "status",
+      `This report's status changed to "${STATUS_LABELS[report.status]}" since you opened the page. Check it and choose again.`,
+    );
+  }
+  const to = TRANSITIONS[report.status].find((s) => s === input.status);
+  if (!to) {
+    throw problem(
+      "status",
+      input.status in STATUS_LABELS
+        ? `A report that is "${STATUS_LABELS[report.status]}" cannot change to "${STATUS_LABELS[input.status as ReportStatus]}".`
+        : "Choose the new status.",
+    );
+  }
+  const note = staffText(input.note, "note", "the public update text", MAX_NOTE_LENGTH);
+  const now = civic.now();
+  await changeStatus(db, report.id, to, note, now, async (tx, change) => {
+    await recordAudit(tx, {
+      actorId: viewer.accountId,
+      action: "report.status",
+      itemType: "report",
+      itemId: report.reference,
+      reason: change.note,
+      details: { from: change.from, to: change.to },
+      at: now,
+    });
+    if (report.reporter_email) {
+      const mail = statusUpdateMail(civic, report.reporter_email, {
+        reference: report.reference,
+        statusLabel: STATUS_LABELS[to],
+        note,
+      });
+      await enqueueMail(tx, mail, now);
+    }
+  });
+}
+
+/** A private staff note on a report (never public), with its audit row. */
+export async function addStaffNote(civic: Civic, viewer: Viewer, reference: string, body: string): Promise<void> {
+  const db = civic.database.db;
+  const report = await db.selectFrom("reports").select(["id"]).where("reference", "=", reference).executeTakeFirst();
+  if (!report) throw notFound("There is no report with this reference.");
+  const text = staffText(body, "body", "the note", MAX_STAFF_NOTE_LENGTH);
+  const now = civic.now();
+  await db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto("staff_notes")
+      .values({ report_id: report.id, author_id: viewer.accountId, body: text, created_at: now.toISOString() })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await recordAudit(tx, {
+      actorId: viewer.accountId,
+      action: "report.note",
+      itemType: "report",
+      itemId: reference,
+      details: { note: row.id },
+      at: now,
+    });
+  });
+}
