@@ -156,14 +156,30 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
   const rows = await db
     .selectFrom("report_updates")
     .innerJoin("reports", "reports.id", "report_updates.report_id")
-    .select(["reports.reference", "report_updates.status", "report_updates.note", "report_updates.created_at"])
+    .select([
+      "reports.reference",
+      "report_updates.id",
+      "report_updates.visibility",
+      "report_updates.status",
+      "report_updates.note",
+      "report_updates.created_at",
+    ])
     .where("reports.reference", "in", references.slice(0, 1000))
+    .where(publicReport)
+    .where(publicUpdate)
     .orderBy("report_updates.created_at")
     .orderBy("report_updates.id")
     .execute();
   const map = new Map<string, PublicUpdate>();
   for (const u of rows) {
-    map.set(u.reference, { status: u.status, statusLabel: STATUS_LABELS[u.status], note: u.note, at: u.created_at });
+    map.set(u.reference, {
+      id: u.id,
+      visibility: u.visibility,
+      status: u.status,
+      statusLabel: STATUS_LABELS[u.status],
+      note: u.note,
+      at: u.created_at,
+    });
   }
   return map;
 }
