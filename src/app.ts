@@ -34,6 +34,7 @@ import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { developerRoutes } from "./developers/routes.js";
 import { draftRoutes } from "./drafts/routes.js";
 import { healthRoutes } from "./health/routes.js";
+import { moderationAdminRoutes } from "./moderation/admin-routes.js";
 import { flagRoutes } from "./moderation/flag-routes.js";
 import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
@@ -241,6 +242,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(adminRoutes);
   await app.register(statsRoutes);
   await app.register(flagRoutes);
+  await app.register(moderationAdminRoutes);
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
+import { recordAudit } from "../admin/audit.js";
 import { endAllSessions } from "../accounts/sessions.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
+import { noteModerationChange } from "./visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
 
 export const STRIKE_WINDOW_DAYS = 90;
@@ -16,17 +18,6 @@ export type ModeratorAction = (typeof MODERATOR_ACTIONS)[number];
 export interface Actor {
   accountId: string | null;
   role: "moderator" | "admin" | null;
-}
-
-/** Called after every moderation decision (the staff audit log plugs in here). */
-export type AuditHook = (
-  db: Kysely<DB>,
-  entry: { actor: string | null; action: string; kind: string; itemId: string; reason: string },
-  now: Date,
-) => Promise<void>;
-let auditHook: AuditHook | null = null;
-export function setModerationAuditHook(hook: AuditHook): void {
-  auditHook = hook;
 }
 
 /** A required, bounded reason; throws a field error otherwise. */
@@ -70,13 +61,15 @@ async function record(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  if (auditHook) {
-    await auditHook(
-      db,
-      { actor: d.actor.accountId, action: `moderation.${d.action}`, kind: d.kind, itemId: d.itemId, reason: d.reason },
-      now,
-    );
-  }
+  noteModerationChange();
+  await recordAudit(db, {
+    actorId: d.actor.accountId,
+    action: `moderation.${d.action}`,
+    itemType: d.kind,
+    itemId: d.itemId,
+    reason: d.reason,
+    at: now,
+  });
   return Number(row.id);
 }
 
@@ -208,7 +201,7 @@ export async function restoreReportText(
   civic: Civic,
   input: { reference: string; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin") throw new AppError("csrf_failed", "Only an admin can restore the original text.");
+  if (input.actor.role !== "admin") throw new AppError("forbidden", "Only an admin can restore the original text.");
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
@@ -276,7 +269,7 @@ export async function overruleStrike(
   civic: Civic,
   input: { strikeId: number; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin") throw new AppError("csrf_failed", "Only an admin can overrule a strike.");
+  if (input.actor.role !== "admin") throw new AppError("forbidden", "Only an admin can overrule a strike.");
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
@@ -367,7 +360,7 @@ export async function suspendAccount(
       .executeTakeFirst();
     if (!account) throw new AppError("not_found", "There is no such account.");
     if (account.role !== "resident" && input.actor.role !== "admin") {
-      throw new AppError("csrf_failed", "Only an admin can suspend a staff account.");
+      throw new AppError("forbidden", "Only an admin can suspend a staff account.");
     }
     if (account.suspended_at !== null) {
       throw new AppError("validation_failed", "This account is suspended already.", {

@@ -158,3 +158,22 @@ export function ModeratedMark({ visibility }: { visibility: ReportVisibility }) 
   if (visibility === "public") return null;
   return <strong class="moderated-mark">[{visibility === "hidden" ? "Hidden" : "Removed"} from the public] </strong>;
 }
+
+/** The 410 page of a hidden or removed report: what happened, without showing any of it. */
+export function ModeratedGone({ reference, removed }: { reference: string; removed: boolean }) {
+  return (
+    <section>
+      <h1>This report is no longer shown</h1>
+      <p>
+        Report {reference} {removed ? "was removed" : "is hidden"} by the moderators
+        {removed
+          ? " because it broke the site's terms of use (for example spam, abusive language or personal information)."
+          : ", either while they review reports people sent about it or because it broke the site's terms of use."}
+      </p>
+      <p>
+        If it is yours, the email you gave tells you why. Other reports are on the{" "}
+        <a href="/reports">list of reports</a>.
+      </p>
+    </section>
+  );
+}

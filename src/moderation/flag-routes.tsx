@@ -8,6 +8,7 @@ import { loadItem } from "./decisions.js";
 import { FlagForm, type FlagFormValues, FlagThanks } from "./flag-pages.js";
 import { flaggerOf, flagItem } from "./flags.js";
 import "./kinds.js";
+import "./personal-data.js";
 import { moderatedKind } from "./registry.js";
 
 const params = Type.Object({ kind: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 100 }) });

@@ -95,7 +95,7 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
     async load({ db }, id) {
       const row = await find(db, id);
       if (!row) return null;
-      let text = "";
+      let text: string;
       if (kind === "update") {
         const u = await db.selectFrom("report_updates").select("note").where("id", "=", row.id).executeTakeFirst();
         text = u?.note ?? "";

@@ -20,3 +20,15 @@ export const publicPhoto = sql<boolean>`${sql.ref("report_photos.visibility")} =
 
 /** The bare condition for raw SQL that names the table itself (query-planner hints). */
 export const publicVisibilitySql = sql`visibility = ${sql.lit(PUBLIC)}`;
+
+let generation = 0;
+/**
+ * Moves on with every moderation decision in this process, so caches of public output kept in memory (the sitemap)
+ * drop a hidden item at once here; other processes see the new data version at their next check.
+ */
+export function moderationGeneration(): number {
+  return generation;
+}
+export function noteModerationChange(): void {
+  generation++;
+}

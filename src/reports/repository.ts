@@ -191,7 +191,8 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
       "report_updates.created_at",
     ])
     .where("reports.reference", "in", references.slice(0, 1000))
-    // Hidden or removed updates never reach a feed (moderation/visibility.ts).
+    // Hidden or removed reports and updates never reach a feed (moderation/visibility.ts).
+    .where(publicReport)
     .where(publicUpdate)
     .orderBy("report_updates.created_at")
     .orderBy("report_updates.id")

@@ -1,3 +1,4 @@
+import { ModeratedGone } from "../moderation/flag-pages.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { reporterDefaults } from "../accounts/prefill.js";
@@ -479,11 +480,12 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       const staff = request.viewer?.role === "moderator" || request.viewer?.role === "admin";
       const found = await findReport(db(), "", reference, { staff });
       if (found.kind === "removed" || found.kind === "hidden") {
-        throw new AppError(
-          "gone",
-          found.kind === "removed"
-            ? "This report was removed by the moderators because it broke the site's terms of use."
-            : "This report is hidden while the moderators review it, or because it broke the site's terms of use.",
+        return sendPage(
+          reply,
+          <Layout ctx={pageContext(request)} title="This report is no longer shown">
+            <ModeratedGone reference={reference} removed={found.kind === "removed"} />
+          </Layout>,
+          410,
         );
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");

@@ -6,7 +6,7 @@ import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
-import { publicReport } from "../moderation/visibility.js";
+import { moderationGeneration, publicReport } from "../moderation/visibility.js";
 
 /** sitemaps.org limits per file; a sitemap past either is split into a sitemap index and child sitemaps. */
 export interface SitemapLimits {
@@ -128,6 +128,7 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
   const base = `${civic.site.baseUrl}${app.prefix}`;
   let current: Prepared | null = null;
   let checkedAt = -Infinity;
+  let checkedGeneration = moderationGeneration();
   let pending: Promise<Prepared> | null = null;
 
   async function build(version: string): Promise<Prepared> {
@@ -200,9 +201,11 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
   /** The sitemap of the current data version: rebuilt only when the version moved, checked at most every `freshMs`. */
   function sitemap(): Promise<Prepared> {
     const now = civic.now().getTime();
-    if (current && now - checkedAt < limits.freshMs) return Promise.resolve(current);
+    const moderated = moderationGeneration();
+    if (current && now - checkedAt < limits.freshMs && moderated === checkedGeneration) return Promise.resolve(current);
     pending ??= (async () => {
       try {
+        checkedGeneration = moderated;
         const version = await dataVersion(civic.database.db);
         if (current?.version !== version) current = await build(version);
         checkedAt = now;
