@@ -8,6 +8,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
+import { checkStaff, isStaffPath } from "./admin/guard.js";
 import { adminRoutes } from "./admin/routes.js";
 import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
@@ -223,6 +224,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(sessionPlugin);
+  // Everything under /admin is for staff, whichever feature registers it: checked before the body is read or the
+  // form token is looked at (admin-only pages add their own stricter guard, see admin/guard.ts).
+  app.addHook("onRequest", async (request, reply) => {
+    if (!isStaffPath(request.url)) return;
+    if (!checkStaff(request, reply, "moderator")) return reply;
+  });
   if (options.analytics !== false) await app.register(analyticsPlugin);
   await app.register(healthRoutes);
   await app.register(siteRoutes);

@@ -31,6 +31,11 @@ function nextPath(url: string): string {
  * afterwards; a form post comes back to the page, not the post), a resident gets 403, and a moderator gets 403 on
  * admin-only pages. Returns the viewer when they may pass, or null when the reply is already decided (redirect).
  */
+/** True for the staff console's paths: /admin and everything below it. */
+export function isStaffPath(url: string): boolean {
+  return url === "/admin" || url.startsWith("/admin/") || url.startsWith("/admin?");
+}
+
 export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum: StaffRole): Viewer | null {
   const viewer = request.viewer;
   if (!viewer) {

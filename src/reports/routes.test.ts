@@ -287,7 +287,8 @@ describeEachDb("report pages", (dialect) => {
       .set({ visibility: "hidden" })
       .where("reference", "=", ref)
       .execute();
-    expect((await t.app.inject({ url: `/reports/${ref}` })).statusCode).toBe(404);
+    // 410 Gone with an explanation (moderation), not 404: the page existed.
+    expect((await t.app.inject({ url: `/reports/${ref}` })).statusCode).toBe(410);
     expect((await t.app.inject({ url: img?.[1] as string })).statusCode).toBe(404);
     await t.app.civic.database.db
       .updateTable("reports")

@@ -7,7 +7,16 @@ import { type SignedIn, signInAs } from "../helpers/staff.js";
  * page added later is covered without touching this test) is tried as anonymous, resident, moderator and admin.
  * ADMIN_ONLY is the list of routes moderators may not use; a route is admin-only exactly when it is listed.
  */
-const ADMIN_ONLY = new Set<string>(["* /admin/staff", "* /admin/api-keys", "POST /admin/api-keys/:id/revoke"]);
+const ADMIN_ONLY = new Set<string>([
+  "* /admin/staff",
+  "* /admin/api-keys",
+  "POST /admin/api-keys/:id/revoke",
+  "GET /admin/volunteers.csv",
+  "* /admin/ban-list",
+  "POST /admin/ban-list/remove",
+  "POST /admin/moderation/reports/:reference/restore",
+  "POST /admin/moderation/strikes/overrule",
+]);
 
 function isAdminOnly(method: string, url: string): boolean {
   return ADMIN_ONLY.has(`${method} ${url}`) || ADMIN_ONLY.has(`* ${url}`);
