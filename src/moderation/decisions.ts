@@ -201,7 +201,8 @@ export async function restoreReportText(
   civic: Civic,
   input: { reference: string; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin") throw new AppError("forbidden", "This is for administrators only: only an admin can restore the original text.");
+  if (input.actor.role !== "admin")
+    throw new AppError("forbidden", "This is for administrators only: only an admin can restore the original text.");
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
@@ -269,7 +270,8 @@ export async function overruleStrike(
   civic: Civic,
   input: { strikeId: number; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin") throw new AppError("forbidden", "This is for administrators only: only an admin can overrule a strike.");
+  if (input.actor.role !== "admin")
+    throw new AppError("forbidden", "This is for administrators only: only an admin can overrule a strike.");
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
