@@ -50,20 +50,6 @@ export function parseIdempotencyKey(value: unknown): string | null {
   return key;
 }
 
-interface BodyPart {
-  type: "file" | "field";
-  fieldname: string;
-  filename?: string;
-  value?: unknown;
-  toBuffer?: () => Promise<Buffer>;
-}
-
-function isPart(value: unknown): value is BodyPart {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as { type?: unknown; fieldname?: unknown };
-  return (v.type === "file" || v.type === "field") && typeof v.fieldname === "string";
-}
-
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** The body field under which a multipart submission's files (name and sha256) enter its fingerprint. */
@@ -99,13 +85,6 @@ async function canonical(value: unknown, depth = 0): Promise<unknown> {
   if (Array.isArray(value)) {
     const items = await Promise.all(value.map((v) => canonical(v, depth + 1)));
     return items.filter((v) => v !== undefined);
-  }
-  if (isPart(value)) {
-    if (value.type === "field") return typeof value.value === "string" ? value.value : String(value.value);
-    const data = value.toBuffer ? await value.toBuffer() : Buffer.alloc(0);
-    // An empty file input still sends a part with no name and no bytes: it is not content.
-    if (data.length === 0 && !value.filename) return undefined;
-    return { file: value.filename ?? "", bytes: sha256(data) };
   }
   if (typeof value === "object") {
     const out: [string, unknown][] = [];
