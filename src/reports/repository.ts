@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
 import { publicPhoto, publicReport, publicUpdate } from "../moderation/visibility.js";
+import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";
 
@@ -134,16 +135,19 @@ export interface ReportFilter {
  */
 export type PageStart = { offset: number } | { before: string } | { after: string };
 
-/** Public reports, newest first, one page at a time, with the total for pagination; null when a cursor is unknown. */
+/**
+ * Public reports, newest first, one page at a time, with the total for pagination (from the counts kept by triggers,
+ * reports/counts.ts; `withTotal: false` skips it); null when a cursor is unknown.
+ */
 export async function listPublicReports(
   db: Kysely<DB>,
   filter: ReportFilter,
-  page: PageStart & { limit: number },
+  page: PageStart & { limit: number; withTotal?: boolean },
 ): Promise<{ items: PublicReport[]; total: number } | null> {
   let q = publicReports(db);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
-  const count = q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const count = page.withTotal === false ? Promise.resolve(0) : publicReportCount(db, filter);
   let rows;
   if ("offset" in page) {
     rows = await q
@@ -164,6 +168,8 @@ export async function listPublicReports(
     const direction = older ? "desc" : "asc";
     rows = await q
       .select(PUBLIC_COLUMNS)
+      // The plain bound on created_at lets both databases seek the (…, created_at) indexes; the tuple breaks ties.
+      .where("reports.created_at", older ? "<=" : ">=", cursor.created_at)
       .where((eb) =>
         eb(eb.refTuple("reports.created_at", "reports.id"), older ? "<" : ">", eb.tuple(cursor.created_at, cursor.id)),
       )
@@ -173,7 +179,7 @@ export async function listPublicReports(
       .execute();
     if (!older) rows.reverse();
   }
-  return { items: rows.map(present), total: Number((await count).n) };
+  return { items: rows.map(present), total: await count };
 }
 
 /** The newest public update of each of the given reports (for feeds), by reference. */

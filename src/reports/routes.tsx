@@ -430,7 +430,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   });
 
   async function sendFeed(reply: FastifyReply, filter: ReturnType<typeof filterOf>, selfUrl: string) {
-    const items = (await listPublicReports(db(), filter, { offset: 0, limit: 50 }))?.items ?? [];
+    const items = (await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false }))?.items ?? [];
     const updates = await latestUpdates(
       db(),
       items.map((r) => r.reference),

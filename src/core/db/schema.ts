@@ -538,6 +538,15 @@ export interface AnalyticsCountsTable {
   count: number;
 }
 
+/** Reports per category, status and visibility, spread over slots; kept by triggers (migration 0019_scale_counts). */
+export interface ReportCountsTable {
+  category_code: string;
+  status: ReportStatus;
+  visibility: ReportVisibility;
+  slot: number;
+  n: number;
+}
+
 export interface SharedSecretsTable {
   name: string;
   value: string;
@@ -585,6 +594,7 @@ export interface DB {
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;
   shared_secrets: SharedSecretsTable;
+  report_counts: ReportCountsTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

@@ -1,0 +1,1 @@
+process.on("disconnect", () => process.exit(0));

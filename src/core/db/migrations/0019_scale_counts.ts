@@ -1,0 +1,81 @@
+import { sql } from "kysely";
+import { isPostgres, type MigrationDb } from "./helpers.js";
+
+/**
+ * Speed at a million reports.
+ *
+ * `report_counts`: how many reports there are per category, status and visibility, kept by triggers on `reports`
+ * in the same transaction as every insert, delete and change of those three columns (a new report, a status
+ * change, a moderation decision, a category change, a deletion), whichever code makes it. The public list reads
+ * its "of N" from here instead of counting up to a million rows on every page. Each combination is spread over
+ * COUNT_SLOTS rows by report id, so concurrent new reports on PostgreSQL do not queue on one counter row; readers
+ * add the slots up.
+ */
+export const COUNT_SLOTS = 16;
+
+const COLUMNS = ["category_code", "status", "visibility"] as const;
+
+export async function up(db: MigrationDb): Promise<void> {
+  await db.schema
+    .createTable("report_counts")
+    .addColumn("category_code", "text", (c) => c.notNull())
+    .addColumn("status", "text", (c) => c.notNull())
+    .addColumn("visibility", "text", (c) => c.notNull())
+    .addColumn("slot", "integer", (c) => c.notNull())
+    .addColumn("n", "integer", (c) => c.notNull())
+    .addPrimaryKeyConstraint("report_counts_pk", [...COLUMNS, "slot"])
+    .execute();
+  await sql`insert into report_counts (category_code, status, visibility, slot, n)
+    select category_code, status, visibility, id % ${sql.lit(COUNT_SLOTS)}, count(*) from reports
+    group by category_code, status, visibility, id % ${sql.lit(COUNT_SLOTS)}`.execute(db);
+
+  const key = (row: "OLD" | "NEW") =>
+    sql.raw(
+      `category_code = ${row}.category_code and status = ${row}.status and visibility = ${row}.visibility and slot = ${row}.id % ${COUNT_SLOTS}`,
+    );
+  const add = (row: "OLD" | "NEW", n: 1 | -1) =>
+    sql.raw(
+      `insert into report_counts (category_code, status, visibility, slot, n) values (${row}.category_code, ${row}.status, ${row}.visibility, ${row}.id % ${COUNT_SLOTS}, ${n}) on conflict (category_code, status, visibility, slot) do update set n = report_counts.n + ${n}`,
+    );
+  const changed = sql.raw(
+    COLUMNS.map((c) => `OLD.${c} ${isPostgres(db) ? "is distinct from" : "is not"} NEW.${c}`).join(" or "),
+  );
+  if (isPostgres(db)) {
+    await sql`create function report_counts_track() returns trigger language plpgsql as $$
+      begin
+        if TG_OP in ('UPDATE', 'DELETE') then
+          update report_counts set n = n - 1 where ${key("OLD")};
+        end if;
+        if TG_OP in ('UPDATE', 'INSERT') then
+          ${add("NEW", 1)};
+        end if;
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger reports_counts after insert or delete on reports
+      for each row execute function report_counts_track()`.execute(db);
+    await sql`create trigger reports_counts_update after update of category_code, status, visibility on reports
+      for each row when (${changed}) execute function report_counts_track()`.execute(db);
+  } else {
+    await sql`create trigger reports_counts_insert after insert on reports begin ${add("NEW", 1)}; end`.execute(db);
+    await sql`create trigger reports_counts_delete after delete on reports begin
+      update report_counts set n = n - 1 where ${key("OLD")}; end`.execute(db);
+    await sql`create trigger reports_counts_update after update of category_code, status, visibility on reports
+      when ${changed} begin
+        update report_counts set n = n - 1 where ${key("OLD")};
+        ${add("NEW", 1)};
+      end`.execute(db);
+  }
+}
+
+export async function down(db: MigrationDb): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`drop trigger if exists reports_counts_update on reports`.execute(db);
+    await sql`drop trigger if exists reports_counts on reports`.execute(db);
+    await sql`drop function if exists report_counts_track()`.execute(db);
+  } else {
+    for (const t of ["reports_counts_insert", "reports_counts_delete", "reports_counts_update"]) {
+      await sql.raw(`drop trigger if exists ${t}`).execute(db);
+    }
+  }
+  await db.schema.dropTable("report_counts").ifExists().execute();
+}
