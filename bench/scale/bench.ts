@@ -1,18 +1,356 @@
+/**
+ * Speed at a million reports (issue 15): every public read and the Open311 API against a cached dataset of N
+ * reports (dataset.ts), on SQLite and PostgreSQL, with the server in its own process.
+ *
+ * 1. Plans: each scenario's request is run once in this process through an app whose database logs every query;
+ *    each query is then timed alone (median of 5) and explained (EXPLAIN QUERY PLAN / EXPLAIN ANALYZE).
+ * 2. Latency: one client at a time, for `--seconds` per scenario: p50, p99, requests per second.
+ * 3. Throughput: `--clients` clients at once on a few scenarios (POST included).
+ * 4. Two instances (PostgreSQL): two server processes on the one database under the Open311 and business read load
+ *    of `--clients` clients spread over both; every non-200 answer or failed request is an error.
+ *
+ * Run with `node bench/scale/run.mjs` (see README.md).
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import type { Dialect } from "../../src/core/db/database.js";
-import { openDataset } from "./dataset.js";
+import SQLite from "better-sqlite3";
+import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { type Database, type Dialect, openDatabase, sqlitePath } from "../../src/core/db/database.js";
+import type { DB } from "../../src/core/db/schema.js";
+import { village } from "../../src/demo/village.js";
+import { createApiKey } from "../../src/open311/keys.js";
+import { type Dataset, openDataset } from "./dataset.js";
 
 const { values: opts } = parseArgs({
   options: {
     db: { type: "string", default: "both" },
     size: { type: "string", default: "1000000" },
+    seconds: { type: "string", default: "5" },
+    clients: { type: "string", default: "4" },
+    /** Comma list of parts: plans, latency, throughput, two. */
+    only: { type: "string", default: "plans,latency,throughput,two" },
+    /** Comma list of scenario names (substring match) to run; default all. */
+    scenarios: { type: "string", default: "" },
     "generate-only": { type: "boolean", default: false },
   },
 });
 const DIALECTS: Dialect[] = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db as Dialect];
-export async function main(): Promise<void> {
-  for (const dialect of DIALECTS) {
-    const ds = await openDataset(dialect, Number(opts.size));
+const SIZE = Number(opts.size);
+const SECONDS = Number(opts.seconds);
+const CLIENTS = Number(opts.clients);
+const PARTS = new Set((opts.only ?? "").split(","));
+const PICK = (opts.scenarios ?? "").split(",").filter(Boolean);
+const MAX_REQUESTS = 200_000;
+
+interface Scenario {
+  name: string;
+  /** The next request's path (and options): called once per request. */
+  next: () => { path: string; init?: RequestInit };
+  /** Latency target, ms (p99), or req/s for POST. */
+  target?: string;
+}
+
+interface Result {
+  count: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+/** `clients` loops of requests for `seconds` against the given bases (round robin); latencies in ms. */
+async function load(bases: string[], s: Scenario, seconds: number, clients: number): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let n = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end && latencies.length + errors < MAX_REQUESTS) {
+        const { path, init } = s.next();
+        const base = bases[n++ % bases.length] as string;
+        const t0 = performance.now();
+        try {
+          const res = await fetch(`${base}${path}`, init);
+          await res.arrayBuffer();
+          latencies.push(performance.now() - t0);
+          if (res.status !== 200) {
+            errors++;
+            if (errors <= 3) console.log(`    ${res.status} from ${path.slice(0, 80)}`);
+          }
+        } catch (error) {
+          errors++;
+          if (errors <= 3) console.log(`    failed: ${String(error)}`);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+  return { count: latencies.length, errors, p50: at(0.5), p99: at(0.99), rps: latencies.length / elapsed };
+}
+
+const rows: string[] = [];
+function record(dialect: Dialect, part: string, name: string, r: Result, target = ""): void {
+  const line = `| ${dialect} | ${part} | ${name} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.rps.toFixed(0)} | ${r.count} | ${r.errors} | ${target} |`;
+  rows.push(line);
+  console.log(
+    `  ${part.padEnd(10)} ${name.padEnd(34)} p50 ${r.p50.toFixed(1).padStart(7)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  ${r.rps.toFixed(0).padStart(6)} req/s  (${r.count} requests, ${r.errors} errors)`,
+  );
+}
+
+/** An app database whose Kysely logs every query (for the plans); otherwise as openDatabase makes it. */
+function loggingDatabase(ds: Dataset, log: (q: CompiledQuery) => void): Database {
+  const onLog = (e: LogEvent) => log(e.query);
+  const dialect =
+    ds.url === null
+      ? new SqliteDialect({ database: new SQLite(sqlitePath(ds.dataDir)) })
+      : new PostgresDialect({ pool: new pg.Pool({ connectionString: ds.url, max: 4, options: "-c TimeZone=UTC" }) });
+  const db = new Kysely<DB>({ dialect, log: onLog });
+  return {
+    db,
+    dialect: ds.url === null ? "sqlite" : "postgres",
+    ping: async () => true,
+    close: () => db.destroy(),
+  };
+}
+
+function env(ds: Dataset): Record<string, string> {
+  return {
+    DATA_DIR: ds.dataDir,
+    BASE_URL: "http://bench.test",
+    SESSION_SECRET: "bench-secret-bench-secret-bench-secret-01",
+    LOG_LEVEL: "silent",
+    SEED_DEMO: "false",
+    NODE_ENV: "production",
+    RATE_LIMIT_READ_MAX: "10000000",
+    RATE_LIMIT_WRITE_MAX: "1000000",
+    ...(ds.url ? { DATABASE_URL: ds.url } : {}),
+  };
+}
+
+function startServer(serverPath: string, ds: Dataset): Promise<{ base: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(serverPath, [], { env: { PATH: process.env.PATH ?? "", ...env(ds) }, stdio: "inherit" });
+    child.once("message", (m) => resolve({ base: `http://127.0.0.1:${(m as { port: number }).port}`, child }));
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
+  const db = openDatabase({ databaseUrl: ds.url, dataDir: ds.dataDir, poolSize: 1 });
+  const candidates = Array.from({ length: 600 }, (_, k) => `BNCH-${String(((k * 1997) % SIZE) + 1).padStart(7, "0")}`);
+  const sample = await db.db
+    .selectFrom("reports")
+    .select("reference")
+    .where("visibility", "=", "public")
+    .where("reference", "in", candidates)
+    .execute();
+  const refs = sample.map((r) => r.reference);
+  // The report 100,000 places down the public list: where page 5,001 starts.
+  const deep = await db.db
+    .selectFrom("reports")
+    .select("reference")
+    .where("visibility", "=", "public")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .offset(99_999)
+    .limit(1)
+    .executeTakeFirst();
+  const deepCat = await db.db
+    .selectFrom("reports")
+    .select("reference")
+    .where("visibility", "=", "public")
+    .where("category_code", "=", "streetlight")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .offset(9_999)
+    .limit(1)
+    .executeTakeFirst();
+  await db.close();
+  let i = 0;
+  let posted = 0;
+  const get = (name: string, path: string, target?: string): Scenario => ({ name, next: () => ({ path }), target });
+  const { lat, lng } = village.centre;
+  return [
+    get("open311 default", "/api/v2/requests.json", "p99 ≤ 20"),
+    get("open311 service_code+status", "/api/v2/requests.json?service_code=streetlight&status=open"),
+    get("open311 near here (300 m)", `/api/v2/requests.json?lat=${lat}&long=${lng}&radius=300`, "p99 ≤ 25"),
+    get("open311 one request", `/api/v2/requests/${refs[0]}.json`),
+    get("/reports", "/reports", "p99 ≤ 50"),
+    get("/reports deep page (keyset)", `/reports?page=5001&before=${deep?.reference}`, "p99 ≤ 50"),
+    get("/reports?category", "/reports?category=streetlight", "p99 ≤ 50"),
+    get("/reports?status", "/reports?status=fixed", "p99 ≤ 50"),
+    get("/reports?category&status", "/reports?category=streetlight&status=investigating", "p99 ≤ 50"),
+    get(
+      "/reports?category deep (keyset)",
+      `/reports?category=streetlight&page=501&before=${deepCat?.reference}`,
+      "p99 ≤ 50",
+    ),
+    {
+      name: "report page",
+      next: () => ({ path: `/reports/${refs[i++ % refs.length]}` }),
+      target: "p99 ≤ 50",
+    },
+    get("map data (nearby.json)", `/report/nearby.json?category=pothole&lat=${lat}&lng=${lng}`, "p99 ≤ 50"),
+    get("/reports.atom", "/reports.atom", "p99 ≤ 50"),
+    get("/reports/{category}.atom", "/reports/streetlight.atom", "p99 ≤ 50"),
+    get("/sitemap.xml (index)", "/sitemap.xml", "p99 ≤ 50"),
+    get("/sitemap-2.xml (part)", "/sitemap-2.xml", "p99 ≤ 50"),
+    {
+      name: "open311 POST",
+      next: () => ({
+        path: "/api/v2/requests.json",
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+          body: new URLSearchParams({
+            api_key: apiKey,
+            service_code: "streetlight",
+            lat: String(lat),
+            long: String(lng),
+            description: `Bench POST ${++posted}: the lamp is out.`,
+            email: "bench@example.org",
+            "attribute[fault]": "out",
+          }).toString(),
+        },
+      }),
+      target: ds.dialect === "sqlite" ? "≥ 800/s" : "≥ 400/s",
+    },
+  ];
+}
+
+/** Each scenario's queries, timed alone and explained. */
+async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
+  let captured: CompiledQuery[] = [];
+  const database = loggingDatabase(ds, (q) => captured.push(q));
+  const app = await buildApp(loadConfig(env(ds)), { database, logger: false });
+  const raw = ds.url === null ? new SQLite(sqlitePath(ds.dataDir), { readonly: true }) : null;
+  const client = ds.url ? new pg.Client({ connectionString: ds.url, options: "-c TimeZone=UTC" }) : null;
+  await client?.connect();
+  for (const s of list) {
+    if (s.name.includes("POST")) continue;
+    const { path } = s.next();
+    await app.inject(path); // warm (the sitemap builds here)
+    captured = [];
+    const t0 = performance.now();
+    const res = await app.inject(path);
+    console.log(
+      `\n  ${s.name}: ${res.statusCode} in ${(performance.now() - t0).toFixed(1)} ms in process, ${captured.length} queries`,
+    );
+    for (const q of captured) {
+      const params = q.parameters as unknown[];
+      const times: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        const t = performance.now();
+        if (raw) raw.prepare(q.sql).all(...(params as never[]));
+        else await client?.query(q.sql, params);
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      console.log(`    ${(times[2] ?? 0).toFixed(2).padStart(7)} ms  ${q.sql.replace(/\s+/g, " ").slice(0, 220)}`);
+      if (raw) {
+        const plan = raw.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(params as never[])) as { detail: string }[];
+        for (const r of plan) console.log(`               ${r.detail}`);
+      } else {
+        const plan = await client?.query(`EXPLAIN (ANALYZE, COSTS OFF) ${q.sql}`, params);
+        for (const r of (plan?.rows ?? []) as { "QUERY PLAN": string }[])
+          console.log(`               ${r["QUERY PLAN"]}`);
+      }
+    }
+  }
+  raw?.close();
+  await client?.end();
+  await app.close();
+}
+
+async function benchDialect(dialect: Dialect, serverPath: string): Promise<void> {
+  console.log(`\n[${dialect}] ${SIZE.toLocaleString("en-GB")} reports`);
+  const ds = await openDataset(dialect, SIZE);
+  try {
+    if (opts["generate-only"]) return;
+    const setup = openDatabase({ databaseUrl: ds.url, dataDir: ds.dataDir, poolSize: 1 });
+    const apiKey = (await createApiKey(setup.db, "Bench", new Date())).key;
+    if (ds.url) await sql`VACUUM ANALYZE report_counts`.execute(setup.db);
+    await setup.close();
+    const list = (await scenarios(ds, apiKey)).filter((s) => PICK.length === 0 || PICK.some((p) => s.name.includes(p)));
+    if (PARTS.has("plans")) await plans(ds, list);
+    const server = await startServer(serverPath, ds);
+    try {
+      if (PARTS.has("latency")) {
+        console.log(
+          `\n  one client, ${SECONDS} s each (load average ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ")})`,
+        );
+        for (const s of list) {
+          await load([server.base], s, 0.5, 1); // warm-up (JIT, caches, the sitemap)
+          record(dialect, "latency", s.name, await load([server.base], s, SECONDS, 1), s.target);
+        }
+      }
+      if (PARTS.has("throughput")) {
+        console.log(
+          `\n  ${CLIENTS} clients, ${SECONDS} s each (load average ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ")})`,
+        );
+        for (const s of list.filter((x) => /open311 default|^\/reports$|report page|POST/.test(x.name))) {
+          record(dialect, `${CLIENTS} clients`, s.name, await load([server.base], s, SECONDS, CLIENTS), s.target);
+        }
+      }
+    } finally {
+      server.child.kill();
+    }
+    if (PARTS.has("two") && dialect === "postgres") {
+      const [a, b] = await Promise.all([startServer(serverPath, ds), startServer(serverPath, ds)]);
+      try {
+        const reads = list.filter((s) => s.name.startsWith("open311") && !s.name.includes("POST"));
+        const businesses = ["/api/v1/businesses", "/api/v1/businesses?q=bakery", "/api/v1/businesses?category=shops"];
+        let k = 0;
+        const mixed: Scenario = {
+          name: "two instances: Open311 + business reads",
+          next: () => {
+            const n = k++;
+            return n % 2
+              ? (reads[n % reads.length] as Scenario).next()
+              : { path: businesses[n % businesses.length] as string };
+          },
+          target: "no errors",
+        };
+        const bases = [a.base, b.base];
+        await load(bases, mixed, 1, CLIENTS);
+        console.log(`\n  two instances, ${CLIENTS} clients over both, ${SECONDS * 2} s`);
+        record(dialect, "two", mixed.name, await load(bases, mixed, SECONDS * 2, CLIENTS), mixed.target);
+      } finally {
+        a.child.kill();
+        b.child.kill();
+      }
+    }
+  } finally {
     await ds.close();
   }
+}
+
+export async function main(serverPath: string): Promise<void> {
+  console.log(
+    `Scale benchmark: ${SIZE.toLocaleString("en-GB")} reports, ${SECONDS} s per scenario, Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  for (const dialect of DIALECTS) await benchDialect(dialect, serverPath);
+  console.log(
+    `\n| db | part | scenario | p50 ms | p99 ms | req/s | requests | errors | target |\n|---|---|---|---|---|---|---|---|---|`,
+  );
+  for (const r of rows) console.log(r);
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 }

@@ -183,7 +183,7 @@ function freePort(): Promise<number> {
  * PostgreSQL settings of the benchmark cluster: durable as in production (fsync and synchronous_commit on), with
  * memory for a million reports; `fast` (generation only) turns durability off.
  */
-function pgOptions(port: number, dir: string, fast: boolean): string {
+function pgOptions(port: number, dir: string, fast: boolean, extra: string[] = []): string {
   return [
     `-p ${port}`,
     `-k ${dir}`,
@@ -196,6 +196,7 @@ function pgOptions(port: number, dir: string, fast: boolean): string {
     "-c random_page_cost=1.1",
     "-c max_wal_size=4GB",
     ...(fast ? ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"] : []),
+    ...extra,
   ].join(" ");
 }
 
@@ -204,18 +205,31 @@ interface Cluster {
   stop: () => void;
 }
 
-async function startCluster(dir: string, fast: boolean): Promise<Cluster> {
+async function startCluster(dir: string, fast: boolean, extra: string[] = []): Promise<Cluster> {
   const port = await freePort();
   const data = join(dir, "data");
   asPostgres(
     pgBin("pg_ctl"),
-    ["-D", data, "-o", pgOptions(port, dir, fast), "-l", join(dir, "server.log"), "-w", "-t", "120", "start"],
+    ["-D", data, "-o", pgOptions(port, dir, fast, extra), "-l", join(dir, "server.log"), "-w", "-t", "120", "start"],
     dir,
   );
   return {
     url: `postgres://civic@127.0.0.1:${port}/bench`,
     stop: () => asPostgres(pgBin("pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "300", "stop"], dir),
   };
+}
+
+/** Lets PostgreSQL drop the gigabytes of WAL the generation left, so copying the cached cluster is quick. */
+async function shrinkWal(dir: string): Promise<void> {
+  const cluster = await startCluster(dir, true, ["-c min_wal_size=32MB", "-c max_wal_size=64MB"]);
+  try {
+    const c = new pg.Client({ connectionString: cluster.url });
+    await c.connect();
+    for (let i = 0; i < 3; i++) await c.query("select pg_switch_wal(); checkpoint");
+    await c.end();
+  } finally {
+    cluster.stop();
+  }
 }
 
 async function migrateBase(db: Kysely<DB>): Promise<void> {
@@ -271,6 +285,7 @@ async function build(dialect: Dialect, size: number, target: string): Promise<vo
     } finally {
       cluster.stop();
     }
+    await shrinkWal(tmp);
   }
   renameSync(tmp, target);
   console.log(`  generated in ${((performance.now() - started) / 1000).toFixed(0)} s`);
@@ -296,6 +311,7 @@ export async function openDataset(dialect: Dialect, size: number): Promise<Datas
   mkdirSync(BENCH_DATA, { recursive: true });
   const cached = join(BENCH_DATA, cacheKey(dialect, size));
   if (!existsSync(cached)) await build(dialect, size, cached);
+  else if (dialect === "postgres" && process.env.BENCH_SHRINK_WAL) await shrinkWal(cached);
   const copy = mkdtempSync(join(BENCH_DATA, "run-"));
   const t0 = performance.now();
   let cluster: Cluster | null = null;
