@@ -156,21 +156,20 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
         .orderBy("id", "desc")
         .limit(MAX_REPORTS)
         .execute();
-      entries.push(...ideas.map((i) => ({ path: `/ideas/${i.id}`, lastmod: i.updated_at })));
+      for (const i of ideas) entries.push({ path: `/ideas/${i.id}`, lastmod: i.updated_at });
     }
     if (app.hasRoute({ method: "GET", url: "/councillors/:id" })) {
       const councillors = await db.selectFrom("councillors").select("id").orderBy("sort_order").execute();
       entries.push(...councillors.map((c) => ({ path: `/councillors/${encodeURIComponent(c.id)}` })));
     }
     if (app.hasRoute({ method: "GET", url: "/businesses/:id" })) {
-      entries.push(
-        ...businesses.map((b) => ({ path: `/businesses/${encodeURIComponent(b.id)}`, lastmod: b.updated_at })),
-      );
+      for (const b of businesses)
+        entries.push({ path: `/businesses/${encodeURIComponent(b.id)}`, lastmod: b.updated_at });
     }
     if (app.hasRoute({ method: "GET", url: "/reports/:reference" })) {
-      entries.push(
-        ...reports.map((r) => ({ path: `/reports/${encodeURIComponent(r.reference)}`, lastmod: r.updated_at })),
-      );
+      // A loop, not push(...list): 200,000 arguments overflow the call stack.
+      for (const r of reports)
+        entries.push({ path: `/reports/${encodeURIComponent(r.reference)}`, lastmod: r.updated_at });
     }
     const lines = entries.map(
       (e) =>
