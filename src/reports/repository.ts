@@ -1,6 +1,7 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
-import { publicPhoto, publicReport, publicUpdate } from "../moderation/visibility.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
+import { cellsCovering, geoCellSql } from "../open311/geo.js";
 import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";
@@ -57,7 +58,10 @@ export interface PublicReportDetail extends PublicReport {
   visibility: ReportVisibility;
 }
 
-/** The public fields of a report row joined with its category and place. */
+/**
+ * The public columns of a report. Category and place names come from two small look-ups (`namesFor`) rather than
+ * joins: with a join SQLite's planner may drive a deep keyset page from the categories and sort a whole category.
+ */
 const PUBLIC_COLUMNS = [
   "reports.id",
   "reports.reference",
@@ -68,12 +72,10 @@ const PUBLIC_COLUMNS = [
   "reports.latitude",
   "reports.longitude",
   "reports.location_text",
+  "reports.place_id",
   "reports.created_at",
   "reports.updated_at",
   "reports.forwarded_at",
-  "categories.name as category_name",
-  "categories.department_name",
-  "places.name as place_name",
 ] as const;
 
 type PublicRow = Pick<
@@ -87,37 +89,62 @@ type PublicRow = Pick<
   | "latitude"
   | "longitude"
   | "location_text"
+  | "place_id"
   | "created_at"
   | "updated_at"
   | "forwarded_at"
-> & { category_name: string; department_name: string | null; place_name: string | null };
+>;
 
-function present(row: PublicRow): PublicReport {
+/** Names of the categories and places a page of reports refers to. */
+interface Names {
+  categories: Map<string, { name: string; department_name: string | null }>;
+  places: Map<string, string>;
+}
+
+async function namesFor(db: Kysely<DB>, rows: PublicRow[]): Promise<Names> {
+  const codes = [...new Set(rows.map((r) => r.category_code))];
+  const placeIds = [...new Set(rows.map((r) => r.place_id).filter((p): p is string => p !== null))];
+  const [categories, places] = await Promise.all([
+    codes.length === 0
+      ? []
+      : db.selectFrom("categories").select(["code", "name", "department_name"]).where("code", "in", codes).execute(),
+    placeIds.length === 0 ? [] : db.selectFrom("places").select(["id", "name"]).where("id", "in", placeIds).execute(),
+  ]);
+  return {
+    categories: new Map(categories.map((c) => [c.code, c])),
+    places: new Map(places.map((p) => [p.id, p.name])),
+  };
+}
+
+function present(row: PublicRow, names: Names): PublicReport {
+  const category = names.categories.get(row.category_code);
   return {
     reference: row.reference,
     title: row.title,
     description: row.description,
     categoryCode: row.category_code,
-    categoryName: row.category_name,
+    categoryName: category?.name ?? row.category_code,
     status: row.status,
     statusLabel: STATUS_LABELS[row.status],
     open311Status: open311Status(row.status),
     lat: row.latitude,
     lng: row.longitude,
     locationText: row.location_text,
-    placeName: row.place_name,
+    placeName: row.place_id ? (names.places.get(row.place_id) ?? null) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     forwardedAt: row.forwarded_at,
-    forwardedToName: row.forwarded_at ? row.department_name : null,
+    forwardedToName: row.forwarded_at ? (category?.department_name ?? null) : null,
   };
 }
 
+async function presentAll(db: Kysely<DB>, rows: PublicRow[]): Promise<PublicReport[]> {
+  const names = await namesFor(db, rows);
+  return rows.map((r) => present(r, names));
+}
+
 function allReports(db: Kysely<DB>) {
-  return db
-    .selectFrom("reports")
-    .innerJoin("categories", "categories.code", "reports.category_code")
-    .leftJoin("places", "places.id", "reports.place_id");
+  return db.selectFrom("reports");
 }
 
 function publicReports(db: Kysely<DB>) {
@@ -179,7 +206,7 @@ export async function listPublicReports(
       .execute();
     if (!older) rows.reverse();
   }
-  return { items: rows.map(present), total: await count };
+  return { items: await presentAll(db, rows), total: await count };
 }
 
 /** The newest public update of each of the given reports (for feeds), by reference. */
@@ -263,7 +290,7 @@ export async function findReport(
   return {
     kind: "found",
     report: {
-      ...present(row),
+      ...present(row, await namesFor(db, [row])),
       moderatedAt: row.moderated_at,
       visibility: row.visibility,
       photos: photos.map((p) => ({
@@ -301,9 +328,14 @@ export interface NearbyReport extends PublicReport {
   distanceM: number;
 }
 
+/** The statuses of a report still being dealt with (for "already reported?"). */
+const OPEN_STATUSES: ReportStatus[] = ["open", "investigating", "in_progress", "action_scheduled"];
+
 /**
  * "Already reported?": public reports of the same category near a point that are still being dealt with, nearest
- * first. A bounding box uses the location index; the exact distance is computed here.
+ * first. The grid cells around the point (the near-here cells of the Open311 API) are read from
+ * reports_category_cell (migration 0019), which holds category, cell, status and position, so only the nearest
+ * few reports are read; the exact distance is computed here.
  */
 export async function nearbyReports(
   db: Kysely<DB>,
@@ -312,20 +344,39 @@ export async function nearbyReports(
   limit = 5,
 ): Promise<NearbyReport[]> {
   const dLat = radiusM / 111_320;
-  const dLng = radiusM / (111_320 * Math.max(Math.cos((near.lat * Math.PI) / 180), 0.01));
-  const rows = await publicReports(db)
+  const mPerDegLng = 111_320 * Math.max(Math.cos((near.lat * Math.PI) / 180), 0.01);
+  const dLng = radiusM / mPerDegLng;
+  const cells = cellsCovering(near.lat - dLat, near.lng - dLng, near.lat + dLat, near.lng + dLng);
+  let q = publicReports(db)
     .select(PUBLIC_COLUMNS)
     .where("reports.category_code", "=", near.categoryCode)
-    .where("reports.status", "in", ["open", "investigating", "in_progress", "action_scheduled"])
-    .where("reports.latitude", ">=", near.lat - dLat)
-    .where("reports.latitude", "<=", near.lat + dLat)
-    .where("reports.longitude", ">=", near.lng - dLng)
-    .where("reports.longitude", "<=", near.lng + dLng)
-    .orderBy("reports.created_at", "desc")
-    .limit(100)
-    .execute();
+    .where("reports.status", "in", OPEN_STATUSES);
+  if (cells) {
+    const dy = sql`(latitude - ${near.lat}) * ${111_320}`;
+    const dx = sql`(longitude - ${near.lng}) * ${mPerDegLng}`;
+    // A little wider than the radius: the exact (great-circle) distance decides below.
+    const reach = (radiusM * 1.01) ** 2;
+    q = q.where(
+      "reports.id",
+      "in",
+      sql<number>`(select id from reports where category_code = ${near.categoryCode} and ${publicVisibilitySql} and ${geoCellSql(db)} in (${sql.join(cells)}) and status in (${sql.join(OPEN_STATUSES)}) and (${dy}) * (${dy}) + (${dx}) * (${dx}) <= ${reach} order by (${dy}) * (${dy}) + (${dx}) * (${dx}) limit ${limit * 2})`,
+    );
+  } else {
+    q = q
+      .where("reports.latitude", ">=", near.lat - dLat)
+      .where("reports.latitude", "<=", near.lat + dLat)
+      .where("reports.longitude", ">=", near.lng - dLng)
+      .where("reports.longitude", "<=", near.lng + dLng)
+      .orderBy("reports.created_at", "desc")
+      .limit(100);
+  }
+  const rows = await q.execute();
+  const names = await namesFor(db, rows);
   return rows
-    .map((r) => ({ ...present(r), distanceM: distanceMetres(near.lat, near.lng, r.latitude ?? 0, r.longitude ?? 0) }))
+    .map((r) => ({
+      ...present(r, names),
+      distanceM: distanceMetres(near.lat, near.lng, r.latitude ?? 0, r.longitude ?? 0),
+    }))
     .filter((r) => r.distanceM <= radiusM)
     .sort((a, b) => a.distanceM - b.distanceM)
     .slice(0, limit);
