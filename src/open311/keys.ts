@@ -99,7 +99,19 @@ export async function findActiveApiKey(db: Kysely<DB>, key: string): Promise<Api
   return row ?? null;
 }
 
-/** Records that a key was used (for `api-keys list`). */
+/** How stale `last_used_at` may be: a key posting many reports a second writes it once a minute, not every time. */
+export const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Records that a key was used (for `api-keys list`), to the minute: the update matches nothing while the stored time
+ * is less than TOUCH_EVERY_MS old, so it costs no write (and no synced commit) on busy keys.
+ */
 export async function touchApiKey(db: Kysely<DB>, id: number, now: Date): Promise<void> {
-  await db.updateTable("api_keys").set({ last_used_at: now.toISOString() }).where("id", "=", id).execute();
+  const stale = new Date(now.getTime() - TOUCH_EVERY_MS).toISOString();
+  await db
+    .updateTable("api_keys")
+    .set({ last_used_at: now.toISOString() })
+    .where("id", "=", id)
+    .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", stale)]))
+    .execute();
 }
