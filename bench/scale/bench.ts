@@ -255,6 +255,7 @@ async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
       }
       times.sort((a, b) => a - b);
       console.log(`    ${(times[2] ?? 0).toFixed(2).padStart(7)} ms  ${q.sql.replace(/\s+/g, " ").slice(0, 220)}`);
+      if (!/^\s*(select|insert|update|delete|with)\b/i.test(q.sql)) continue;
       if (raw) {
         const plan = raw.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(params as never[])) as { detail: string }[];
         for (const r of plan) console.log(`               ${r.detail}`);

@@ -16,7 +16,9 @@ import { isPostgres, type MigrationDb } from "./helpers.js";
  * `reports_category_cell` finds the open reports of one category in the cells around a point ("already reported?",
  * /report/nearby.json) without reading every report of the category. The cell expression is exactly 0006's. Both
  * start with the cell, which no other query filters on, so neither can tempt a planner away from the date indexes
- * of the lists (SQLite has no statistics on a new index until ANALYZE).
+ * of the lists (SQLite has no statistics on a new index until ANALYZE); both end with the id, so PostgreSQL answers
+ * the radius test from the index alone (SQLite's indexes hold the rowid anyway). `report_updates_report_latest`
+ * gives a report's latest update in (created_at, id) order without a sort of ties.
  */
 export const COUNT_SLOTS = 16;
 
@@ -29,11 +31,18 @@ function cell(db: MigrationDb) {
 }
 
 export async function up(db: MigrationDb): Promise<void> {
-  await sql`create index reports_public_cell_created_point on reports (${cell(db)}, visibility, created_at, latitude, longitude)`.execute(
+  await sql`create index reports_public_cell_created_point on reports (${cell(db)}, visibility, created_at, latitude, longitude, id)`.execute(
     db,
   );
   await db.schema.dropIndex("reports_public_cell_created").execute();
-  await sql`create index reports_category_cell on reports (${cell(db)}, category_code, visibility, status, latitude, longitude)`.execute(
+  // A report's latest public update, in (created_at, id) order straight from the index (PostgreSQL sorted ties).
+  await db.schema
+    .createIndex("report_updates_report_latest")
+    .on("report_updates")
+    .columns(["report_id", "created_at", "id"])
+    .execute();
+  await db.schema.dropIndex("report_updates_report").execute();
+  await sql`create index reports_category_cell on reports (${cell(db)}, category_code, visibility, status, latitude, longitude, id)`.execute(
     db,
   );
   await db.schema
@@ -99,6 +108,12 @@ export async function down(db: MigrationDb): Promise<void> {
   }
   await db.schema.dropTable("report_counts").ifExists().execute();
   await db.schema.dropIndex("reports_category_cell").ifExists().execute();
+  await db.schema
+    .createIndex("report_updates_report")
+    .on("report_updates")
+    .columns(["report_id", "created_at"])
+    .execute();
+  await db.schema.dropIndex("report_updates_report_latest").ifExists().execute();
   await sql`create index reports_public_cell_created on reports (visibility, ${cell(db)}, created_at)`.execute(db);
   await db.schema.dropIndex("reports_public_cell_created_point").ifExists().execute();
 }
