@@ -27,6 +27,20 @@ export interface DatabaseOptions {
 
 let pgParsersInstalled = false;
 
+/** PostgreSQL's text form of a timestamptz in a UTC session: 2026-11-24 06:08:25.835123+00. */
+const PG_UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as the ISO 8601 UTC string SQLite stores (milliseconds, truncated as Date does). The usual UTC form
+ * is rewritten as text, several times faster than parsing a Date (a page of 1,000 Open311 requests has ~3,000);
+ * anything else (another zone, a year past 9999, BC) goes through Date.
+ */
+export function pgTimestamptzToIso(v: string): string {
+  const m = PG_UTC_TIMESTAMP.exec(v);
+  if (!m) return new Date(v).toISOString();
+  return `${m[1]}T${m[2]}.${(m[3] ?? "").padEnd(3, "0").slice(0, 3)}Z`;
+}
+
 function installPgTypeParsers(): void {
   if (pgParsersInstalled) return;
   pgParsersInstalled = true;
@@ -35,7 +49,7 @@ function installPgTypeParsers(): void {
   // numeric: used by some aggregates.
   pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
   // timestamptz and timestamp: the same ISO 8601 UTC strings SQLite stores.
-  pg.types.setTypeParser(1184, (v) => new Date(v).toISOString());
+  pg.types.setTypeParser(1184, pgTimestamptzToIso);
   pg.types.setTypeParser(1114, (v) => new Date(`${v.replace(" ", "T")}Z`).toISOString());
 }
 
