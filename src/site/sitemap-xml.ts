@@ -9,7 +9,10 @@ import { sitePages } from "../core/web/sitemap.js";
 import { moderationGeneration, publicReport } from "../moderation/visibility.js";
 import { publicReportCount } from "../reports/counts.js";
 
-/** sitemaps.org limits per file; a sitemap past either is split into a sitemap index and child sitemaps. */
+/**
+ * Limits per file (sitemaps.org allows up to 50,000 URLs and 50 MB); a sitemap past either is split into a sitemap
+ * index and child sitemaps. Parts of 10,000 URLs (about 1 MB) are quick to serve and to fetch.
+ */
 export interface SitemapLimits {
   maxUrlsPerFile: number;
   maxBytesPerFile: number;
@@ -18,7 +21,7 @@ export interface SitemapLimits {
 }
 
 export const SITEMAP_LIMITS: SitemapLimits = {
-  maxUrlsPerFile: 50_000,
+  maxUrlsPerFile: 10_000,
   maxBytesPerFile: 50 * 1024 * 1024,
   freshMs: 60_000,
 };
