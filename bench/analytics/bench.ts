@@ -21,6 +21,9 @@ const { values } = parseArgs({
     // Instead of the throughput rounds: the counting hook's own CPU time per request, in this process, from
     // app.inject() of a tiny HTML route on two apps (counting on and off) in alternating blocks.
     hook: { type: "boolean", default: false },
+    // A/A check of the set-up: both servers without counting (labelled on and off as usual), so any difference is
+    // the benchmark's own (start order, ports, databases), not counting's.
+    "both-off": { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -46,7 +49,10 @@ function start(serverBundle: string, mode: "on" | "off", dataDir: string): Promi
     const execArgv = PROFILE
       ? ["--cpu-prof", "--cpu-prof-dir", PROFILE, "--cpu-prof-name", `server-${mode}.cpuprofile`]
       : [];
-    const child = fork(serverBundle, [mode, dataDir], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
+    const child = fork(serverBundle, [values["both-off"] ? "off" : mode, dataDir], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      execArgv,
+    });
     child.once("message", (m) => resolve({ child, port: (m as { port: number }).port }));
     child.once("exit", (code) => reject(new Error(`server ${mode} exited with ${code}`)));
   });
