@@ -18,6 +18,8 @@ const NOT_PAGES = /^\/(?:admin|api|data|assets|photos)(?:\/|$)/;
 /** Route patterns counted as API or feed use (per endpoint and day, counts only). */
 const ENDPOINTS = /^\/(?:api|data)\/|\.(?:atom|rss|json)$/;
 const MAX_USER_AGENT = 512;
+/** A host name has at most 253 characters, and a port six more: anything longer is cut (it waits in memory). */
+const MAX_HOST = 260;
 /** Entries of each per-window memo (user agents, referrers) before it starts afresh. */
 const MAX_MEMO = 500;
 
@@ -114,7 +116,12 @@ export const analyticsPlugin = fp(
         const site = referringSite(request, referer);
         if (site) buffer.increment(day, "referrer", site);
       }
-      buffer.visit(day, { clientAddress: request.ip ?? "", userAgent: ua, host: request.host });
+      const host = request.host;
+      buffer.visit(day, {
+        clientAddress: request.ip ?? "",
+        userAgent: ua,
+        host: host.length > MAX_HOST ? host.slice(0, MAX_HOST) : host,
+      });
     };
 
     const guarded =
