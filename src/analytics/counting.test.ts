@@ -216,3 +216,32 @@ describeEachDb("visitor statistics", (dialect) => {
     }
   });
 });
+
+describeEachDb("visitor statistics around midnight", (dialect) => {
+  let t: TestApp;
+  let clock = new Date("2026-11-20T23:59:59.900Z");
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { now: () => clock });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("counts each view on its own day even when one flush carries two days", async () => {
+    const visit = () =>
+      t.app.inject({ method: "GET", url: "/", headers: { "user-agent": FIREFOX }, remoteAddress: "192.0.2.10" });
+    expect((await visit()).statusCode).toBe(200);
+    expect((await visit()).statusCode).toBe(200);
+    clock = new Date("2026-11-21T00:00:00.100Z");
+    expect((await visit()).statusCode).toBe(200);
+    await t.app.analytics.flush();
+    expect(await counts(t, "page", "2026-11-20")).toEqual({ "/": 2 });
+    expect(await counts(t, "page", "2026-11-21")).toEqual({ "/": 1 });
+    // The same browser on two days: one visitor each day, hashed with that day's salt.
+    expect(await visitorsOn(t, "2026-11-20")).toBe(1);
+    expect(await visitorsOn(t, "2026-11-21")).toBe(1);
+    const hashes = await t.db.database.db.selectFrom("analytics_visitors").select("visitor").execute();
+    expect(new Set(hashes.map((h) => h.visitor)).size).toBe(2);
+  });
+});

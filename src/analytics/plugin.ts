@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import { isbot } from "isbot";
-import { CountBuffer, FLUSH_MS } from "./counter.js";
+import { CountBuffer } from "./counter.js";
 import { type DeviceClass, deviceClassOf } from "./device.js";
-import { referringSite } from "./referrer.js";
-import { SaltCache, statsDay, type VisitorTraits, visitorHash } from "./visitors.js";
+import { refererHost, registrableDomain } from "./referrer.js";
+import { DayClock, SaltCache } from "./visitors.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -18,6 +18,21 @@ const NOT_PAGES = /^\/(?:admin|api|data|assets|photos)(?:\/|$)/;
 /** Route patterns counted as API or feed use (per endpoint and day, counts only). */
 const ENDPOINTS = /^\/(?:api|data)\/|\.(?:atom|rss|json)$/;
 const MAX_USER_AGENT = 512;
+/** A host name has at most 253 characters, and a port six more: anything longer is cut (it waits in memory). */
+const MAX_HOST = 260;
+/** Entries of each per-window memo (user agents, referrers) before it starts afresh. */
+const MAX_MEMO = 500;
+
+/**
+ * What a route's successful GET responses count as, decided once when the route is registered: a page view (an
+ * HTML page), an API or feed request, or nothing.
+ */
+export function countedAs(pattern: string, method: string | string[]): "page" | "endpoint" | null {
+  if (!(Array.isArray(method) ? method.includes("GET") : method === "GET")) return null;
+  if (ENDPOINTS.test(pattern)) return "endpoint";
+  if (NOT_PAGES.test(pattern)) return null;
+  return "page";
+}
 
 /** A browser loading a page for a person to read: not a prefetch, not a script's fetch, not a frame. */
 function isNavigation(request: FastifyRequest): boolean {
@@ -28,15 +43,14 @@ function isNavigation(request: FastifyRequest): boolean {
   return dest === undefined || dest === "document";
 }
 
-/** What is counted of one response: a page view, an API/feed request, or nothing. */
-export function classify(request: FastifyRequest, reply: FastifyReply): "page" | "endpoint" | null {
-  if (request.method !== "GET" || reply.statusCode < 200 || reply.statusCode >= 300) return null;
-  const pattern = request.routeOptions.url;
-  if (!pattern) return null;
-  if (ENDPOINTS.test(pattern)) return "endpoint";
-  if (NOT_PAGES.test(pattern)) return null;
-  const type = reply.getHeader("content-type");
-  return typeof type === "string" && type.startsWith("text/html") ? "page" : null;
+const succeeded = (request: FastifyRequest, reply: FastifyReply) =>
+  request.method === "GET" && reply.statusCode >= 200 && reply.statusCode < 300;
+
+/** A Map that starts afresh when it is full (a memo of recent inputs, bounded). */
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= MAX_MEMO) memo.clear();
+  memo.set(key, value);
+  return value;
 }
 
 /**
@@ -44,78 +58,104 @@ export function classify(request: FastifyRequest, reply: FastifyReply): "page" |
  * and never fails because of it. Kept per day: the route pattern (never the URL or its query), the referring
  * site's registrable domain, the device class, and a visitor hash that becomes a count the next day. Bots,
  * prefetches and requests without a User-Agent are not counted as page views.
+ *
+ * Cheap per request: each counted route gets its own onResponse hook when it is registered (no pattern matching
+ * per request, nothing at all on routes that are not counted); a view only adds to counters in memory. The visitor
+ * HMAC is computed at the flush, once per visitor and window (see CountBuffer).
  */
 export const analyticsPlugin = fp(
   async (app: FastifyInstance) => {
     const civic = app.civic;
-    const buffer = new CountBuffer(() => civic.database.db, app.log);
     const salts = new SaltCache(
       () => civic.database.db,
       () => civic.now(),
     );
-    const ownHosts = [new URL(civic.config.baseUrl).hostname.toLowerCase()];
+    const buffer = new CountBuffer(
+      () => civic.database.db,
+      (day) => salts.get(day),
+      app.log,
+    );
+    const clock = new DayClock(() => civic.now());
+    const ownHost = new URL(civic.config.baseUrl).hostname.toLowerCase();
     app.decorate("analytics", buffer);
     civic.workers.push(buffer);
 
-    // Bot checks and device classes of recent user agents (the same few browsers load most pages): kept in memory
-    // for at most FLUSH_MS, like the counts, and never written anywhere.
-    let memo = new Map<string, DeviceClass | null>();
-    let memoSince = Date.now();
-    const classOf = (ua: string): DeviceClass | null => {
-      if (memo.size >= 500 || Date.now() - memoSince > FLUSH_MS) {
-        memo = new Map();
-        memoSince = Date.now();
-      }
-      let kind = memo.get(ua);
-      if (kind === undefined) {
-        kind = isbot(ua) ? null : deviceClassOf(ua);
-        memo.set(ua, kind);
-      }
-      return kind;
+    // Bot checks and device classes of recent user agents (the same few browsers load most pages), and the hosts
+    // of recent referrers: kept in memory until the window's counts are flushed, and never written anywhere.
+    const devices = new Map<string, DeviceClass | null>();
+    const referrers = new Map<string, { host: string; site: string | null } | null>();
+    buffer.onWindowEnd = () => {
+      devices.clear();
+      referrers.clear();
     };
-
-    const countVisit = (day: string, salt: Buffer, traits: VisitorTraits) => {
-      buffer.visit(day, visitorHash(salt, traits));
+    const classOf = (ua: string): DeviceClass | null => {
+      const kind = devices.get(ua);
+      return kind !== undefined ? kind : remember(devices, ua, isbot(ua) ? null : deviceClassOf(ua));
+    };
+    const referringSite = (request: FastifyRequest, referer: string): string | null => {
+      let ref = referrers.get(referer);
+      if (ref === undefined) {
+        const host = refererHost(referer);
+        ref = remember(referrers, referer, host === null ? null : { host, site: registrableDomain(host) });
+      }
+      if (ref === null || ref.site === null || ref.host === ownHost) return null;
+      return ref.host === request.hostname.toLowerCase() ? null : ref.site;
     };
 
     const countPage = (request: FastifyRequest, pattern: string) => {
       const userAgent = request.headers["user-agent"];
       if (typeof userAgent !== "string" || userAgent === "" || !isNavigation(request)) return;
-      const ua = userAgent.slice(0, MAX_USER_AGENT);
+      const ua = userAgent.length > MAX_USER_AGENT ? userAgent.slice(0, MAX_USER_AGENT) : userAgent;
       const device = classOf(ua);
       if (device === null) return;
-      const day = statsDay(civic.now());
+      const day = clock.today();
       buffer.increment(day, "page", pattern);
       buffer.increment(day, "device", device);
-      const referrer = referringSite(request.headers.referer, [...ownHosts, request.hostname.toLowerCase()]);
-      if (referrer) buffer.increment(day, "referrer", referrer);
-      const traits = { clientAddress: request.ip, userAgent: ua, host: request.host };
-      const salt = salts.current(day);
-      if (salt) countVisit(day, salt, traits);
-      else
-        buffer.after(
-          salts.load(day).then(
-            (s) => countVisit(day, s, traits),
-            (error: unknown) =>
-              app.log.warn({ code: (error as { code?: unknown }).code ?? null }, "analytics: could not load the salt"),
-          ),
-        );
+      const referer = request.headers.referer;
+      if (referer) {
+        const site = referringSite(request, referer);
+        if (site) buffer.increment(day, "referrer", site);
+      }
+      const host = request.host;
+      buffer.visit(day, {
+        clientAddress: request.ip ?? "",
+        userAgent: ua,
+        host: host.length > MAX_HOST ? host.slice(0, MAX_HOST) : host,
+      });
     };
 
-    app.addHook("onResponse", (request, reply, done) => {
-      try {
-        const what = classify(request, reply);
-        if (what === "page") countPage(request, request.routeOptions.url as string);
-        else if (what === "endpoint")
-          buffer.increment(statsDay(civic.now()), "endpoint", request.routeOptions.url as string);
-      } catch (error) {
-        app.log.warn({ code: (error as { code?: unknown }).code ?? null }, "analytics: could not count a request");
-      }
-      done();
+    const guarded =
+      (count: (request: FastifyRequest, reply: FastifyReply) => void): onResponseHookHandler =>
+      (request, reply, done) => {
+        try {
+          count(request, reply);
+        } catch (error) {
+          app.log.warn({ code: (error as { code?: unknown }).code ?? null }, "analytics: could not count a request");
+        }
+        done();
+      };
+
+    app.addHook("onRoute", (route) => {
+      const what = countedAs(route.url, route.method);
+      if (what === null) return;
+      const pattern = route.url;
+      const hook =
+        what === "endpoint"
+          ? guarded((request, reply) => {
+              if (succeeded(request, reply)) buffer.increment(clock.today(), "endpoint", pattern);
+            })
+          : guarded((request, reply) => {
+              if (!succeeded(request, reply)) return;
+              const type = reply.getHeader("content-type");
+              if (typeof type === "string" && type.startsWith("text/html")) countPage(request, pattern);
+            });
+      const existing = route.onResponse;
+      route.onResponse = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
     });
     app.addHook("onClose", async () => {
       salts.clear();
-      memo.clear();
+      devices.clear();
+      referrers.clear();
     });
   },
   { name: "analytics" },

@@ -47,11 +47,8 @@ export function registrableDomain(hostname: string): string | null {
   return labels.slice(-keep).join(".");
 }
 
-/**
- * The referring site of a page view: the registrable domain of an http(s) Referer from another site, or null
- * (no Referer, our own site, an address, an app link). Only this domain is ever kept, never the URL.
- */
-export function referringSite(referer: string | undefined, ownHosts: readonly string[]): string | null {
+/** The lower-case host name of an http(s) Referer, or null (none, too long, not a URL, an app link). */
+export function refererHost(referer: string | undefined): string | null {
   if (!referer || referer.length > MAX_REFERRER_LENGTH) return null;
   let url: URL;
   try {
@@ -60,7 +57,15 @@ export function referringSite(referer: string | undefined, ownHosts: readonly st
     return null;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  const host = url.hostname.toLowerCase();
-  if (ownHosts.includes(host)) return null;
+  return url.hostname.toLowerCase();
+}
+
+/**
+ * The referring site of a page view: the registrable domain of an http(s) Referer from another site, or null
+ * (no Referer, our own site, an address, an app link). Only this domain is ever kept, never the URL.
+ */
+export function referringSite(referer: string | undefined, ownHosts: readonly string[]): string | null {
+  const host = refererHost(referer);
+  if (host === null || ownHosts.includes(host)) return null;
   return registrableDomain(host);
 }

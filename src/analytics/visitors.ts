@@ -9,6 +9,28 @@ export function statsDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/**
+ * Today's statistics day by a clock, for every request: `statsDay` runs only when the clock has left the UTC day it
+ * last gave (a comparison instead of a date string per request).
+ */
+export class DayClock {
+  private day = "";
+  private start = 0;
+  private end = 0;
+
+  constructor(private readonly now: () => Date) {}
+
+  today(): string {
+    const t = this.now().getTime();
+    if (t < this.start || t >= this.end || this.day === "") {
+      this.start = Math.floor(t / DAY_MS) * DAY_MS;
+      this.end = this.start + DAY_MS;
+      this.day = statsDay(new Date(this.start));
+    }
+    return this.day;
+  }
+}
+
 /** The day `days` before (negative: after) the given one. */
 export function addDays(day: string, days: number): string {
   return statsDay(new Date(Date.parse(`${day}T00:00:00.000Z`) + days * DAY_MS));
@@ -54,7 +76,7 @@ export function visitorHash(salt: Buffer, traits: VisitorTraits): string {
 
 /**
  * This process's copy of today's salt. `current(day)` answers synchronously once the salt is loaded (the common
- * case); `load(day)` fetches it (one query per process per day).
+ * case); `load(day)` fetches it (one query per process per day); `get(day)` does whichever is needed.
  */
 export class SaltCache {
   private day: string | null = null;
@@ -69,6 +91,12 @@ export class SaltCache {
 
   current(day: string): Buffer | null {
     return this.day === day ? this.salt : null;
+  }
+
+  /** The salt of a day: the one held, or loaded. */
+  get(day: string): Promise<Buffer> {
+    const salt = this.current(day);
+    return salt ? Promise.resolve(salt) : this.load(day);
   }
 
   load(day: string): Promise<Buffer> {
