@@ -3,26 +3,20 @@
  * service_code + status, near here) and POST throughput, on SQLite and PostgreSQL, over real HTTP. Prints the
  * query plans of the three GET queries. Run with `node bench/open311/run.mjs` (see README.md).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import pg from "pg";
-import type { TestProject } from "vitest/node";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { type Dialect, openDatabase } from "../../src/core/db/database.js";
-import { migrateToLatest } from "../../src/core/db/migrations/index.js";
 import type { DB } from "../../src/core/db/schema.js";
-import { seedDemoVillage } from "../../src/demo/seed.js";
-import { categories, village } from "../../src/demo/village.js";
+import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { parseRequestsQuery } from "../../src/open311/query.js";
 import { requestsQuery } from "../../src/open311/requests.js";
-import { REPORT_STATUSES } from "../../src/reports/model.js";
-import startPostgres from "../../test/setup/postgres.js";
+import { openDataset } from "../scale/dataset.js";
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,57 +32,6 @@ const SIZES = (opts.sizes ?? "").split(",").map(Number);
 const DIALECTS: Dialect[] = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db as Dialect];
 
 const NOW = new Date();
-const NOW_S = Math.floor(NOW.getTime() / 1000);
-const SPREAD_S = 3 * 365 * 86_400; // reports spread over three years: ~8% fall in the default 90-day window
-const CODES = categories.map((c) => c.code);
-const { south, west, north, east } = village.bounds;
-
-/** SQL CASE picking from a list by an integer expression (deterministic data on both databases). */
-function pick(list: readonly string[], expr: string): string {
-  return `CASE (${expr}) % ${list.length} ${list.map((v, i) => `WHEN ${i} THEN '${v}'`).join(" ")} END`;
-}
-
-/** Inserts reports numbered from+1 … to, and one public update per report, entirely in SQL. */
-async function generate(db: Kysely<DB>, dialect: Dialect, from: number, to: number): Promise<void> {
-  const started = performance.now();
-  const code = pick(CODES, "i");
-  const status = pick(REPORT_STATUSES, "i * 31");
-  const lat = `${south} + ((i * 7919) % 10007) / 10007.0 * ${north - south}`;
-  const lng = `${west} + ((i * 104729) % 10009) / 10009.0 * ${east - west}`;
-  const visibility = `CASE WHEN i % 50 = 0 THEN 'hidden' ELSE 'public' END`;
-  const columns =
-    "reference, category_code, title, description, latitude, longitude, attributes, status, visibility, share_contact, source, created_at, updated_at";
-  if (dialect === "sqlite") {
-    const at = `strftime('%Y-%m-%dT%H:%M:%fZ', ${NOW_S} - ((i * 2654435761) % ${SPREAD_S}), 'unixepoch')`;
-    await sql
-      .raw(
-        `WITH RECURSIVE s(i) AS (SELECT ${from + 1} UNION ALL SELECT i + 1 FROM s WHERE i < ${to})
-         INSERT INTO reports (${columns})
-         SELECT printf('BNCH-%07d', i), ${code}, 'Bench report ' || i, 'Generated report number ' || i || '.',
-                ${lat}, ${lng}, '{}', ${status}, ${visibility}, 0, 'web', ${at}, ${at} FROM s`,
-      )
-      .execute(db);
-  } else {
-    const at = `to_timestamp(${NOW_S} - ((i::bigint * 2654435761) % ${SPREAD_S}))`;
-    await sql
-      .raw(
-        `INSERT INTO reports (${columns})
-         SELECT 'BNCH-' || lpad(i::text, 7, '0'), ${code}, 'Bench report ' || i, 'Generated report number ' || i || '.',
-                ${lat}, ${lng}, '{}', ${status}, ${visibility}, 0, 'web', ${at}, ${at}
-         FROM generate_series(${from + 1}::bigint, ${to}::bigint) AS i`,
-      )
-      .execute(db);
-  }
-  await sql
-    .raw(
-      `INSERT INTO report_updates (report_id, status, previous_status, note, created_at)
-       SELECT id, status, NULL, CASE WHEN status = 'open' THEN '' ELSE 'Bench note for ' || reference END, updated_at
-       FROM reports WHERE reference > 'BNCH-${String(from).padStart(7, "0")}' AND reference LIKE 'BNCH-%'`,
-    )
-    .execute(db);
-  await sql.raw(dialect === "sqlite" ? "ANALYZE" : "ANALYZE reports; ANALYZE report_updates").execute(db);
-  console.log(`  generated reports ${from + 1}…${to} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
 
 interface Scenario {
   name: string;
@@ -184,53 +127,31 @@ function report(label: string, r: Result, extra = ""): void {
 }
 
 async function benchDialect(dialect: Dialect): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "civic-bench-"));
-  let stopPostgres: (() => Promise<void>) | null = null;
-  let pgUrl: string | null = null;
-  if (dialect === "postgres") {
-    process.env.TEST_DB = "postgres";
-    let admin = "";
-    stopPostgres = await startPostgres({
-      provide: (_k: string, v: string) => {
-        admin = v;
-      },
-    } as unknown as TestProject);
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query("create database bench");
-    await c.end();
-    pgUrl = admin.replace(/\/postgres$/, "/bench");
-  }
-  const database = openDatabase({ databaseUrl: pgUrl, dataDir, poolSize: 10 });
-  const db = database.db;
-  try {
-    await migrateToLatest(db);
-    await seedDemoVillage(db, NOW);
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      BASE_URL: "http://bench.test",
-      SESSION_SECRET: "bench-secret-bench-secret-bench-secret-01",
-      LOG_LEVEL: "silent",
-      SEED_DEMO: "false",
-      RATE_LIMIT_READ_MAX: "10000000",
-      RATE_LIMIT_WRITE_MAX: "1000000",
-      ...(pgUrl ? { DATABASE_URL: pgUrl } : {}),
-    });
-    const app = await buildApp(config, { database, logger: false });
-    const address = await app.listen({ port: 0, host: "127.0.0.1" });
-    const key = (await createApiKey(db, "Bench", NOW)).key;
-
-    let stored = 0;
-    for (const size of SIZES) {
-      console.log(`\n[${dialect}] ${size.toLocaleString("en-GB")} stored reports`);
-      await generate(db, dialect, stored, size);
-      stored = size;
-      await printPlans(db, dialect, join(dataDir, "civic.db"), pgUrl);
+  for (const size of SIZES) {
+    console.log(`\n[${dialect}] ${size.toLocaleString("en-GB")} stored reports`);
+    // The cached dataset of bench/scale (generated in SQL once, copied for each run).
+    const ds = await openDataset(dialect, size);
+    const database = openDatabase({ databaseUrl: ds.url, dataDir: ds.dataDir, poolSize: 10 });
+    const db = database.db;
+    try {
+      const config = loadConfig({
+        DATA_DIR: ds.dataDir,
+        BASE_URL: "http://bench.test",
+        SESSION_SECRET: "bench-secret-bench-secret-bench-secret-01",
+        LOG_LEVEL: "silent",
+        SEED_DEMO: "false",
+        RATE_LIMIT_READ_MAX: "10000000",
+        RATE_LIMIT_WRITE_MAX: "1000000",
+        ...(ds.url ? { DATABASE_URL: ds.url } : {}),
+      });
+      const app = await buildApp(config, { database, logger: false });
+      const address = await app.listen({ port: 0, host: "127.0.0.1" });
+      const key = (await createApiKey(db, "Bench", NOW)).key;
+      await printPlans(db, dialect, join(ds.dataDir, "civic.db"), ds.url);
       console.log("");
       for (const s of SCENARIOS) {
         const url = `${address}/api/v2/requests.json?${new URLSearchParams(s.query).toString()}`;
-        // A keep-alive connection may have been closed while the data was generated: warm up with a retry.
-        const first = (await (await fetch(url).catch(() => fetch(url))).json()) as unknown[];
+        const first = (await (await fetch(url)).json()) as unknown[];
         const r = await load(() => fetch(url), SECONDS, CONCURRENCY);
         report(`GET ${s.name}`, r, `, ${first.length} per response`);
       }
@@ -254,12 +175,11 @@ async function benchDialect(dialect: Dialect): Promise<void> {
         Math.min(CONCURRENCY, 4),
       );
       report("POST requests.json", post);
+      await app.close();
+    } finally {
+      await database.close().catch(() => {});
+      await ds.close();
     }
-    await app.close();
-  } finally {
-    await database.close().catch(() => {});
-    if (stopPostgres) await stopPostgres();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -19,7 +19,6 @@ import { migrations, migrateToLatest } from "../../src/core/db/migrations/index.
 import type { DB } from "../../src/core/db/schema.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
 import { categories, places, village } from "../../src/demo/village.js";
-import { REPORT_STATUSES } from "../../src/reports/model.js";
 
 const GENERATOR_VERSION = "3";
 export const BENCH_DATA = process.env.BENCH_DATA ?? "/work/bench-data";

@@ -35,7 +35,7 @@ describeEachDb("/sitemap.xml with 150,000 public reports", (dialect) => {
         )
         .execute(db);
     }
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => t?.close());
 
   it("is a sitemap index whose parts list every report", async () => {
