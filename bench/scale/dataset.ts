@@ -10,7 +10,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import pg from "pg";
@@ -19,6 +18,7 @@ import { migrations, migrateToLatest } from "../../src/core/db/migrations/index.
 import type { DB } from "../../src/core/db/schema.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
 import { categories, places, village } from "../../src/demo/village.js";
+import { freePort } from "../../test/setup/postgres.js";
 
 const GENERATOR_VERSION = "3";
 export const BENCH_DATA = process.env.BENCH_DATA ?? "/work/bench-data";
@@ -164,18 +164,6 @@ function asPostgres(bin: string, args: string[], cwd: string): void {
   const root = process.getuid?.() === 0;
   const [cmd, argv] = root ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
   execFileSync(cmd as string, argv as string[], { stdio: ["ignore", "pipe", "pipe"], cwd });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

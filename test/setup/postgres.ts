@@ -13,7 +13,8 @@ declare module "vitest" {
   }
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on loopback (also used by bench/scale/dataset.ts). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);
