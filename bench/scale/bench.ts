@@ -106,8 +106,8 @@ function record(dialect: Dialect, part: string, name: string, r: Result, target 
 }
 
 /** An app database whose Kysely logs every query (for the plans); otherwise as openDatabase makes it. */
-function loggingDatabase(ds: Dataset, log: (q: CompiledQuery) => void): Database {
-  const onLog = (e: LogEvent) => log(e.query);
+function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => void): Database {
+  const onLog = (e: LogEvent) => log(e.query, e.queryDurationMillis);
   const dialect =
     ds.url === null
       ? new SqliteDialect({ database: new SQLite(sqlitePath(ds.dataDir)) })
@@ -229,13 +229,45 @@ async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
 /** Each scenario's queries, timed alone and explained. */
 async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
   let captured: CompiledQuery[] = [];
-  const database = loggingDatabase(ds, (q) => captured.push(q));
+  let durations: number[] = [];
+  const database = loggingDatabase(ds, (q, ms) => {
+    captured.push(q);
+    durations.push(ms);
+  });
   const app = await buildApp(loadConfig(env(ds)), { database, logger: false });
   const raw = ds.url === null ? new SQLite(sqlitePath(ds.dataDir), { readonly: true }) : null;
   const client = ds.url ? new pg.Client({ connectionString: ds.url, options: "-c TimeZone=UTC" }) : null;
   await client?.connect();
   for (const s of list) {
-    if (s.name.includes("POST")) continue;
+    if (s.name.includes("POST")) {
+      // Writes are not run again: the time of each statement as the request ran it (median request of 21).
+      const runs: { total: number; log: string[] }[] = [];
+      for (let k = 0; k < 21; k++) {
+        const { path, init } = s.next();
+        captured = [];
+        durations = [];
+        const t0 = performance.now();
+        await app.inject({
+          method: "POST",
+          url: path,
+          headers: init?.headers as Record<string, string>,
+          payload: String(init?.body),
+        });
+        const total = performance.now() - t0;
+        runs.push({
+          total,
+          log: captured.map(
+            (q, i) =>
+              `    ${(durations[i] ?? 0).toFixed(2).padStart(7)} ms  ${q.sql.replace(/\s+/g, " ").slice(0, 150)}`,
+          ),
+        });
+      }
+      runs.sort((a, b) => a.total - b.total);
+      const median = runs[10];
+      console.log(`\n  ${s.name}: median ${median?.total.toFixed(1)} ms in process, ${median?.log.length} statements`);
+      for (const line of median?.log ?? []) console.log(line);
+      continue;
+    }
     const { path } = s.next();
     await app.inject(path); // warm (the sitemap builds here)
     captured = [];

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { type Kysely, PostgresAdapter, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
 import { AppError } from "../http/errors.js";
 
@@ -42,35 +42,23 @@ export class FixedWindowLimiter {
     const nowMs = this.now().getTime();
     const windowStart = Math.floor(nowMs / limit.windowMs) * limit.windowMs;
     const expiresAt = windowStart + limit.windowMs;
-    const db = this.db();
-    const upsert = (tx: Kysely<DB>) =>
-      tx
-        .insertInto("rate_limit_counters")
-        .values({ key: this.key(limit, subject), window_start: windowStart, hits: 1, expires_at: expiresAt })
-        .onConflict((oc) =>
-          oc.column("key").doUpdateSet((eb) => ({
-            hits: eb
-              .case()
-              .when("rate_limit_counters.window_start", "=", windowStart)
-              .then(eb("rate_limit_counters.hits", "+", 1))
-              .else(1)
-              .end(),
-            window_start: windowStart,
-            expires_at: expiresAt,
-          })),
-        )
-        .returning("hits")
-        .executeTakeFirstOrThrow();
-    // On PostgreSQL a counter's commit does not wait for the WAL to reach the disk (every Open311 read counts a hit:
-    // a synced commit each would cost more than the read). Other sessions see the hit at once; a crash may forget
-    // the last few hits of a window, which only lets a client a little more through.
-    const row =
-      db.getExecutor().adapter instanceof PostgresAdapter
-        ? await db.transaction().execute(async (tx) => {
-            await sql`set local synchronous_commit = off`.execute(tx);
-            return upsert(tx);
-          })
-        : await upsert(db);
+    const row = await this.db()
+      .insertInto("rate_limit_counters")
+      .values({ key: this.key(limit, subject), window_start: windowStart, hits: 1, expires_at: expiresAt })
+      .onConflict((oc) =>
+        oc.column("key").doUpdateSet((eb) => ({
+          hits: eb
+            .case()
+            .when("rate_limit_counters.window_start", "=", windowStart)
+            .then(eb("rate_limit_counters.hits", "+", 1))
+            .else(1)
+            .end(),
+          window_start: windowStart,
+          expires_at: expiresAt,
+        })),
+      )
+      .returning("hits")
+      .executeTakeFirstOrThrow();
     if (++this.hitsSincePurge >= 500) {
       this.hitsSincePurge = 0;
       await this.purge();
