@@ -9,7 +9,7 @@ import {
   categoryAttributes,
 } from "../reports/attributes.js";
 import { categoryOr404 } from "./categories.js";
-import { CODE_PATTERN, CODE_RULE, Problems, requireReason } from "./text.js";
+import { CODE_PATTERN, CODE_RULE, CONTROL_ONE_LINE, Problems, requireReason } from "./text.js";
 
 export const DATATYPES: { value: AttributeDatatype; label: string }[] = [
   { value: "string", label: "One line of text" },
@@ -95,7 +95,7 @@ function checkQuestion(category: Category, input: QuestionInput, editing: Attrib
         const name = (bar < 0 ? line : line.slice(bar + 1)).trim();
         if (!KEY.test(key)) {
           p.add("values", `Line ${i + 1}: start with a key (letters, digits, - and _, up to 40), then | and the name.`);
-        } else if (!name || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
+        } else if (!name || name.length > 200 || CONTROL_ONE_LINE.test(name)) {
           p.add("values", `Line ${i + 1}: give the answer’s name after the | (plain text, up to 200 characters).`);
         } else if (values.some((v) => v.key === key)) p.add("values", `Line ${i + 1}: the key “${key}” is used twice.`);
         else values.push({ key, name });

@@ -4,7 +4,7 @@ import { AppError, type FieldProblem } from "../core/http/errors.js";
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex
-const CONTROL_ONE_LINE = /[\u0000-\u001f\u007f]/;
+export const CONTROL_ONE_LINE = /[\u0000-\u001f\u007f]/;
 
 /** Collects field problems for a form; `fail()` throws them as one validation error when there are any. */
 export class Problems {
