@@ -71,7 +71,6 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<void> 
         })),
       )
       .execute();
-    await linkDepartments(tx, at);
     await tx
       .insertInto("projects")
       .values(
@@ -114,6 +113,7 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<void> 
         })),
       )
       .execute();
+    await linkDepartments(tx, at);
 
     const ordered = reports
       .map((r, i) => ({ r, i }))

@@ -246,8 +246,13 @@ export const open311Routes = fp(
       },
       async (request, reply) => {
         const code = request.params.service_code;
-        return sendCatalogue(request, reply, request.params.format, "service_definition", `service:${code}`, async (d) =>
-          toServiceDefinition(await publicCategory(d, code)),
+        return sendCatalogue(
+          request,
+          reply,
+          request.params.format,
+          "service_definition",
+          `service:${code}`,
+          async (d) => toServiceDefinition(await publicCategory(d, code)),
         );
       },
     );
