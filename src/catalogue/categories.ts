@@ -22,33 +22,22 @@ export const MAX_KEYWORDS = 30;
 
 /** Every category, active ones first, each with how many reports it has. */
 export async function listCategories(db: Kysely<DB>) {
-  const rows = await db
-    .selectFrom("categories")
-    .leftJoin("reports", "reports.category_code", "categories.code")
-    .select((eb) => [
-      "categories.code",
-      "categories.name",
-      "categories.group_name",
-      "categories.department_name",
-      "categories.retired_at",
-      "categories.sort_order",
-      "categories.attributes",
-      eb.fn.count<string | number>("reports.id").as("n"),
-    ])
-    .groupBy([
-      "categories.code",
-      "categories.name",
-      "categories.group_name",
-      "categories.department_name",
-      "categories.retired_at",
-      "categories.sort_order",
-      "categories.attributes",
-    ])
-    .orderBy("categories.sort_order")
-    .orderBy("categories.name")
-    .limit(1000)
-    .execute();
-  const listed = rows.map((r) => ({ ...r, reports: Number(r.n) }));
+  const [categories, counts] = await Promise.all([
+    db
+      .selectFrom("categories")
+      .select(["code", "name", "group_name", "department_name", "retired_at", "sort_order", "attributes"])
+      .orderBy("sort_order")
+      .orderBy("name")
+      .limit(1000)
+      .execute(),
+    db
+      .selectFrom("reports")
+      .select((eb) => ["category_code", eb.fn.countAll<string | number>().as("n")])
+      .groupBy("category_code")
+      .execute(),
+  ]);
+  const reports = new Map(counts.map((c) => [c.category_code, Number(c.n)]));
+  const listed = categories.map((c) => ({ ...c, reports: reports.get(c.code) ?? 0 }));
   return [...listed.filter((c) => !c.retired_at), ...listed.filter((c) => c.retired_at)];
 }
 

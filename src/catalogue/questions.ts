@@ -134,6 +134,9 @@ async function saveQuestions(
 ): Promise<void> {
   const now = civic.now().toISOString();
   await civic.database.db.transaction().execute(async (tx) => {
+    // The questions are one JSON value: a no-op update first takes the row's lock (the write lock on SQLite), so two
+    // admins editing at once apply one after the other instead of one overwriting the other's change.
+    await tx.updateTable("categories").set({ code: categoryCode }).where("code", "=", categoryCode).execute();
     const category = await categoryOr404(tx, categoryCode);
     const result = change(category);
     const questions = result.questions.map((q, i) => ({ ...q, order: i + 1 }));

@@ -364,6 +364,19 @@ describeEachDb("category administration", (dialect) => {
     });
   });
 
+  it("keeps both questions when two admins add one at the same time", async () => {
+    const page = "/admin/categories/bus_shelter/questions";
+    const other = await signInAs(t.app, "admin2@example.org", "admin");
+    const results = await Promise.all([
+      admin.post(page, { code: "glass", description: "Is there broken glass?", datatype: "string" }, page),
+      other.post(page, { code: "stop_name", description: "Which stop?", datatype: "string" }, page),
+    ]);
+    expect(results.map((r) => r.statusCode)).toEqual([303, 303]);
+    const def = (await definition(second, "bus_shelter")).json() as { attributes: { code: string; order: number }[] };
+    expect(def.attributes.map((a) => a.code).sort()).toEqual(["glass", "stop_name"]);
+    expect(def.attributes.map((a) => a.order).sort()).toEqual([1, 2]);
+  });
+
   describe("retiring", () => {
     it("takes a category out of the form, drafts and Open311, refuses new reports, keeps existing ones", async () => {
       const existing = await submitReport(
