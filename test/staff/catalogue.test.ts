@@ -430,6 +430,24 @@ describeEachDb("category administration", (dialect) => {
       expect(web.body).toContain("is no longer in use: choose another category");
       expect(web.body).toContain("Hanging over the path.");
 
+      // A draft saved offline before the category was retired is refused when the app sends it.
+      const draftBody = multipart([
+        ["category", "hedges"],
+        ["title", "Hedge by the school"],
+        ["description", "Hanging over the path."],
+        ["place", "church-lane"],
+        ["attribute[side]", "left"],
+        ["website", ""],
+      ]);
+      const draft = await t.app.inject({
+        method: "POST",
+        url: "/api/app/reports",
+        headers: { ...draftBody.headers, "idempotency-key": '"retired-draft-1"' },
+        payload: draftBody.payload,
+      });
+      expect(draft.statusCode).toBe(400);
+      expect(JSON.stringify(draft.json())).toContain("is no longer in use");
+
       // Open311: a 400 in its error list format (JSON and XML).
       const fields: [string, string][] = [
         ["api_key", apiKey],
