@@ -1,53 +1,22 @@
-import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app.js";
-import { labelledAnswers } from "../../src/catalogue/questions.js";
-import { createApiKey } from "../../src/open311/keys.js";
+import { describe, expect, it } from "vitest";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
 import { submitReport } from "../../src/reports/submit.js";
-import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
+import { describeEachDb } from "../helpers/app.js";
 import { reportSubmission } from "../helpers/reports.js";
-import { type SignedIn, signInAs } from "../helpers/staff.js";
 import { expectValid, form, multipart } from "../open311/support.js";
+import { catalogueSuite, definition, serviceCodes, services } from "./catalogue-support.js";
 
 /** Category and department administration: round trips, Open311 at once (two instances), retiring, audit. */
 describeEachDb("category administration", (dialect) => {
-  let t: TestApp;
-  let second: FastifyInstance;
-  let admin: SignedIn;
-  let apiKey: string;
-  let offset = 0;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect, {
-      seed: true,
-      now: () => new Date(Date.now() + offset),
-      env: { RATE_LIMIT_WRITE_MAX: "1000", RATE_LIMIT_READ_MAX: "1000" },
-    });
-    // A second process on the same database.
-    second = await buildApp(t.config, { logger: false, database: t.db.reopen() });
-    await second.ready();
-    admin = await signInAs(t.app, "admin@example.org", "admin");
-    apiKey = (await createApiKey(t.app.civic.database.db, "Test client", new Date())).key;
-  });
-  afterAll(async () => {
-    await second?.close();
-    await t?.close();
-  });
-
-  const db = () => t.app.civic.database.db;
+  const s = catalogueSuite(dialect);
+  const db = () => s.t.app.civic.database.db;
   const audit = (action: string) => db().selectFrom("audit_log").selectAll().where("action", "=", action).execute();
-  const services = async (app: FastifyInstance, format = "json") => app.inject({ url: `/api/v2/services.${format}` });
-  const serviceCodes = async (app: FastifyInstance) =>
-    ((await services(app)).json() as { service_code: string; service_name: string }[]).map((s) => s.service_code);
-  const definition = (app: FastifyInstance, code: string, format = "json") =>
-    app.inject({ url: `/api/v2/services/${code}.${format}` });
   const category = (code: string) =>
     db().selectFrom("categories").selectAll().where("code", "=", code).executeTakeFirst();
 
   describe("departments", () => {
     it("creates, edits (its categories follow) and deletes only when unused, each audited", async () => {
-      const bad = await admin.post(
+      const bad = await s.admin.post(
         "/admin/departments",
         { name: "Hedges team", email: "not an address" },
         "/admin/departments",
@@ -58,7 +27,7 @@ describeEachDb("category administration", (dialect) => {
       expect(bad.body).toContain('value="Hedges team"');
       expect(bad.body).toContain('aria-invalid="true"');
 
-      const made = await admin.post("/admin/departments", {
+      const made = await s.admin.post("/admin/departments", {
         name: "Hedges team",
         email: "Hedges@Council.example.org",
         reason: "New team",
@@ -72,13 +41,13 @@ describeEachDb("category administration", (dialect) => {
       expect(dept.email).toBe("hedges@council.example.org");
       const [created] = await audit("department.create");
       expect(created).toMatchObject({
-        actor_id: admin.accountId,
+        actor_id: s.admin.accountId,
         item_type: "department",
         item_id: String(dept.id),
         reason: "New team",
       });
 
-      const dup = await admin.post("/admin/departments", { name: "Hedges team", email: "x@example.org" });
+      const dup = await s.admin.post("/admin/departments", { name: "Hedges team", email: "x@example.org" });
       expect(dup.statusCode).toBe(400);
       expect(dup.body).toContain("already a department with this name");
 
@@ -89,7 +58,7 @@ describeEachDb("category administration", (dialect) => {
         .where("code", "=", "pothole")
         .executeTakeFirstOrThrow();
       expect(roads.department_id).not.toBeNull();
-      const renamed = await admin.post(`/admin/departments/${roads.department_id}`, {
+      const renamed = await s.admin.post(`/admin/departments/${roads.department_id}`, {
         name: "Highways and roads",
         email: "roads@council.example.org",
         reason: "Reorganised",
@@ -101,17 +70,17 @@ describeEachDb("category administration", (dialect) => {
         to: { name: "Highways and roads" },
       });
 
-      const used = await admin.post(
+      const used = await s.admin.post(
         `/admin/departments/${roads.department_id}/delete`,
         { delete_reason: "Gone" },
         `/admin/departments/${roads.department_id}`,
       );
       expect(used.statusCode).toBe(400);
       expect(used.body).toContain("cannot be deleted while categories use it");
-      const noReason = await admin.post(`/admin/departments/${dept.id}/delete`, {}, `/admin/departments/${dept.id}`);
+      const noReason = await s.admin.post(`/admin/departments/${dept.id}/delete`, {}, `/admin/departments/${dept.id}`);
       expect(noReason.statusCode).toBe(400);
       expect(noReason.body).toContain("Give a reason");
-      const deleted = await admin.post(
+      const deleted = await s.admin.post(
         `/admin/departments/${dept.id}/delete`,
         { delete_reason: "Merged" },
         `/admin/departments/${dept.id}`,
@@ -121,13 +90,13 @@ describeEachDb("category administration", (dialect) => {
         await db().selectFrom("departments").select("id").where("id", "=", dept.id).executeTakeFirst(),
       ).toBeUndefined();
       expect((await audit("department.delete"))[0]!.reason).toBe("Merged");
-      expect((await admin.get("/admin/departments/999999")).statusCode).toBe(404);
+      expect((await s.admin.get("/admin/departments/999999")).statusCode).toBe(404);
     });
   });
 
   describe("categories", () => {
     it("refuses bad input with messages and keeps what was typed; codes are never reused", async () => {
-      const bad = await admin.post(
+      const bad = await s.admin.post(
         "/admin/categories/new",
         { code: "Bad Code!", name: "", keywords: "a, b", order: "x" },
         "/admin/categories/new",
@@ -138,29 +107,33 @@ describeEachDb("category administration", (dialect) => {
       expect(bad.body).toContain("The position must be a whole number");
       expect(bad.body).toContain('value="Bad Code!"');
       expect(bad.body).toContain('value="a, b"');
-      const taken = await admin.post(
+      const taken = await s.admin.post(
         "/admin/categories/new",
         { code: "pothole", name: "Another" },
         "/admin/categories/new",
       );
       expect(taken.statusCode).toBe(400);
       expect(taken.body).toContain("This service code is taken");
-      const nul = await admin.post("/admin/categories/new", { code: "ok_code", name: "A\nB" }, "/admin/categories/new");
+      const nul = await s.admin.post(
+        "/admin/categories/new",
+        { code: "ok_code", name: "A\nB" },
+        "/admin/categories/new",
+      );
       expect(nul.statusCode).toBe(400);
       expect(nul.body).toContain("must be one line of plain text");
     });
 
     it("creates and edits a category; services change at once on this and another instance (ETag moves)", async () => {
       // Both instances have served (and prepared) the list before the change.
-      const before = await services(t.app);
-      expect(await serviceCodes(second)).not.toContain("hedges");
+      const before = await services(s.t.app);
+      expect(await serviceCodes(s.second)).not.toContain("hedges");
       const etag = String(before.headers.etag);
       expect(before.headers["cache-control"]).toBe("public, no-cache");
-      const notModified = await t.app.inject({ url: "/api/v2/services.json", headers: { "if-none-match": etag } });
+      const notModified = await s.t.app.inject({ url: "/api/v2/services.json", headers: { "if-none-match": etag } });
       expect(notModified.statusCode).toBe(304);
 
       const dept = await db().selectFrom("departments").select("id").orderBy("id").executeTakeFirstOrThrow();
-      const made = await admin.post(
+      const made = await s.admin.post(
         "/admin/categories/new",
         {
           code: "hedges",
@@ -185,14 +158,14 @@ describeEachDb("category administration", (dialect) => {
         retired_at: null,
       });
 
-      for (const app of [t.app, second]) expect(await serviceCodes(app)).toContain("hedges");
-      const after = await t.app.inject({ url: "/api/v2/services.json", headers: { "if-none-match": etag } });
+      for (const app of [s.t.app, s.second]) expect(await serviceCodes(app)).toContain("hedges");
+      const after = await s.t.app.inject({ url: "/api/v2/services.json", headers: { "if-none-match": etag } });
       expect(after.statusCode).toBe(200);
       expect(after.headers.etag).not.toBe(etag);
       expectValid("services", after.json());
-      expect((await services(second, "xml")).body).toContain("<service_code>hedges</service_code>");
+      expect((await services(s.second, "xml")).body).toContain("<service_code>hedges</service_code>");
 
-      const edit = await admin.post(
+      const edit = await s.admin.post(
         "/admin/categories/hedges",
         {
           name: "Overgrown hedge or tree",
@@ -206,7 +179,7 @@ describeEachDb("category administration", (dialect) => {
         "/admin/categories/hedges",
       );
       expect(edit.statusCode).toBe(303);
-      for (const app of [t.app, second]) {
+      for (const app of [s.t.app, s.second]) {
         const list = (await services(app)).json() as { service_code: string; service_name: string }[];
         expect(list.find((s) => s.service_code === "hedges")?.service_name).toBe("Overgrown hedge or tree");
       }
@@ -216,182 +189,39 @@ describeEachDb("category administration", (dialect) => {
         item_type: "category",
         item_id: "hedges",
         reason: "Trees too",
-        actor_id: admin.accountId,
+        actor_id: s.admin.accountId,
       });
       expect(JSON.parse(update!.details)).toMatchObject({
         name: { from: "Overgrown hedge", to: "Overgrown hedge or tree" },
       });
-      expect((await admin.get("/admin/categories")).body).toContain("Overgrown hedge or tree");
-      expect((await admin.get("/admin/categories/nope")).statusCode).toBe(404);
+      expect((await s.admin.get("/admin/categories")).body).toContain("Overgrown hedge or tree");
+      expect((await s.admin.get("/admin/categories/nope")).statusCode).toBe(404);
     });
   });
 
-  describe("questions", () => {
-    it("adds, edits, reorders and removes questions; the form and definitions follow at once on both instances", async () => {
-      const page = "/admin/categories/hedges/questions";
-      // Warm both instances' prepared definitions.
-      for (const app of [t.app, second])
-        expect((await definition(app, "hedges")).json()).toEqual({ service_code: "hedges", attributes: [] });
-
-      const noValues = await admin.post(
-        page,
-        { code: "side", description: "Which side?", datatype: "singlevaluelist", values: "" },
-        page,
-      );
-      expect(noValues.statusCode).toBe(400);
-      expect(noValues.body).toContain("A list question needs its answers");
-      expect(noValues.body).toContain('value="Which side?"');
-      const badKey = await admin.post(
-        page,
-        { code: "side", description: "Which side?", datatype: "singlevaluelist", values: "left | Left\nleft | Again" },
-        page,
-      );
-      expect(badKey.body).toContain("is used twice");
-      const badCode = await admin.post(page, { code: "../x", description: "Q", datatype: "string" }, page);
-      expect(badCode.body).toContain("The code is not valid");
-
-      const addList = await admin.post(
-        page,
-        {
-          code: "side",
-          description: "Which side of the road?",
-          datatype: "singlevaluelist",
-          values: "left | Left side\r\nright | Right side",
-          required: "yes",
-          reason: "Helps the crew",
-        },
-        page,
-      );
-      expect(addList.statusCode).toBe(303);
-      const addText = await admin.post(
-        page,
-        { code: "height", description: "How high is it?", datatype: "number", help: "In metres" },
-        page,
-      );
-      expect(addText.statusCode).toBe(303);
-      const dup = await admin.post(page, { code: "side", description: "Again", datatype: "string" }, page);
-      expect(dup.body).toContain("already has a question with this code");
-
-      for (const app of [t.app, second]) {
-        const def = (await definition(app, "hedges")).json() as {
-          attributes: { code: string; order: number; required: boolean; values?: unknown }[];
-        };
-        expectValid("service-definition", def);
-        expect(def.attributes.map((a) => [a.code, a.order])).toEqual([
-          ["side", 1],
-          ["height", 2],
-        ]);
-        expect(def.attributes[0]).toMatchObject({
-          required: true,
-          values: [
-            { key: "left", name: "Left side" },
-            { key: "right", name: "Right side" },
-          ],
-        });
-      }
-      expect((await services(second)).json()).toContainEqual(
-        expect.objectContaining({ service_code: "hedges", metadata: true }),
-      );
-      const form = await t.app.inject({ url: "/report?category=hedges" });
-      expect(form.body).toContain('name="attribute[side]"');
-      expect(form.body).toContain("Right side");
-
-      // A report answers both questions before they change.
-      const report = await submitReport(
-        t.app.civic,
-        reportSubmission({ categoryCode: "hedges", attributes: { side: "left", height: "2.5" } }),
-      );
-
-      const moved = await admin.post(`${page}/height/move`, { direction: "up" }, page);
-      expect(moved.statusCode).toBe(303);
-      const edited = await admin.post(
-        `${page}/side`,
-        {
-          description: "Which side is it on?",
-          datatype: "singlevaluelist",
-          values: "left | Left\nright | Right\nboth | Both sides",
-        },
-        `${page}/side`,
-      );
-      expect(edited.statusCode).toBe(303);
-      const badEdit = await admin.post(
-        `${page}/side`,
-        { description: "", datatype: "number", values: "x | y" },
-        `${page}/side`,
-      );
-      expect(badEdit.statusCode).toBe(400);
-      expect(badEdit.body).toContain("Only list questions have answers to choose from");
-      expect(badEdit.body).toContain("x | y");
-
-      const noReason = await admin.post(`${page}/height/remove`, {}, page);
-      expect(noReason.statusCode).toBe(400);
-      expect(noReason.body).toContain("Give a reason");
-      const removed = await admin.post(`${page}/height/remove`, { reason_height: "Not needed" }, page);
-      expect(removed.statusCode).toBe(303);
-      for (const app of [t.app, second]) {
-        const def = (await definition(app, "hedges", "xml")).body;
-        expect(def).toContain("<code>side</code>");
-        expect(def).toContain("<key>both</key>");
-        expect(def).not.toContain("<code>height</code>");
-      }
-      expect((await t.app.inject({ url: "/report?category=hedges" })).body).not.toContain('name="attribute[height]"');
-      const reuse = await admin.post(page, { code: "height", description: "Height again", datatype: "string" }, page);
-      expect(reuse.body).toContain("A removed question used this code");
-      expect((await admin.get(page)).body).toContain("Removed questions");
-
-      // The report keeps its answers; the removed question keeps its label.
-      const stored = await db()
-        .selectFrom("reports")
-        .select("attributes")
-        .where("reference", "=", report.reference)
-        .executeTakeFirstOrThrow();
-      expect(JSON.parse(stored.attributes)).toEqual({ side: "left", height: "2.5" });
-      expect(labelledAnswers((await category("hedges"))!, JSON.parse(stored.attributes))).toEqual([
-        { code: "side", label: "Which side is it on?", answer: "Left", removed: false },
-        { code: "height", label: "How high is it?", answer: "2.5", removed: true },
-      ]);
-      const actions = (
-        await db().selectFrom("audit_log").select("action").where("item_id", "=", "hedges").execute()
-      ).map((a) => a.action);
-      for (const a of [
-        "category.question.add",
-        "category.question.edit",
-        "category.question.move",
-        "category.question.remove",
-      ])
-        expect(actions).toContain(a);
-      expect((await admin.get(`${page}/nope`)).statusCode).toBe(404);
-    });
-  });
-
-  it("keeps both questions when two admins add one at the same time", async () => {
-    const page = "/admin/categories/bus_shelter/questions";
-    const other = await signInAs(t.app, "admin2@example.org", "admin");
-    const results = await Promise.all([
-      admin.post(page, { code: "glass", description: "Is there broken glass?", datatype: "string" }, page),
-      other.post(page, { code: "stop_name", description: "Which stop?", datatype: "string" }, page),
-    ]);
-    expect(results.map((r) => r.statusCode)).toEqual([303, 303]);
-    const def = (await definition(second, "bus_shelter")).json() as { attributes: { code: string; order: number }[] };
-    expect(def.attributes.map((a) => a.code).sort()).toEqual(["glass", "stop_name"]);
-    expect(def.attributes.map((a) => a.order).sort()).toEqual([1, 2]);
+  it("sees a change made outside the admin pages (plain SQL) at once: the triggers bump the version", async () => {
+    expect(await serviceCodes(s.second)).toContain("graffiti");
+    await db()
+      .updateTable("categories")
+      .set({ name: "Graffiti and fly-posting" })
+      .where("code", "=", "graffiti")
+      .execute();
+    const list = (await services(s.second)).json() as { service_code: string; service_name: string }[];
+    expect(list.find((c) => c.service_code === "graffiti")?.service_name).toBe("Graffiti and fly-posting");
   });
 
   describe("retiring", () => {
     it("takes a category out of the form, drafts and Open311, refuses new reports, keeps existing ones", async () => {
-      const existing = await submitReport(
-        t.app.civic,
-        reportSubmission({ categoryCode: "hedges", attributes: { side: "right" } }),
-      );
-      const noReason = await admin.post("/admin/categories/hedges/retire", {}, "/admin/categories/hedges");
+      const existing = await submitReport(s.t.app.civic, reportSubmission({ categoryCode: "hedges", attributes: {} }));
+      const noReason = await s.admin.post("/admin/categories/hedges/retire", {}, "/admin/categories/hedges");
       expect(noReason.statusCode).toBe(400);
       expect(noReason.body).toContain("Give a reason");
       // A form opened before the category is retired.
-      const token = await t.app.inject({ url: "/report?category=hedges" });
+      const token = await s.t.app.inject({ url: "/report?category=hedges" });
       const csrf = /name="_csrf" value="([^"]+)"/.exec(token.body)![1]!;
-      offset += MIN_FILL_MS + 1000;
+      s.advance(MIN_FILL_MS + 1000);
 
-      const retired = await admin.post(
+      const retired = await s.admin.post(
         "/admin/categories/hedges/retire",
         { retire_reason: "Merged into pavement" },
         "/admin/categories/hedges",
@@ -400,19 +230,19 @@ describeEachDb("category administration", (dialect) => {
       expect((await category("hedges"))!.retired_at).not.toBeNull();
       expect((await audit("category.retire"))[0]).toMatchObject({ item_id: "hedges", reason: "Merged into pavement" });
 
-      for (const app of [t.app, second]) {
+      for (const app of [s.t.app, s.second]) {
         expect(await serviceCodes(app)).not.toContain("hedges");
         expect((await services(app, "xml")).body).not.toContain("<service_code>hedges</service_code>");
         expect((await definition(app, "hedges")).statusCode).toBe(404);
       }
-      const step = await t.app.inject({ url: "/report" });
+      const step = await s.t.app.inject({ url: "/report" });
       expect(step.body).not.toContain('value="hedges"');
-      const direct = await t.app.inject({ url: "/report?category=hedges" });
-      expect(direct.body).not.toContain('name="attribute[side]"');
+      const direct = await s.t.app.inject({ url: "/report?category=hedges" });
+      expect(direct.body).not.toContain(`id="description"`);
       expect(direct.body).toContain('name="category"');
 
       // The web form opened earlier is refused with a message and everything typed kept.
-      const web = await t.app.inject({
+      const web = await s.t.app.inject({
         method: "POST",
         url: "/report",
         ...multipart([
@@ -421,7 +251,6 @@ describeEachDb("category administration", (dialect) => {
           ["title", "Hedge by the school"],
           ["description", "Hanging over the path."],
           ["place", "church-lane"],
-          ["attribute[side]", "left"],
           ["website", ""],
           ["action", "send"],
         ]),
@@ -436,10 +265,9 @@ describeEachDb("category administration", (dialect) => {
         ["title", "Hedge by the school"],
         ["description", "Hanging over the path."],
         ["place", "church-lane"],
-        ["attribute[side]", "left"],
         ["website", ""],
       ]);
-      const draft = await t.app.inject({
+      const draft = await s.t.app.inject({
         method: "POST",
         url: "/api/app/reports",
         headers: { ...draftBody.headers, "idempotency-key": '"retired-draft-1"' },
@@ -450,17 +278,17 @@ describeEachDb("category administration", (dialect) => {
 
       // Open311: a 400 in its error list format (JSON and XML).
       const fields: [string, string][] = [
-        ["api_key", apiKey],
+        ["api_key", s.apiKey],
         ["service_code", "hedges"],
         ["lat", "50.9862"],
         ["long", "-2.0437"],
         ["description", "Hedge over the path"],
       ];
-      const json = await t.app.inject({ method: "POST", url: "/api/v2/requests.json", ...form(fields) });
+      const json = await s.t.app.inject({ method: "POST", url: "/api/v2/requests.json", ...form(fields) });
       expect(json.statusCode).toBe(400);
       expectValid("errors", json.json());
       expect(JSON.stringify(json.json())).toContain("is retired and takes no new requests");
-      const xml = await second.inject({ method: "POST", url: "/api/v2/requests.xml", ...form(fields) });
+      const xml = await s.second.inject({ method: "POST", url: "/api/v2/requests.xml", ...form(fields) });
       expect(xml.statusCode).toBe(400);
       expect(xml.body).toContain("<errors><error>");
       expect(
@@ -468,26 +296,26 @@ describeEachDb("category administration", (dialect) => {
       ).toHaveLength(0);
 
       // Existing reports keep the category and still show it.
-      const publicPage = await t.app.inject({ url: `/reports/${existing.reference}` });
+      const publicPage = await s.t.app.inject({ url: `/reports/${existing.reference}` });
       expect(publicPage.statusCode).toBe(200);
       expect(publicPage.body).toContain("Overgrown hedge or tree");
-      const asRequest = (await t.app.inject({ url: `/api/v2/requests/${existing.reference}.json` })).json() as {
+      const asRequest = (await s.t.app.inject({ url: `/api/v2/requests/${existing.reference}.json` })).json() as {
         service_code: string;
         service_name: string;
       }[];
       expect(asRequest[0]).toMatchObject({ service_code: "hedges", service_name: "Overgrown hedge or tree" });
-      expect((await t.app.inject({ url: "/api/v2/requests.json?service_code=hedges" })).json()).toContainEqual(
+      expect((await s.t.app.inject({ url: "/api/v2/requests.json?service_code=hedges" })).json()).toContainEqual(
         expect.objectContaining({ service_request_id: existing.reference }),
       );
-      expect((await admin.get("/admin/categories")).body).toMatch(/Retired \d{4}-\d{2}-\d{2}/);
+      expect((await s.admin.get("/admin/categories")).body).toMatch(/Retired \d{4}-\d{2}-\d{2}/);
 
-      const back = await admin.post(
+      const back = await s.admin.post(
         "/admin/categories/hedges/unretire",
         { retire_reason: "Needed after all" },
         "/admin/categories/hedges",
       );
       expect(back.statusCode).toBe(303);
-      for (const app of [t.app, second]) expect(await serviceCodes(app)).toContain("hedges");
+      for (const app of [s.t.app, s.second]) expect(await serviceCodes(app)).toContain("hedges");
       expect((await audit("category.unretire"))[0]!.reason).toBe("Needed after all");
     });
   });
