@@ -141,7 +141,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
       const category = await loadCategory(code);
-      if (category) {
+      // A retired category takes no new reports: its form is not offered, the choice of categories is.
+      if (category && !category.retired_at) {
         const values = { ...emptyFormValues(category.code), ...(await reporterDefaults(request)) };
         return renderForm(request, reply, values, [], null, [], 200);
       }
@@ -150,7 +151,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       return sendPage(
         reply,
         <Layout ctx={ctx} title="Report an issue" description="Report a local, non-urgent problem.">
-          <CategoryStep categories={categories} selected={change || code} />
+          <CategoryStep categories={categories.filter((c) => !c.retired_at)} selected={change || code} />
         </Layout>,
       );
     },

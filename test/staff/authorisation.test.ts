@@ -16,6 +16,18 @@ const ADMIN_ONLY = new Set<string>([
   "POST /admin/ban-list/remove",
   "POST /admin/moderation/reports/:reference/restore",
   "POST /admin/moderation/strikes/overrule",
+  "GET /admin/categories",
+  "* /admin/categories/new",
+  "* /admin/categories/:code",
+  "POST /admin/categories/:code/retire",
+  "POST /admin/categories/:code/unretire",
+  "* /admin/categories/:code/questions",
+  "* /admin/categories/:code/questions/:question",
+  "POST /admin/categories/:code/questions/:question/move",
+  "POST /admin/categories/:code/questions/:question/remove",
+  "* /admin/departments",
+  "* /admin/departments/:id",
+  "POST /admin/departments/:id/delete",
 ]);
 
 function isAdminOnly(method: string, url: string): boolean {
