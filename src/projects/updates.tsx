@@ -68,7 +68,7 @@ export function ProjectExtras(p: {
             <p>
               <time dateTime={u.posted_at}>{dateFormat.format(new Date(u.posted_at))}</time>
             </p>
-            <Prose html={markdownToHtml(u.body)} />
+            <Prose html={markdownToHtml(u.body, { headingOffset: 3 })} />
           </article>
         ))}
       </section>
