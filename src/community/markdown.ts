@@ -20,7 +20,7 @@ export const MARKDOWN_MAX_CHARS = 60_000;
 const LOCAL = /^(\/(?![/\\])|#)/;
 const SAFE_SCHEME = /^(https?:|mailto:)/i;
 
-function createRenderer(): MarkdownIt {
+function createRenderer() {
   const md = new MarkdownIt("default", {
     html: false,
     linkify: true,
@@ -42,7 +42,8 @@ function createRenderer(): MarkdownIt {
           t.tag = `h${level}`;
         }
         if (t.attrGet("style") !== null) t.attrs = (t.attrs ?? []).filter(([name]) => name !== "style");
-        if (t.type === "link_open" && !LOCAL.test(t.attrGet("href") ?? "")) t.attrSet("rel", "nofollow ugc noopener");
+        if (t.type === "link_open" && !LOCAL.test(String(t.attrGet("href") ?? "")))
+          t.attrSet("rel", "nofollow ugc noopener");
         if (t.children) walk(t.children);
       }
     };

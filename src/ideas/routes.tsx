@@ -3,6 +3,7 @@ import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, PostForm, type Problem } from "../accounts/components.js";
 import { normaliseEmail } from "../accounts/tokens.js";
 import { atomFeed, Select, TextArea } from "../community/components.js";
+import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { pageContext } from "../core/context.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { isStaff, publicFormLimit, requireStaff, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -174,14 +175,17 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
           locationText: (f.location_text ?? "").slice(0, 300),
           email: (f.email ?? "").slice(0, 254),
         };
-        const { problems } = spamChecks(civic, f);
+        const { token, problems } = spamChecks(civic, f);
         const accountId = request.viewer?.accountId ?? null;
         const email = accountId ? "" : normaliseEmail(values.email);
         problems.push(...(await checkIdeaSafe(values, accountId === null, email)));
         if (problems.length > 0) return renderForm(request, reply, values, problems);
         try {
-          const result = await proposeIdea(civic, { ...values, email: email ?? "" }, accountId, files[0]);
-          return reply.redirect(result.published ? `/ideas/${result.id}` : "/ideas/sent", 303);
+          const done = await oncePerForm(civic, token, "idea", (record) =>
+            proposeIdea(civic, { ...values, email: email ?? "" }, accountId, files[0], record),
+          );
+          if ("earlier" in done) return renderAlready(request, reply, done.earlier);
+          return reply.redirect(done.first.published ? `/ideas/${done.first.id}` : "/ideas/sent", 303);
         } catch (error) {
           if (!(error instanceof ImageError)) throw error;
           return renderForm(request, reply, values, [{ field: "photo", message: `The photo ${error.message}` }]);
@@ -189,6 +193,23 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
       },
     ),
   );
+
+  function renderAlready(request: FastifyRequest, reply: FastifyReply, earlier: string) {
+    return sendPage(
+      reply,
+      <Layout ctx={pageContext(request)} title="Already sent">
+        <AlreadySent what="idea">
+          <p>
+            {earlier.startsWith("/ideas/") && earlier !== "/ideas/sent" ? (
+              <a href={earlier}>See your idea</a>
+            ) : (
+              "Check your email for the link that publishes it."
+            )}
+          </p>
+        </AlreadySent>
+      </Layout>,
+    );
+  }
 
   async function checkIdeaSafe(values: ReturnType<typeof emptyIdea>, needsEmail: boolean, email: string | null) {
     const problems = await checkIdea(db(), { ...values, email: email ?? "" }, needsEmail);

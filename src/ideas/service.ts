@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { hashToken, looksLikeToken, newToken } from "../accounts/tokens.js";
+import type { RecordSubmission } from "../community/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
@@ -72,6 +73,7 @@ export async function proposeIdea(
   v: IdeaInput,
   accountId: string | null,
   photo: PhotoInput | undefined,
+  record: RecordSubmission = async () => {},
 ): Promise<{ id: number; published: boolean }> {
   let photoHash: string | null = null;
   if (photo) {
@@ -106,6 +108,7 @@ export async function proposeIdea(
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await record(tx, accountId ? `/ideas/${row.id}` : "/ideas/sent");
     if (token) {
       await enqueueMail(
         tx,
