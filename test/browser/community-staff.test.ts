@@ -1,26 +1,15 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness } from "../accounts/support.js";
 import {
   axeViolations,
   browserAvailable,
   formatViolations,
+  freePort,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The community staff pages in real Chromium: a moderator creates a project by keyboard without JavaScript (a
