@@ -79,6 +79,8 @@ describeEachDb("staff projects", (dialect) => {
     // The volunteer form offers the project's roles.
     const form = await new Visitor(h.app).get("/volunteer");
     expect(form.body).toContain('value="pond-restoration|Planter"');
+    const chosen = await new Visitor(h.app).get("/volunteer?project=pond-restoration&role=Planter");
+    expect(chosen.body).toMatch(/value="pond-restoration\|Planter" selected/);
   });
 
   it("editing keeps the web address; updates are dated, validated, public and in the feed; each change is audited", async () => {
