@@ -75,6 +75,45 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     expect(await p.textContent("main")).toContain("Trees arrived");
     await noJs.close();
 
+    // Public detail pages: an idea adopted into the project, a councillor, a sent newsletter issue in Markdown.
+    const db = h.app.civic.database.db;
+    const at = h.app.civic.now().toISOString();
+    const idea = await db
+      .insertInto("ideas")
+      .values({
+        title: "Fruit trees on the green",
+        description: "Apples and pears for everyone.",
+        category: null,
+        place_id: null,
+        location_text: null,
+        photo_hash: null,
+        status: "adopted",
+        response: "This became the orchard project.",
+        project_id: "village-orchard",
+        account_id: null,
+        email: null,
+        confirm_token_hash: null,
+        created_at: at,
+        published_at: at,
+        updated_at: at,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const issue = await db
+      .insertInto("newsletter_issues")
+      .values({
+        title: "Orchard news",
+        body: "# Planting day\n\nCome on **Saturday**. [Map](https://example.org/map)\n\n- spades\n- gloves",
+        status: "sent",
+        created_at: at,
+        updated_at: at,
+        send_started_at: at,
+        sent_at: at,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const councillor = await db.selectFrom("councillors").select("id").executeTakeFirstOrThrow();
+
     // axe on every page (axe runs as a script, so this context has JavaScript).
     const context = await browser.newContext();
     await context.addCookies([{ ...cookie, url: base }]);
@@ -91,12 +130,18 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
       "/admin/newsletter",
       "/admin/newsletter/new",
       "/volunteer",
+      `/ideas/${idea.id}`,
+      `/admin/ideas/${idea.id}`,
+      `/newsletter/archive/${issue.id}`,
+      `/councillors/${councillor.id}`,
     ]) {
       const res = await q.goto(`${base}${path}`);
       expect(res?.status(), path).toBe(200);
       const v = await axeViolations(q);
       if (v.length > 0) failures.push(formatViolations(path, v));
     }
+    await q.goto(`${base}/projects/village-orchard`);
+    expect(await q.getAttribute(`a[href="/ideas/${idea.id}"]`, "href")).toBe(`/ideas/${idea.id}`);
     await q.goto(`${base}/admin/projects/village-orchard`);
     await q.fill("#title", "");
     await q.click("button:has-text('Save project')");
