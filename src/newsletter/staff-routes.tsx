@@ -92,7 +92,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
               </section>
             ) : null}
             {issue && issue.status !== "draft" ? (
-              <IssueArticle issue={issue} />
+              <IssueArticle issue={issue} level={2} />
             ) : (
               <>
                 <ErrorSummary problems={problems} />
@@ -130,7 +130,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
                 {options.preview && problems.length === 0 ? (
                   <section aria-labelledby="preview" class="preview">
                     <h2 id="preview">Preview</h2>
-                    <IssueArticle issue={{ ...draft, sent_at: null }} />
+                    <IssueArticle issue={{ ...draft, sent_at: null }} level={3} />
                   </section>
                 ) : null}
               </>

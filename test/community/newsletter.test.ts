@@ -89,6 +89,8 @@ describeEachDb("newsletter", (dialect) => {
     });
     expect(preview.body).toContain("&lt;script&gt;");
     expect(preview.body).not.toContain("<script>x");
+    expect(preview.body).toContain("<h3>Autumn news</h3>");
+    expect(preview.body).toContain("The bench is <strong>fixed</strong>");
     await submitSlowly(h, staff, issuePath, issuePath, {
       title: "Autumn news",
       body: "The bench is fixed.",
