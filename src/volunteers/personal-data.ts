@@ -1,5 +1,17 @@
 import { registerPersonalData } from "../accounts/personal-data.js";
 
+/** A withdrawn sign-up keeps only its address and dates; the person's details are cleared. */
+export function withdrawnValues(now: Date) {
+  return {
+    status: "withdrawn" as const,
+    withdrawn_at: now.toISOString(),
+    name: "",
+    phone: null,
+    interests: "",
+    availability: "",
+  };
+}
+
 /** Sign-ups under the person's address or account; each confirmed one is a consent they can withdraw. */
 registerPersonalData({
   key: "volunteering",
@@ -43,14 +55,7 @@ registerPersonalData({
   async withdraw({ db, now }, subject, id) {
     const r = await db
       .updateTable("volunteers")
-      .set({
-        status: "withdrawn",
-        withdrawn_at: now.toISOString(),
-        name: "",
-        phone: null,
-        interests: "",
-        availability: "",
-      })
+      .set(withdrawnValues(now))
       .where("id", "=", Number(id))
       .where("email", "=", subject.email)
       .where("status", "=", "confirmed")

@@ -5,7 +5,7 @@ import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../accounts
 import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
 import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { parseRoles } from "../projects/service.js";
-import "./personal-data.js";
+import { withdrawnValues } from "./personal-data.js";
 import { volunteerStaffRoutes } from "./staff.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
@@ -272,17 +272,6 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
   });
 
   async function withdraw(id: number, now: Date) {
-    await db()
-      .updateTable("volunteers")
-      .set({
-        status: "withdrawn",
-        withdrawn_at: now.toISOString(),
-        name: "",
-        phone: null,
-        interests: "",
-        availability: "",
-      })
-      .where("id", "=", id)
-      .execute();
+    await db().updateTable("volunteers").set(withdrawnValues(now)).where("id", "=", id).execute();
   }
 }
