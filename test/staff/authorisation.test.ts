@@ -61,6 +61,18 @@ describeEachDb("staff console authorisation", (dialect) => {
     const urls = routes.map((r) => `${r.method} ${r.url}`);
     expect(urls).toContain("GET /admin");
     expect(urls).toContain("GET /admin/log");
+    for (const community of [
+      "GET /admin/projects",
+      "POST /admin/projects",
+      "POST /admin/projects/:id",
+      "POST /admin/projects/:id/updates",
+      "GET /admin/ideas",
+      "POST /admin/ideas/:id",
+      "GET /admin/volunteers",
+      "POST /admin/newsletter/:id",
+    ]) {
+      expect(urls).toContain(community);
+    }
     for (const listed of ADMIN_ONLY) expect(urls.some((u) => u.endsWith(` ${listed.split(" ")[1]!}`))).toBe(true);
   });
 
