@@ -2,10 +2,9 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { enqueueMail } from "../../core/mail/outbox.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
 import { recordAudit } from "../audit.js";
-import { statusUpdateMail } from "./mails.js";
+import { enqueueUpdateMails } from "./mails.js";
 
 export const MAX_STAFF_NOTE_LENGTH = 4000;
 
@@ -149,14 +148,13 @@ export async function staffChangeStatus(
       details: { from: change.from, to: change.to },
       at: now,
     });
-    if (report.reporter_email) {
-      const mail = statusUpdateMail(civic, report.reporter_email, {
-        reference: report.reference,
-        statusLabel: STATUS_LABELS[to],
-        note,
-      });
-      await enqueueMail(tx, mail, now);
-    }
+    await enqueueUpdateMails(
+      civic,
+      tx,
+      report.id,
+      { reference: report.reference, statusLabel: STATUS_LABELS[to], note },
+      now,
+    );
   });
 }
 
