@@ -21,6 +21,7 @@ import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/fo
 import { ReportsList } from "./pages/list.js";
 import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
+import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference } from "./reference.js";
@@ -492,6 +493,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
+      const links = await duplicateLinks(db(), r.reference, { staff });
       const ctx = pageContext(request);
       return sendPage(
         reply,
@@ -502,7 +504,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} />
+          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
         </Layout>,
       );
     },

@@ -1,10 +1,22 @@
 import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/flag-pages.js";
 import type { PublicReportDetail } from "../repository.js";
+import type { DuplicateLinks } from "../duplicates.js";
+import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
 import { DateTime, StatusTag, where } from "./common.js";
 import type { MapTiles } from "./list.js";
 
-export function ReportDetail({ r, tiles, csrfToken }: { r: PublicReportDetail; tiles: MapTiles; csrfToken: string }) {
+export function ReportDetail({
+  r,
+  tiles,
+  csrfToken,
+  links,
+}: {
+  r: PublicReportDetail;
+  tiles: MapTiles;
+  csrfToken: string;
+  links: DuplicateLinks;
+}) {
   const place = where(r);
   return (
     <>
@@ -16,6 +28,7 @@ export function ReportDetail({ r, tiles, csrfToken }: { r: PublicReportDetail; t
       <p>
         <StatusTag status={r.status} />
       </p>
+      <DuplicateLinksView links={links} />
       <dl class="report-facts">
         <dt>Reference</dt>
         <dd>{r.reference}</dd>
