@@ -49,6 +49,9 @@ describeEachDb("staff console authorisation", (dialect) => {
     const urls = routes.map((r) => `${r.method} ${r.url}`);
     expect(urls).toContain("GET /admin");
     expect(urls).toContain("GET /admin/log");
+    for (const action of ["category", "forward", "duplicate", "assign"]) {
+      expect(urls).toContain(`POST /admin/reports/:reference/${action}`);
+    }
     for (const listed of ADMIN_ONLY) expect(urls.some((u) => u.endsWith(` ${listed.split(" ")[1]!}`))).toBe(true);
   });
 
