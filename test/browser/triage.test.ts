@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
@@ -6,23 +5,13 @@ import {
   axeViolations,
   browserAvailable,
   formatViolations,
+  freePort,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
 } from "../helpers/browser.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { signInAs } from "../helpers/staff.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The triage actions and "Get updates by email" in real Chromium: axe on every new form and page (with their error

@@ -27,6 +27,29 @@ function described(problems: FieldProblem[], field: string, hint = false) {
   };
 }
 
+/** An optional one-line reason for the audit log; posted as `field` with "_" for "-". */
+function ReasonField(p: {
+  field: string;
+  label: string;
+  problems: FieldProblem[];
+  values: Record<string, string | undefined>;
+}) {
+  const name = p.field.replace(/-/g, "_");
+  return (
+    <p>
+      <label for={`staff-${p.field}`}>{p.label}</label>
+      <ErrorFor problems={p.problems} field={p.field} />
+      <input
+        id={`staff-${p.field}`}
+        name={name}
+        maxLength={500}
+        value={p.values[name] ?? ""}
+        {...described(p.problems, p.field)}
+      />
+    </p>
+  );
+}
+
 interface FormsProps {
   r: StaffReport;
   csrfToken: string;
@@ -80,34 +103,24 @@ export function ActionForms({ r, csrfToken, problems, values, choices }: FormsPr
             ))}
           </select>
         </p>
-        <p>
-          <label for="staff-category-reason">Reason (optional, for the audit log)</label>
-          <ErrorFor problems={problems} field="category-reason" />
-          <input
-            id="staff-category-reason"
-            name="category_reason"
-            maxLength={500}
-            value={values.category_reason ?? ""}
-            {...described(problems, "category-reason")}
-          />
-        </p>
+        <ReasonField
+          field="category-reason"
+          label="Reason (optional, for the audit log)"
+          problems={problems}
+          values={values}
+        />
         <p>
           <button type="submit">Change the category</button>
         </p>
       </form>
       <form method="post" action={action("forward")}>
         <CsrfField token={csrfToken} />
-        <p>
-          <label for="staff-forward-reason">Reason for forwarding again (optional, for the audit log)</label>
-          <ErrorFor problems={problems} field="forward-reason" />
-          <input
-            id="staff-forward-reason"
-            name="forward_reason"
-            maxLength={500}
-            value={values.forward_reason ?? ""}
-            {...described(problems, "forward-reason")}
-          />
-        </p>
+        <ReasonField
+          field="forward-reason"
+          label="Reason for forwarding again (optional, for the audit log)"
+          problems={problems}
+          values={values}
+        />
         <p>
           <button type="submit">Forward again to the department</button>
         </p>

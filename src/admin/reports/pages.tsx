@@ -7,7 +7,7 @@ import { DateTime, StatusTag } from "../../reports/pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../../reports/pages/duplicates.js";
-import { type ActionChoices, ActionForms } from "./action-forms.js";
+import { type ActionChoices, ActionForms, ErrorFor } from "./action-forms.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -148,16 +148,6 @@ export interface StaffReportProps {
   choices: ActionChoices;
 }
 
-function ErrorFor({ problems, field, id }: { problems: FieldProblem[]; field: string; id: string }) {
-  const p = problems.find((x) => x.field === field);
-  return p ? (
-    <span class="field-error" id={id}>
-      <span class="visually-hidden">Error: </span>
-      {p.message}
-    </span>
-  ) : null;
-}
-
 /** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
 export function StaffReportPage({ r, csrfToken, problems, values, notice, choices }: StaffReportProps) {
   const has = (f: string) => problems.some((p) => p.field === f);
@@ -223,7 +213,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
           <input type="hidden" name="expected" value={r.status} />
           <p>
             <label for="staff-status">New status</label>
-            <ErrorFor problems={problems} field="status" id="staff-status-error" />
+            <ErrorFor problems={problems} field="status" />
             <select
               id="staff-status"
               name="status"
@@ -242,7 +232,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
             <span class="hint" id="staff-note-hint">
               Shown on the public report page, in the feeds and the API, and emailed to the reporter and followers.
             </span>
-            <ErrorFor problems={problems} field="note" id="staff-note-error" />
+            <ErrorFor problems={problems} field="note" />
             <textarea
               id="staff-note"
               name="note"
@@ -291,7 +281,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         <CsrfField token={csrfToken} />
         <p>
           <label for="staff-body">Add a private note</label>
-          <ErrorFor problems={problems} field="body" id="staff-body-error" />
+          <ErrorFor problems={problems} field="body" />
           <textarea
             id="staff-body"
             name="body"
