@@ -64,6 +64,20 @@ describeEachDb("following a report by email", (dialect) => {
     const bot = (await follow("bot@example.org", { website: "http://spam.example" })).first;
     expect(bot.statusCode).toBe(400);
 
+    const huge = (await follow(`${"a".repeat(5000)}@example.org`)).first;
+    expect(huge.statusCode).toBe(400);
+    expect(huge.body).toContain("Enter an email address");
+    const nul = (await follow("fan\u0000@example.org")).first;
+    expect(nul.statusCode).toBe(400);
+    const json = await h.app.inject({
+      method: "POST",
+      url: `${page()}/follow`,
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ email: ["x@example.org"], _csrf: { nested: true } }),
+    });
+    expect(json.statusCode).toBeGreaterThanOrEqual(400);
+    expect(json.statusCode).toBeLessThan(500);
+
     const unknown = await h.app.inject({ method: "POST", url: "/reports/ZZZZ-ZZZZ/follow", payload: {} });
     expect(unknown.statusCode).toBeLessThan(500);
     expect(await confirmMails()).toBe(0);
