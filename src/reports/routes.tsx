@@ -21,6 +21,8 @@ import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/fo
 import { ReportsList } from "./pages/list.js";
 import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
+import { duplicateLinks } from "./duplicates.js";
+import { followRoutes } from "./follow-routes.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference } from "./reference.js";
 import {
@@ -47,6 +49,7 @@ function parseCoordinate(value: string): number | null {
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
   await app.register(mailWorkerPlugin);
   await app.register(photoRoutes);
+  await app.register(followRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
@@ -491,6 +494,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
+      const links = await duplicateLinks(db(), r.reference, { staff });
       const ctx = pageContext(request);
       return sendPage(
         reply,
@@ -501,7 +505,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} />
+          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
         </Layout>,
       );
     },

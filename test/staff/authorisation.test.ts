@@ -73,6 +73,9 @@ describeEachDb("staff console authorisation", (dialect) => {
     ]) {
       expect(urls).toContain(community);
     }
+    for (const action of ["category", "forward", "duplicate", "assign"]) {
+      expect(urls).toContain(`POST /admin/reports/:reference/${action}`);
+    }
     for (const listed of ADMIN_ONLY) expect(urls.some((u) => u.endsWith(` ${listed.split(" ")[1]!}`))).toBe(true);
   });
 

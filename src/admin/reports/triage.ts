@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { enqueueMail } from "../../core/mail/outbox.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
+import { duplicateLinks, type DuplicateLinks } from "../../reports/duplicates.js";
 import { recordAudit } from "../audit.js";
-import { statusUpdateMail } from "./mails.js";
+import { enqueueUpdateMails } from "./mails.js";
 
 export const MAX_STAFF_NOTE_LENGTH = 4000;
 
@@ -36,7 +36,10 @@ export interface StaffReport {
   forwardedAt: string | null;
   forwardedTo: string | null;
   hasReporterEmail: boolean;
+  /** The assigned staff member's name or address, and account id. */
   assignedTo: string | null;
+  assignedToId: string | null;
+  links: DuplicateLinks;
   history: { status: ReportStatus; previous: ReportStatus | null; note: string; at: string }[];
   notes: { id: number; body: string; at: string; author: string | null }[];
   next: readonly ReportStatus[];
@@ -66,7 +69,7 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     .where("reports.reference", "=", reference)
     .executeTakeFirst();
   if (!row) throw notFound("There is no report with this reference.");
-  const [history, notes] = await Promise.all([
+  const [history, notes, assignee, links] = await Promise.all([
     db
       .selectFrom("report_updates")
       .select(["status", "previous_status", "note", "created_at"])
@@ -82,6 +85,10 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       .orderBy("staff_notes.created_at")
       .orderBy("staff_notes.id")
       .execute(),
+    row.assigned_to === null
+      ? undefined
+      : db.selectFrom("accounts").select(["name", "email"]).where("id", "=", row.assigned_to).executeTakeFirst(),
+    duplicateLinks(db, row.reference, { staff: true }),
   ]);
   return {
     id: row.id,
@@ -97,7 +104,9 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     forwardedAt: row.forwarded_at,
     forwardedTo: row.forwarded_to,
     hasReporterEmail: row.reporter_email !== null,
-    assignedTo: row.assigned_to,
+    assignedTo: row.assigned_to === null ? null : (assignee?.name ?? assignee?.email ?? "A former account"),
+    assignedToId: row.assigned_to,
+    links,
     history: history.map((h) => ({ status: h.status, previous: h.previous_status, note: h.note, at: h.created_at })),
     notes: notes.map((n) => ({ id: n.id, body: n.body, at: n.created_at, author: n.name ?? n.email ?? null })),
     next: TRANSITIONS[row.status],
@@ -140,6 +149,10 @@ export async function staffChangeStatus(
   const note = staffText(input.note, "note", "the public update text", MAX_NOTE_LENGTH);
   const now = civic.now();
   await changeStatus(db, report.id, to, note, now, async (tx, change) => {
+    // A duplicate that is reopened stands on its own again.
+    if (change.from === "duplicate") {
+      await tx.updateTable("reports").set({ duplicate_of: null }).where("id", "=", report.id).execute();
+    }
     await recordAudit(tx, {
       actorId: viewer.accountId,
       action: "report.status",
@@ -149,14 +162,13 @@ export async function staffChangeStatus(
       details: { from: change.from, to: change.to },
       at: now,
     });
-    if (report.reporter_email) {
-      const mail = statusUpdateMail(civic, report.reporter_email, {
-        reference: report.reference,
-        statusLabel: STATUS_LABELS[to],
-        note,
-      });
-      await enqueueMail(tx, mail, now);
-    }
+    await enqueueUpdateMails(
+      civic,
+      tx,
+      report.id,
+      { reference: report.reference, statusLabel: STATUS_LABELS[to], note },
+      now,
+    );
   });
 }
 

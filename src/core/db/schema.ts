@@ -170,6 +170,8 @@ export interface ReportsTable {
   assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** Staff: the report this one duplicates (its status is then "duplicate"). */
   duplicate_of: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the reporter stopped the update mails of this report (one-click unsubscribe); null while they get them. */
+  updates_stopped_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface ReportPhotosTable {
