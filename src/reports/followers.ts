@@ -4,7 +4,7 @@ import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { publicReport } from "../moderation/visibility.js";
+import { PUBLIC, publicReport } from "../moderation/visibility.js";
 
 /**
  * "Get updates by email": people follow a report with a double opt-in (a link in a mail opens a page whose button
@@ -38,7 +38,7 @@ export async function updateRecipients(civic: Civic, db: Kysely<DB>, reportId: n
   const [report, followers] = await Promise.all([
     db
       .selectFrom("reports")
-      .select(["reporter_email", "updates_stopped_at"])
+      .select(["reporter_email", "updates_stopped_at", "visibility"])
       .where("id", "=", reportId)
       .executeTakeFirst(),
     db
@@ -58,6 +58,8 @@ export async function updateRecipients(civic: Civic, db: Kysely<DB>, reportId: n
       unsubscribeUrl: unsubscribeUrl(civic, reporterToken(secret, reportId, report.reporter_email)),
     });
   }
+  // While moderation keeps the report from the public (its page is 410 Gone), only its reporter hears of it.
+  if (report?.visibility !== PUBLIC) return out;
   for (const f of followers) {
     if (seen.has(f.email)) continue;
     seen.add(f.email);

@@ -197,6 +197,41 @@ describeEachDb("following a report by email", (dialect) => {
     expect(await db().selectFrom("report_followers").selectAll().execute()).toHaveLength(0);
   });
 
+  it("stops mailing followers while the report is hidden by moderation (its page is 410 Gone)", async () => {
+    const report = await db()
+      .selectFrom("reports")
+      .select("id")
+      .where("reference", "=", reference)
+      .executeTakeFirstOrThrow();
+    const at = h.app.civic.now().toISOString();
+    await db()
+      .insertInto("report_followers")
+      .values({
+        report_id: report.id,
+        email: "quiet@example.org",
+        token_hash: "x".repeat(43),
+        created_at: at,
+        confirmed_at: at,
+      })
+      .execute();
+    const toQuiet = async () =>
+      (
+        await db()
+          .selectFrom("outbox")
+          .select("id")
+          .where("kind", "=", "report-status")
+          .where("to_address", "=", "quiet@example.org")
+          .execute()
+      ).length;
+    await db().updateTable("reports").set({ visibility: "hidden" }).where("reference", "=", reference).execute();
+    await changeStatus("action_scheduled", "in_progress", "Booked for next week.");
+    expect(await toQuiet()).toBe(0);
+    await db().updateTable("reports").set({ visibility: "public" }).where("reference", "=", reference).execute();
+    await changeStatus("fixed", "action_scheduled", "Done.");
+    expect(await toQuiet()).toBe(1);
+    await db().deleteFrom("report_followers").where("email", "=", "quiet@example.org").execute();
+  });
+
   it("does not accept followers for a hidden report", async () => {
     const res = await h.app.inject({ method: "GET", url: page() });
     const csrf = tokenIn(res.body);
