@@ -146,6 +146,11 @@ describeEachDb("category questions", (dialect) => {
       { code: "side", label: "Which side is it on?", answer: "Left", removed: false },
       { code: "height", label: "How high is it?", answer: "2.5", removed: true },
     ]);
+    // Staff see the answers on the report, the removed question under its old label.
+    const staffView = (await s.admin.get(`/admin/reports/${report.reference}`)).body;
+    expect(staffView).toContain("Which side is it on?");
+    expect(staffView).toMatch(/How high is it\?\s*\(a question since removed\)/);
+    expect(staffView).toContain("<dd>2.5</dd>");
     const actions = (await db().selectFrom("audit_log").select("action").where("item_id", "=", "hedges").execute()).map(
       (a) => a.action,
     );

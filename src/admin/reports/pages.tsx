@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { Pager } from "../pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
@@ -203,6 +204,22 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
       <DuplicateLinksView links={r.links} href={(reference) => `/admin/reports/${reference}`} />
       <h2>Description</h2>
       <p class="report-description">{r.description}</p>
+      {r.answers.length > 0 ? (
+        <>
+          <h2>Answers to the category's questions</h2>
+          <dl class="report-facts">
+            {r.answers.map((a) => (
+              <Fragment key={a.code}>
+                <dt>
+                  {a.label}
+                  {a.removed ? " (a question since removed)" : ""}
+                </dt>
+                <dd>{a.answer}</dd>
+              </Fragment>
+            ))}
+          </dl>
+        </>
+      ) : null}
 
       <h2>Change the status</h2>
       {r.next.length === 0 ? (

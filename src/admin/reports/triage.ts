@@ -4,6 +4,8 @@ import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
 import { duplicateLinks, type DuplicateLinks } from "../../reports/duplicates.js";
+import { labelledAnswers } from "../../catalogue/questions.js";
+import type { AttributeValues } from "../../reports/attributes.js";
 import { recordAudit } from "../audit.js";
 import { enqueueUpdateMails } from "./mails.js";
 
@@ -40,9 +42,21 @@ export interface StaffReport {
   assignedTo: string | null;
   assignedToId: string | null;
   links: DuplicateLinks;
+  /** The answers to the category's questions, under the label each was given under (removed questions marked). */
+  answers: { code: string; label: string; answer: string; removed: boolean }[];
   history: { status: ReportStatus; previous: ReportStatus | null; note: string; at: string }[];
   notes: { id: number; body: string; at: string; author: string | null }[];
   next: readonly ReportStatus[];
+}
+
+/** A report's stored answers; anything that is not an object of answers (it never should be) shows as none. */
+function storedAnswers(json: string): AttributeValues {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as AttributeValues) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Everything staff see of one report, by reference (the reporter's contact details stay out of the page). */
@@ -57,6 +71,9 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       "reports.description",
       "reports.category_code",
       "categories.name as category_name",
+      "categories.attributes as category_attributes",
+      "categories.former_attributes as category_former_attributes",
+      "reports.attributes",
       "reports.status",
       "reports.visibility",
       "reports.created_at",
@@ -107,6 +124,10 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     assignedTo: row.assigned_to === null ? null : (assignee?.name ?? assignee?.email ?? "A former account"),
     assignedToId: row.assigned_to,
     links,
+    answers: labelledAnswers(
+      { attributes: row.category_attributes, former_attributes: row.category_former_attributes },
+      storedAnswers(row.attributes),
+    ),
     history: history.map((h) => ({ status: h.status, previous: h.previous_status, note: h.note, at: h.created_at })),
     notes: notes.map((n) => ({ id: n.id, body: n.body, at: n.created_at, author: n.name ?? n.email ?? null })),
     next: TRANSITIONS[row.status],
