@@ -1,3 +1,4 @@
+import { COMMAND_LINE_ACTOR, recordAudit } from "../admin/audit.js";
 import { type Command, UsageError } from "../cli.js";
 import { endAllSessions } from "./sessions.js";
 import { findAccountByEmail, findOrCreateAccount, isRole, listAccounts, ROLES, setRole } from "./repository.js";
@@ -46,7 +47,17 @@ export const userCommands: Record<string, Command> = {
       const { email, role } = parse(args);
       const now = new Date();
       const account = await findOrCreateAccount(database.db, email, now);
-      await setRole(database.db, account.id, role, now);
+      await database.db.transaction().execute(async (tx) => {
+        await setRole(tx, account.id, role, now);
+        await recordAudit(tx, {
+          actorId: COMMAND_LINE_ACTOR,
+          action: "role.grant",
+          itemType: "account",
+          itemId: account.id,
+          details: { from: account.role, to: role },
+          at: now,
+        });
+      });
       out(`${email} is now ${role === "admin" ? "an" : "a"} ${role}. They sign in at /sign-in with this address.`);
       return 0;
     },
@@ -61,7 +72,18 @@ export const userCommands: Record<string, Command> = {
         err(`${email} does not have the role ${role}.`);
         return 1;
       }
-      await setRole(database.db, account.id, "resident", new Date());
+      const now = new Date();
+      await database.db.transaction().execute(async (tx) => {
+        await setRole(tx, account.id, "resident", now);
+        await recordAudit(tx, {
+          actorId: COMMAND_LINE_ACTOR,
+          action: "role.revoke",
+          itemType: "account",
+          itemId: account.id,
+          details: { from: role, to: "resident" },
+          at: now,
+        });
+      });
       // Signed-in pages carry the old role until the next request; ending sessions makes the change immediate.
       await endAllSessions(database.db, account.id);
       out(`${email} is no longer ${role === "admin" ? "an" : "a"} ${role}; their sessions are ended.`);

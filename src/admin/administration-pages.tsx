@@ -2,7 +2,7 @@ import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
 import type { ApiKeyListing, CreatedApiKey } from "../open311/keys.js";
 
-function Problems({ problems }: { problems: FieldProblem[] }) {
+export function Problems({ problems }: { problems: FieldProblem[] }) {
   return problems.length > 0 ? (
     <div class="error-summary" role="alert" tabIndex={-1}>
       <h2>There is a problem</h2>

@@ -12,10 +12,10 @@ import { registerStaffPage } from "./nav.js";
 registerStaffPage({ label: "Staff roles", path: "/admin/staff", minimum: "admin", order: 70 });
 registerStaffPage({ label: "Open311 API keys", path: "/admin/api-keys", minimum: "admin", order: 80 });
 
-const posted = (request: FastifyRequest, name: string) => (formField(request.body, name) ?? "").slice(0, 1000);
+export const posted = (request: FastifyRequest, name: string) => (formField(request.body, name) ?? "").slice(0, 1000);
 
 /** The problems of a validation error, or rethrows anything else. */
-function problemsOf(error: unknown): { problems: FieldProblem[]; status: number } {
+export function problemsOf(error: unknown): { problems: FieldProblem[]; status: number } {
   if (error instanceof AppError && error.code === "validation_failed") return { problems: error.fields, status: 400 };
   throw error;
 }

@@ -1,6 +1,9 @@
 import type { Kysely } from "kysely";
 import type { DB, Timestamp } from "../core/db/schema.js";
 
+/** The actor of actions taken with the `civic` command (on the server, by whoever runs it). */
+export const COMMAND_LINE_ACTOR = "command-line";
+
 /** One staff action for the audit log. */
 export interface AuditEntry {
   /** The staff account that acted; null for automatic actions (auto-hide, automatic suspension). */

@@ -1,5 +1,5 @@
 import { Pager } from "./pager.js";
-import type { AuditFilter, AuditRow } from "./audit.js";
+import { type AuditFilter, type AuditRow, COMMAND_LINE_ACTOR } from "./audit.js";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 
@@ -79,7 +79,13 @@ export function AuditLogPage(p: AuditLogProps) {
                 <td>
                   <time dateTime={r.at}>{dateTime.format(new Date(r.at))}</time>
                 </td>
-                <td>{r.actorId === null ? "The platform (automatic)" : (r.actorLabel ?? "A former account")}</td>
+                <td>
+                  {r.actorId === null
+                    ? "The platform (automatic)"
+                    : r.actorId === COMMAND_LINE_ACTOR
+                      ? "The command line (civic users)"
+                      : (r.actorLabel ?? "A former account")}
+                </td>
                 <td>{r.action}</td>
                 <td>
                   {r.itemType} {r.itemId}

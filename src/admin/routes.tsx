@@ -8,6 +8,7 @@ import { AuditLogPage } from "./log-page.js";
 import { registerStaffPage, staffNav } from "./nav.js";
 import { triageRoutes } from "./reports/routes.js";
 import { administrationRoutes } from "./administration-routes.js";
+import { catalogueRoutes } from "../catalogue/routes.js";
 
 registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
 registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
@@ -78,5 +79,6 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
   });
   await guardedScope(app, "admin", (scope) => {
     administrationRoutes(scope);
+    catalogueRoutes(scope);
   });
 }

@@ -118,7 +118,7 @@ export function Checkbox(p: { id: string; label: string; checked: boolean; probl
   );
 }
 
-/** Rendered Markdown (already escaped, see markdown.ts). */
+/** Rendered Markdown: HTML that markdown.ts made safe (no raw HTML, checked links, no images). */
 export function Prose({ html }: { html: string }) {
   return <div class="prose" dangerouslySetInnerHTML={{ __html: html }} />;
 }

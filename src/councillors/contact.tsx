@@ -6,6 +6,7 @@ import { FormProblem, Checkbox, Honeypot, TextArea } from "../community/componen
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
+import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { enqueueMail } from "../core/mail/outbox.js";
@@ -142,7 +143,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
         message: (f.message ?? "").slice(0, 6000),
         share: f.share === "yes",
       };
-      const { problems } = spamChecks(civic, f);
+      const { token, problems } = spamChecks(civic, f);
       const email = normaliseEmail(v.email);
       if (v.name.trim() === "" || v.name.length > 100)
         problems.push({ field: "name", message: "Enter your name (up to 100 characters)" });
@@ -167,34 +168,49 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
         "",
         v.share ? `They are happy for you to reply to: ${email}` : "They did not share their email address with you.",
       ].join("\n");
-      await db()
-        .transaction()
-        .execute(async (tx) => {
-          await enqueueMail(
-            tx,
-            {
-              kind: "councillor-contact",
-              to: c.email,
-              subject: `A message from a resident of ${civic.site.villageName}`,
-              text: body,
-              html: null,
-              domain,
-            },
-            now,
-          );
-          await enqueueMail(
-            tx,
-            {
-              kind: "councillor-contact-copy",
-              to: email!,
-              subject: `Your message to ${c.name}`,
-              text: `This is a copy of your message to ${c.name}.\n\n${v.message.trim()}\n\n${v.share ? "Your email address was shared so they can reply." : "Your email address was not shared."}`,
-              html: null,
-              domain,
-            },
-            now,
-          );
-        });
+      const done = await oncePerForm(civic, token, "councillor-contact", (record) =>
+        db()
+          .transaction()
+          .execute(async (tx) => {
+            await record(tx, c.id);
+            await enqueueMail(
+              tx,
+              {
+                kind: "councillor-contact",
+                to: c.email,
+                subject: `A message from a resident of ${civic.site.villageName}`,
+                text: body,
+                html: null,
+                domain,
+              },
+              now,
+            );
+            await enqueueMail(
+              tx,
+              {
+                kind: "councillor-contact-copy",
+                to: email!,
+                subject: `Your message to ${c.name}`,
+                text: `This is a copy of your message to ${c.name}.\n\n${v.message.trim()}\n\n${v.share ? "Your email address was shared so they can reply." : "Your email address was not shared."}`,
+                html: null,
+                domain,
+              },
+              now,
+            );
+          }),
+      );
+      if ("earlier" in done) {
+        return sendPage(
+          reply,
+          <Layout ctx={pageContext(request)} title="Already sent">
+            <AlreadySent what="message">
+              <p>
+                Your message to {c.name} went once. <a href={`/councillors/${c.id}`}>Back to {c.name}’s page</a>.
+              </p>
+            </AlreadySent>
+          </Layout>,
+        );
+      }
       return render(request, reply, c, v, [], true);
     },
   );

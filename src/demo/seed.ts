@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { toRowFields } from "../businesses/model.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import type { DemoBusiness } from "./types.js";
+import { linkDepartments } from "../catalogue/departments.js";
 import { businesses, categories, councillors, places, projects, reports } from "./village.js";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -112,6 +113,7 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<void> 
         })),
       )
       .execute();
+    await linkDepartments(tx, at);
 
     const ordered = reports
       .map((r, i) => ({ r, i }))

@@ -1,5 +1,4 @@
 import { registerPersonalData } from "../accounts/personal-data.js";
-import { registerStaffPage } from "../admin/nav.js";
 import { registerModeratedKind } from "../moderation/registry.js";
 
 /** Ideas can be flagged ("Report this") and hidden or removed by moderators, like reports. */
@@ -17,7 +16,7 @@ registerModeratedKind({
       excerpt: idea.description.slice(0, 500),
       state: idea.visibility,
       publicPath: `/ideas/${idea.id}`,
-      staffPath: `/ideas/${idea.id}`,
+      staffPath: `/admin/ideas/${idea.id}`,
       authorAccountId: idea.account_id,
       authorEmail: idea.email,
       subjectRef: `idea ${idea.id}`,
@@ -89,5 +88,3 @@ registerPersonalData({
     }
   },
 });
-
-registerStaffPage({ label: "Ideas", path: "/ideas?status=open", minimum: "moderator", order: 50 });

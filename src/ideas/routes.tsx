@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, ErrorSummary, PostForm, type Problem } from "../accounts/components.js";
+import { ButtonForm, type Problem } from "../accounts/components.js";
 import { normaliseEmail } from "../accounts/tokens.js";
-import { atomFeed, Select, TextArea } from "../community/components.js";
+import { atomFeed, Select } from "../community/components.js";
+import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { pageContext } from "../core/context.js";
-import { AppError, notFound } from "../core/http/errors.js";
-import { isStaff, publicFormLimit, requireStaff, spamChecks, stringFields } from "../core/http/public-form.js";
+import { notFound } from "../core/http/errors.js";
+import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
@@ -13,6 +14,7 @@ import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { ReportThisLink } from "../moderation/flag-pages.js";
 import { emptyIdea, IdeaForm } from "./pages.js";
+import { ideaStaffRoutes } from "./staff.js";
 import {
   checkIdea,
   confirmIdea,
@@ -22,10 +24,7 @@ import {
   isPublicStatus,
   proposeIdea,
   publicIdeas,
-  setIdeaStatus,
   setSupport,
-  STAFF_STATUSES,
-  type StaffStatus,
 } from "./service.js";
 
 const idParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
@@ -41,6 +40,7 @@ const statusOptions = Object.entries(IDEA_STATUS_LABELS).map(([value, label]) =>
 export async function ideaRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
+  await app.register(ideaStaffRoutes);
   const storage = mediaStorage(civic.config);
   const places = () => db().selectFrom("places").select(["id", "name"]).orderBy("name").execute();
 
@@ -174,14 +174,17 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
           locationText: (f.location_text ?? "").slice(0, 300),
           email: (f.email ?? "").slice(0, 254),
         };
-        const { problems } = spamChecks(civic, f);
+        const { token, problems } = spamChecks(civic, f);
         const accountId = request.viewer?.accountId ?? null;
         const email = accountId ? "" : normaliseEmail(values.email);
         problems.push(...(await checkIdeaSafe(values, accountId === null, email)));
         if (problems.length > 0) return renderForm(request, reply, values, problems);
         try {
-          const result = await proposeIdea(civic, { ...values, email: email ?? "" }, accountId, files[0]);
-          return reply.redirect(result.published ? `/ideas/${result.id}` : "/ideas/sent", 303);
+          const done = await oncePerForm(civic, token, "idea", (record) =>
+            proposeIdea(civic, { ...values, email: email ?? "" }, accountId, files[0], record),
+          );
+          if ("earlier" in done) return renderAlready(request, reply, done.earlier);
+          return reply.redirect(done.first.published ? `/ideas/${done.first.id}` : "/ideas/sent", 303);
         } catch (error) {
           if (!(error instanceof ImageError)) throw error;
           return renderForm(request, reply, values, [{ field: "photo", message: `The photo ${error.message}` }]);
@@ -189,6 +192,23 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
       },
     ),
   );
+
+  function renderAlready(request: FastifyRequest, reply: FastifyReply, earlier: string) {
+    return sendPage(
+      reply,
+      <Layout ctx={pageContext(request)} title="Already sent">
+        <AlreadySent what="idea">
+          <p>
+            {earlier.startsWith("/ideas/") && earlier !== "/ideas/sent" ? (
+              <a href={earlier}>See your idea</a>
+            ) : (
+              "Check your email for the link that publishes it."
+            )}
+          </p>
+        </AlreadySent>
+      </Layout>,
+    );
+  }
 
   async function checkIdeaSafe(values: ReturnType<typeof emptyIdea>, needsEmail: boolean, email: string | null) {
     const problems = await checkIdea(db(), { ...values, email: email ?? "" }, needsEmail);
@@ -238,9 +258,6 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
           .where("account_id", "=", request.viewer.accountId)
           .executeTakeFirst()
       : undefined;
-    const projects = isStaff(request)
-      ? await db().selectFrom("projects").select(["id", "title"]).orderBy("title").execute()
-      : [];
     const category = IDEA_CATEGORIES.find((c) => c.value === idea.category)?.label;
     return sendPage(
       reply,
@@ -306,29 +323,9 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
           <ReportThisLink kind="idea" id={String(idea.id)} noun="idea" />
         </p>
         {isStaff(request) ? (
-          <section aria-labelledby="staff-status">
-            <h2 id="staff-status">Answer this idea (staff)</h2>
-            <PostForm action={`/ideas/${idea.id}/status`} csrfToken={ctx.csrfToken}>
-              <ErrorSummary problems={[]} />
-              <Select
-                id="status"
-                label="Status"
-                value={STAFF_STATUSES.includes(idea.status as StaffStatus) ? idea.status : "under-consideration"}
-                options={STAFF_STATUSES.map((s) => ({ value: s, label: IDEA_STATUS_LABELS[s] }))}
-                problems={[]}
-              />
-              <Select
-                id="project"
-                label="Project (for adopted ideas)"
-                value={idea.project_id ?? ""}
-                options={projects.map((p) => ({ value: p.id, label: p.title }))}
-                problems={[]}
-                empty="No project"
-              />
-              <TextArea id="response" label="Public response" value={idea.response ?? ""} problems={[]} rows={4} />
-              <button type="submit">Save status</button>
-            </PostForm>
-          </section>
+          <p>
+            <a href={`/admin/ideas/${idea.id}`}>Answer this idea (staff)</a>
+          </p>
         ) : null}
       </Layout>,
     );
@@ -346,24 +343,6 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
     if (!request.viewer) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/ideas/${idea.id}`)}`, 303);
     const f = stringFields(request.body);
     await setSupport(civic, idea.id, request.viewer.accountId, f.support !== "no");
-    return reply.redirect(`/ideas/${idea.id}`, 303);
-  });
-
-  app.post("/ideas/:id/status", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const idea = await loadPublic((request.params as { id: string }).id);
-    const f = stringFields(request.body);
-    const status = STAFF_STATUSES.find((s) => s === f.status);
-    const project = f.project
-      ? await db().selectFrom("projects").select("id").where("id", "=", f.project).executeTakeFirst()
-      : undefined;
-    if (!status || (f.response ?? "").length > 5000) {
-      throw new AppError(
-        "validation_failed",
-        "Choose a status from the list and keep the response to 5,000 characters.",
-      );
-    }
-    await setIdeaStatus(civic, idea.id, status, f.response ?? "", project?.id ?? null);
     return reply.redirect(`/ideas/${idea.id}`, 303);
   });
 }

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import { hashToken, looksLikeToken, newToken } from "../accounts/tokens.js";
+import { recordAudit } from "../admin/audit.js";
+import type { RecordSubmission } from "../community/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
@@ -72,6 +74,7 @@ export async function proposeIdea(
   v: IdeaInput,
   accountId: string | null,
   photo: PhotoInput | undefined,
+  record: RecordSubmission = async () => {},
 ): Promise<{ id: number; published: boolean }> {
   let photoHash: string | null = null;
   if (photo) {
@@ -106,6 +109,7 @@ export async function proposeIdea(
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await record(tx, accountId ? `/ideas/${row.id}` : "/ideas/sent");
     if (token) {
       await enqueueMail(
         tx,
@@ -175,24 +179,50 @@ export async function setSupport(civic: Civic, ideaId: number, accountId: string
 }
 
 /** Staff set a status with a public response; "adopted" names the project it became. */
+/**
+ * Staff answer an idea: a status and a public response; adopted and done ideas link to their project. Checks every
+ * field at once (problems for the form) and writes the change with its audit row in one transaction.
+ */
 export async function setIdeaStatus(
   civic: Civic,
+  actorId: string,
   ideaId: number,
-  status: StaffStatus,
-  response: string,
-  projectId: string | null,
-): Promise<void> {
-  await civic.database.db
-    .updateTable("ideas")
-    .set({
-      status,
-      response: response.trim() || null,
-      project_id: status === "adopted" || status === "done" ? projectId : null,
-      updated_at: civic.now().toISOString(),
-    })
-    .where("id", "=", ideaId)
-    .where("status", "!=", "unconfirmed")
-    .execute();
+  input: { status: string; response: string; project: string },
+): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
+  const status = STAFF_STATUSES.find((s) => s === input.status);
+  if (!status) problems.push({ field: "status", message: "Choose a status from the list" });
+  const response = input.response.trim();
+  if (response === "" || response.length > 5000) {
+    problems.push({ field: "response", message: "Write a public response (up to 5,000 characters)" });
+  }
+  const project = input.project
+    ? await civic.database.db.selectFrom("projects").select("id").where("id", "=", input.project).executeTakeFirst()
+    : undefined;
+  if (input.project && !project) problems.push({ field: "project", message: "Choose a project from the list" });
+  else if (status === "adopted" && !project) {
+    problems.push({ field: "project", message: "Choose the project an adopted idea became" });
+  }
+  if (problems.length > 0 || !status) return problems;
+  const at = civic.now().toISOString();
+  const projectId = status === "adopted" || status === "done" ? (project?.id ?? null) : null;
+  await civic.database.db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable("ideas")
+      .set({ status, response, project_id: projectId, updated_at: at })
+      .where("id", "=", ideaId)
+      .where("status", "!=", "unconfirmed")
+      .execute();
+    await recordAudit(tx, {
+      actorId,
+      action: "idea.status",
+      itemType: "idea",
+      itemId: ideaId,
+      details: { status, project: projectId },
+      at,
+    });
+  });
+  return [];
 }
 
 /** Public ideas (published and not hidden by moderators), newest or most supported first. */

@@ -5,6 +5,7 @@ import { normaliseEmail } from "../accounts/tokens.js";
 import { atomFeed, Honeypot } from "../community/components.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { Layout } from "../core/web/layout.js";
@@ -70,13 +71,25 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
   app.post("/newsletter", { schema: { hide: true }, config: publicFormLimit(civic) }, async (request, reply) => {
     const f = stringFields(request.body);
     const typed = (f.email ?? "").slice(0, 254);
-    const { problems } = spamChecks(civic, f);
+    const { token, problems } = spamChecks(civic, f);
     const email = normaliseEmail(typed);
     if (!email) problems.push({ field: "email", message: "Enter an email address, like name@example.com" });
     if (problems.length > 0) return renderForm(request, reply, typed, problems, 400);
-    const limited = await limiter.hit(PER_EMAIL, email!);
-    if (limited.allowed) await subscribe(civic, email!);
     const ctx = pageContext(request);
+    const done = await oncePerForm(civic, token, "newsletter-subscribe", async (record) => {
+      const limited = await limiter.hit(PER_EMAIL, email!);
+      if (limited.allowed) await subscribe(civic, email!, record);
+    });
+    if ("earlier" in done) {
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Already sent">
+          <AlreadySent what="request">
+            <p>If the address is not subscribed yet, the confirmation link is on its way.</p>
+          </AlreadySent>
+        </Layout>,
+      );
+    }
     return sendPage(
       reply,
       <Layout ctx={ctx} title="Check your email">

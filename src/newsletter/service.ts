@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../accounts/tokens.js";
 import { markdownToHtml, markdownToText } from "../community/markdown.js";
+import type { RecordSubmission } from "../community/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { enqueueMail } from "../core/mail/outbox.js";
@@ -43,12 +44,13 @@ export async function subscriberByUnsubscribeToken(civic: Civic, token: string) 
  * An address that is already confirmed gets nothing new, and the answer is the same, so the form does not tell
  * who is subscribed. Nothing else is ever sent before the link is used.
  */
-export async function subscribe(civic: Civic, email: string): Promise<void> {
+export async function subscribe(civic: Civic, email: string, record: RecordSubmission = async () => {}): Promise<void> {
   const now = civic.now();
   const at = now.toISOString();
   const token = newToken();
   const consent = consentSentence(civic.site.villageName);
   await civic.database.db.transaction().execute(async (tx) => {
+    await record(tx, "subscribe");
     const existing = await tx
       .selectFrom("newsletter_subscribers")
       .selectAll()

@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Kysely } from "kysely";
+import { recordAudit } from "../admin/audit.js";
+import { guardedScope, type StaffScope, staffViewer } from "../admin/guard.js";
+import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
+import type { DB } from "../core/db/schema.js";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
 import { TextArea } from "../community/components.js";
-import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
-import { requireStaff, stringFields } from "../core/http/public-form.js";
+import { stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { Layout } from "../core/web/layout.js";
-import { sendPage } from "../core/web/render.js";
 import { IssueArticle } from "./pages.js";
 import { issueMail, sendProgress, startSending, unsubscribeUrl } from "./service.js";
 
@@ -29,198 +31,226 @@ function checkDraft(d: Draft): Problem[] {
   return problems;
 }
 
+function audit(
+  db: Kysely<DB>,
+  actorId: string,
+  action: string,
+  issueId: number,
+  details: Record<string, unknown>,
+  at: string,
+) {
+  return recordAudit(db, { actorId, action, itemType: "newsletter_issue", itemId: issueId, details, at });
+}
+
 /** /admin/newsletter: staff write an issue, preview it, send a test to themselves and send it to every subscriber. */
 export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
+  await guardedScope(app, "moderator", (scope) => routes(scope));
+  async function routes(app: StaffScope) {
+    async function loadIssue(id: string) {
+      const issue = /^\d{1,15}$/.test(id)
+        ? await db().selectFrom("newsletter_issues").selectAll().where("id", "=", Number(id)).executeTakeFirst()
+        : undefined;
+      if (!issue) throw notFound("There is no newsletter issue at this address.");
+      return issue;
+    }
 
-  async function loadIssue(id: string) {
-    const issue = /^\d{1,15}$/.test(id)
-      ? await db().selectFrom("newsletter_issues").selectAll().where("id", "=", Number(id)).executeTakeFirst()
-      : undefined;
-    if (!issue) throw notFound("There is no newsletter issue at this address.");
-    return issue;
-  }
-
-  async function renderIssue(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    id: number | null,
-    draft: Draft,
-    problems: Problem[],
-    options: { status?: number; preview?: boolean; notice?: string } = {},
-  ) {
-    const ctx = pageContext(request);
-    const issue = id === null ? undefined : await loadIssue(String(id));
-    const progress = issue && issue.status !== "draft" ? await sendProgress(db(), issue.id) : null;
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title={id === null ? "New newsletter" : `Newsletter: ${draft.title}`}>
-        <p>
-          <a href="/admin/newsletter">All issues</a>
-        </p>
-        <h1>{id === null ? "New newsletter" : "Newsletter issue"}</h1>
-        {options.notice ? (
-          <p role="status" class="notice">
-            {options.notice}
-          </p>
-        ) : null}
-        {progress ? (
-          <section aria-labelledby="progress">
-            <h2 id="progress">Sending</h2>
-            <p>
-              {issue?.status === "sent" ? "Sent." : "Being sent."} Queued for {progress.queued} of{" "}
-              {Math.max(progress.confirmed, progress.queued)} subscribers; {progress.sent} delivered to the mail server,{" "}
-              {progress.failed} failed.
-            </p>
-          </section>
-        ) : null}
-        {issue && issue.status !== "draft" ? (
-          <IssueArticle issue={issue} />
-        ) : (
+    async function renderIssue(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      id: number | null,
+      draft: Draft,
+      problems: Problem[],
+      options: { status?: number; preview?: boolean; notice?: string } = {},
+    ) {
+      const issue = id === null ? undefined : await loadIssue(String(id));
+      const progress = issue && issue.status !== "draft" ? await sendProgress(db(), issue.id) : null;
+      return renderAdminPage(
+        request,
+        reply,
+        id === null ? "New newsletter" : `Newsletter: ${draft.title}`,
+        (ctx) => (
           <>
-            <ErrorSummary problems={problems} />
-            <PostForm action={id === null ? "/admin/newsletter" : `/admin/newsletter/${id}`} csrfToken={ctx.csrfToken}>
-              <Field id="title" label="Title" value={draft.title} problems={problems} maxLength={150} />
-              <TextArea
-                id="body"
-                label="Newsletter"
-                hint="Markdown: blank lines separate paragraphs."
-                value={draft.body}
-                problems={problems}
-                rows={16}
-              />
-              <button type="submit" name="action" value="save">
-                Save
-              </button>{" "}
-              <button type="submit" name="action" value="preview">
-                Preview
-              </button>
-              {id !== null ? (
-                <>
-                  {" "}
-                  <button type="submit" name="action" value="test">
-                    Send a test to me
-                  </button>{" "}
-                  <button type="submit" name="action" value="send">
-                    Send to all subscribers
-                  </button>
-                </>
-              ) : null}
-            </PostForm>
-            {options.preview && problems.length === 0 ? (
-              <section aria-labelledby="preview" class="preview">
-                <h2 id="preview">Preview</h2>
-                <IssueArticle issue={{ ...draft, sent_at: null }} />
+            <p>
+              <a href="/admin/newsletter">All issues</a>
+            </p>
+            <h1>{id === null ? "New newsletter" : "Newsletter issue"}</h1>
+            {options.notice ? (
+              <p role="status" class="notice">
+                {options.notice}
+              </p>
+            ) : null}
+            {progress ? (
+              <section aria-labelledby="progress">
+                <h2 id="progress">Sending</h2>
+                <p>
+                  {issue?.status === "sent" ? "Sent." : "Being sent."} Queued for {progress.queued} of{" "}
+                  {Math.max(progress.confirmed, progress.queued)} subscribers; {progress.sent} delivered to the mail
+                  server, {progress.failed} failed.
+                </p>
               </section>
             ) : null}
+            {issue && issue.status !== "draft" ? (
+              <IssueArticle issue={issue} level={2} />
+            ) : (
+              <>
+                <ErrorSummary problems={problems} />
+                <PostForm
+                  action={id === null ? "/admin/newsletter" : `/admin/newsletter/${id}`}
+                  csrfToken={ctx.csrfToken}
+                >
+                  <Field id="title" label="Title" value={draft.title} problems={problems} maxLength={150} />
+                  <TextArea
+                    id="body"
+                    label="Newsletter"
+                    hint="Markdown: blank lines separate paragraphs."
+                    value={draft.body}
+                    problems={problems}
+                    rows={16}
+                  />
+                  <button type="submit" name="action" value="save">
+                    Save
+                  </button>{" "}
+                  <button type="submit" name="action" value="preview">
+                    Preview
+                  </button>
+                  {id !== null ? (
+                    <>
+                      {" "}
+                      <button type="submit" name="action" value="test">
+                        Send a test to me
+                      </button>{" "}
+                      <button type="submit" name="action" value="send">
+                        Send to all subscribers
+                      </button>
+                    </>
+                  ) : null}
+                </PostForm>
+                {options.preview && problems.length === 0 ? (
+                  <section aria-labelledby="preview" class="preview">
+                    <h2 id="preview">Preview</h2>
+                    <IssueArticle issue={{ ...draft, sent_at: null }} level={3} />
+                  </section>
+                ) : null}
+              </>
+            )}
           </>
-        )}
-      </Layout>,
-      options.status ?? (problems.length ? 400 : 200),
-    );
-  }
-
-  app.get("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const issues = await db().selectFrom("newsletter_issues").selectAll().orderBy("id", "desc").limit(200).execute();
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Newsletter issues">
-        <h1>Newsletter issues</h1>
-        <p>
-          <a href="/admin/newsletter/new">Write a new issue</a>
-        </p>
-        <ul>
-          {issues.map((i) => (
-            <li key={i.id}>
-              <a href={`/admin/newsletter/${i.id}`}>{i.title}</a> ({i.status})
-            </li>
-          ))}
-        </ul>
-      </Layout>,
-    );
-  });
-
-  app.get("/admin/newsletter/new", { schema: { hide: true } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    return renderIssue(request, reply, null, { title: "", body: "" }, []);
-  });
-
-  app.post("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const f = stringFields(request.body);
-    const draft = { title: f.title ?? "", body: f.body ?? "" };
-    const problems = checkDraft(draft);
-    if (problems.length > 0 || f.action === "preview") {
-      return renderIssue(request, reply, null, draft, problems, { preview: true });
+        ),
+        { status: options.status ?? (problems.length ? 400 : 200), hasErrors: problems.length > 0 },
+      );
     }
-    const at = civic.now().toISOString();
-    const row = await db()
-      .insertInto("newsletter_issues")
-      .values({ ...draft, status: "draft", created_at: at, updated_at: at, send_started_at: null, sent_at: null })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return reply.redirect(`/admin/newsletter/${row.id}`, 303);
-  });
 
-  app.get("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const issue = await loadIssue((request.params as { id: string }).id);
-    return renderIssue(request, reply, issue.id, issue, []);
-  });
+    app.get("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
+      const issues = await db().selectFrom("newsletter_issues").selectAll().orderBy("id", "desc").limit(200).execute();
+      return renderAdminPage(request, reply, "Newsletter issues", () => (
+        <>
+          <h1>Newsletter issues</h1>
+          <p>
+            <a href="/admin/newsletter/new">Write a new issue</a>
+          </p>
+          <ul>
+            {issues.map((i) => (
+              <li key={i.id}>
+                <a href={`/admin/newsletter/${i.id}`}>{i.title}</a> ({i.status})
+              </li>
+            ))}
+          </ul>
+        </>
+      ));
+    });
 
-  app.post("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const viewer = requireStaff(request, reply);
-    if (!viewer) return reply;
-    const issue = await loadIssue((request.params as { id: string }).id);
-    const f = stringFields(request.body);
-    if (issue.status !== "draft") {
-      // A second press of "send" (or a stale form) changes nothing.
-      return renderIssue(request, reply, issue.id, issue, [], { notice: "This issue is already being sent." });
-    }
-    const draft = { title: f.title ?? "", body: f.body ?? "" };
-    const problems = checkDraft(draft);
-    if (problems.length > 0) return renderIssue(request, reply, issue.id, draft, problems);
-    const at = civic.now().toISOString();
-    await db()
-      .updateTable("newsletter_issues")
-      .set({ ...draft, updated_at: at })
-      .where("id", "=", issue.id)
-      .where("status", "=", "draft")
-      .execute();
-    if (f.action === "preview") return renderIssue(request, reply, issue.id, draft, [], { preview: true });
-    if (f.action === "test") {
-      const account = await db()
-        .selectFrom("accounts")
-        .select("email")
-        .where("id", "=", viewer.accountId)
-        .executeTakeFirst();
-      const sub = account
-        ? await db()
-            .selectFrom("newsletter_subscribers")
-            .selectAll()
-            .where("email", "=", account.email)
-            .executeTakeFirst()
-        : undefined;
-      if (account) {
-        const unsubscribe = sub
-          ? unsubscribeUrl(civic, sub.id, sub.unsubscribe_salt)
-          : `${civic.site.baseUrl}/newsletter`;
-        const mail = issueMail(civic, draft, account.email, unsubscribe);
-        await enqueueMail(db(), { ...mail, kind: "newsletter-test", subject: `[Test] ${mail.subject}` }, civic.now());
+    app.get("/admin/newsletter/new", { schema: { hide: true } }, async (request, reply) => {
+      return renderIssue(request, reply, null, { title: "", body: "" }, []);
+    });
+
+    app.post("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
+      const f = stringFields(request.body);
+      const draft = { title: f.title ?? "", body: f.body ?? "" };
+      const problems = checkDraft(draft);
+      if (problems.length > 0 || f.action === "preview") {
+        return renderIssue(request, reply, null, draft, problems, { preview: true });
       }
-      return renderIssue(request, reply, issue.id, draft, [], {
-        notice: "A test has been sent to your email address.",
-      });
-    }
-    if (f.action === "send") {
-      await startSending(civic, issue.id);
-      return reply.redirect(`/admin/newsletter/${issue.id}`, 303);
-    }
-    return renderIssue(request, reply, issue.id, draft, [], { notice: "Saved." });
-  });
+      const at = civic.now().toISOString();
+      const row = await db()
+        .transaction()
+        .execute(async (tx) => {
+          const made = await tx
+            .insertInto("newsletter_issues")
+            .values({ ...draft, status: "draft", created_at: at, updated_at: at, send_started_at: null, sent_at: null })
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          await audit(tx, staffViewer(request).accountId, "newsletter.create", made.id, { title: draft.title }, at);
+          return made;
+        });
+      return reply.redirect(`/admin/newsletter/${row.id}`, 303);
+    });
+
+    app.get("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+      const issue = await loadIssue((request.params as { id: string }).id);
+      return renderIssue(request, reply, issue.id, issue, []);
+    });
+
+    app.post("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+      const viewer = staffViewer(request);
+      const issue = await loadIssue((request.params as { id: string }).id);
+      const f = stringFields(request.body);
+      if (issue.status !== "draft") {
+        // A second press of "send" (or a stale form) changes nothing.
+        return renderIssue(request, reply, issue.id, issue, [], { notice: "This issue is already being sent." });
+      }
+      const draft = { title: f.title ?? "", body: f.body ?? "" };
+      const problems = checkDraft(draft);
+      if (problems.length > 0) return renderIssue(request, reply, issue.id, draft, problems);
+      const at = civic.now().toISOString();
+      if (draft.title !== issue.title || draft.body !== issue.body) {
+        await db()
+          .transaction()
+          .execute(async (tx) => {
+            await tx
+              .updateTable("newsletter_issues")
+              .set({ ...draft, updated_at: at })
+              .where("id", "=", issue.id)
+              .where("status", "=", "draft")
+              .execute();
+            await audit(tx, viewer.accountId, "newsletter.edit", issue.id, { title: draft.title }, at);
+          });
+      }
+      if (f.action === "preview") return renderIssue(request, reply, issue.id, draft, [], { preview: true });
+      if (f.action === "test") {
+        const account = await db()
+          .selectFrom("accounts")
+          .select("email")
+          .where("id", "=", viewer.accountId)
+          .executeTakeFirst();
+        const sub = account
+          ? await db()
+              .selectFrom("newsletter_subscribers")
+              .selectAll()
+              .where("email", "=", account.email)
+              .executeTakeFirst()
+          : undefined;
+        if (account) {
+          const unsubscribe = sub
+            ? unsubscribeUrl(civic, sub.id, sub.unsubscribe_salt)
+            : `${civic.site.baseUrl}/newsletter`;
+          const mail = issueMail(civic, draft, account.email, unsubscribe);
+          await enqueueMail(db(), { ...mail, kind: "newsletter-test", subject: `[Test] ${mail.subject}` }, civic.now());
+          await audit(db(), viewer.accountId, "newsletter.test", issue.id, {}, at);
+        }
+        return renderIssue(request, reply, issue.id, draft, [], {
+          notice: "A test has been sent to your email address.",
+        });
+      }
+      if (f.action === "send") {
+        if (await startSending(civic, issue.id)) {
+          await audit(db(), viewer.accountId, "newsletter.send", issue.id, {}, at);
+        }
+        return reply.redirect(`/admin/newsletter/${issue.id}`, 303);
+      }
+      return renderIssue(request, reply, issue.id, draft, [], { notice: "Saved." });
+    });
+  }
 }
 
 registerStaffPage({ label: "Newsletter", path: "/admin/newsletter", minimum: "moderator", order: 60 });

@@ -7,7 +7,7 @@ import type { AttributeValues } from "../reports/attributes.js";
 import { type ReportSubmission, submitReport } from "../reports/submit.js";
 import type { ApiClient } from "./keys.js";
 import { PostBodyForm } from "./schemas.js";
-import { publicCategory } from "./services.js";
+import { openCategory } from "./services.js";
 
 /** A POST body reduced to its text fields (each possibly repeated) and its `media` files. */
 export interface PostFields {
@@ -192,8 +192,8 @@ export async function createServiceRequest(
       fields: [{ field: "service_code", message: "was not provided" }],
     });
   }
-  // An unknown or non-public service_code is a 404, before any other check.
-  await publicCategory(civic.database.db, serviceCode);
+  // An unknown or non-public service_code is a 404 and a retired one a 400, before any other check.
+  await openCategory(civic.database.db, serviceCode);
   const attributes = attributeValues(fields);
   const lat = coordinate(fields, "lat");
   const lng = coordinate(fields, "long");

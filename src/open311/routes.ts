@@ -39,11 +39,18 @@ import {
   TokenResponse,
 } from "./schemas.js";
 import { publicCategories, publicCategory, toService, toServiceDefinition } from "./services.js";
+import { CatalogueCache } from "../catalogue/version.js";
+import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
 
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";
 const SERVICES_CACHE = "public, max-age=300";
+/**
+ * Services and service definitions change when an admin edits a category, and must show it at once: caches keep
+ * them but ask every time (ETag from the catalogue version, so the answer to a repeat is a quick 304).
+ */
+const CATALOGUE_CACHE = "public, no-cache";
 /** So browser clients can read their rate-limit state and when to retry. */
 const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
@@ -141,6 +148,26 @@ export const open311Routes = fp(
         if (client) clients.set(request, client);
       }
     };
+    // Prepared bodies of the services list and definitions, valid for one catalogue version (see catalogue/version.ts).
+    const catalogue = new CatalogueCache(db);
+    const sendCatalogue = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      format: Format,
+      root: string,
+      key: string,
+      build: (d: ReturnType<typeof db>) => Promise<SparkValue>,
+    ) => {
+      const { value, version } = await catalogue.get(`${key}.${format}`, async (d) => {
+        const body = await build(d);
+        return format === "xml" ? toOpen311Xml(root, body) : JSON.stringify(body);
+      });
+      const etag = `"catalogue-${version}-${format}"`;
+      reply.header("cache-control", CATALOGUE_CACHE).header("etag", etag);
+      if (noneMatchSatisfied(request.headers["if-none-match"], etag)) return reply.code(304).send();
+      return reply.type(format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8").send(value);
+    };
+
     const checkFormat = async (request: FastifyRequest) => {
       const { format } = request.params as { format?: string };
       if (format !== "json" && format !== "xml") {
@@ -183,7 +210,7 @@ export const open311Routes = fp(
         schema: {
           summary: "List services",
           description:
-            "Every public report category as an Open311 service. `metadata` is true when the category asks extra questions (read its service definition). All services are `realtime`.",
+            "Every public report category that takes new reports as an Open311 service; a retired category is absent (its reports keep their `service_code`, and POSTing a request for it is a 400). `metadata` is true when the category asks extra questions (read its service definition). All services are `realtime`. Changes made by the council's administrators show at once: the response is `Cache-Control: no-cache` with an `ETag`, so send `If-None-Match` for a quick 304.",
           tags: [TAG],
           params: FormatParams,
           querystring: ReadQuery,
@@ -193,11 +220,10 @@ export const open311Routes = fp(
           },
         },
       },
-      async (request, reply) => {
-        const services = (await publicCategories(db())).map(toService);
-        reply.header("cache-control", SERVICES_CACHE);
-        return sendFormat(reply, request.params.format, "services", services);
-      },
+      async (request, reply) =>
+        sendCatalogue(request, reply, request.params.format, "services", "services", async (d) =>
+          (await publicCategories(d)).map(toService),
+        ),
     );
 
     app.get(
@@ -207,7 +233,7 @@ export const open311Routes = fp(
         schema: {
           summary: "Service definition",
           description:
-            "The extra questions (attributes) of one service: datatype (string, number, datetime, text, singlevaluelist, multivaluelist), variable, required, order, description and list values. 404 for an unknown service_code.",
+            "The extra questions (attributes) of one service: datatype (string, number, datetime, text, singlevaluelist, multivaluelist), variable, required, order, description and list values. 404 for an unknown or retired service_code. Like the services list, `no-cache` with an `ETag` (304 on `If-None-Match`): edits to the questions show at once.",
           tags: [TAG],
           params: ServiceCodeParams,
           querystring: ReadQuery,
@@ -221,9 +247,15 @@ export const open311Routes = fp(
         },
       },
       async (request, reply) => {
-        const category = await publicCategory(db(), request.params.service_code);
-        reply.header("cache-control", SERVICES_CACHE);
-        return sendFormat(reply, request.params.format, "service_definition", toServiceDefinition(category));
+        const code = request.params.service_code;
+        return sendCatalogue(
+          request,
+          reply,
+          request.params.format,
+          "service_definition",
+          `service:${code}`,
+          async (d) => toServiceDefinition(await publicCategory(d, code)),
+        );
       },
     );
 

@@ -4,13 +4,18 @@ import { AppError } from "../core/http/errors.js";
 import { categoryAttributes } from "../reports/attributes.js";
 import type { Service, ServiceDefinition } from "./schemas.js";
 
-/** The public report categories, in their display order. */
+/** The public report categories that take new reports (not retired), in their display order. */
 export async function publicCategories(db: Kysely<DB>): Promise<Category[]> {
-  return db.selectFrom("categories").selectAll().where("is_public", "=", 1).orderBy("sort_order").execute();
+  return db
+    .selectFrom("categories")
+    .selectAll()
+    .where("is_public", "=", 1)
+    .where("retired_at", "is", null)
+    .orderBy("sort_order")
+    .execute();
 }
 
-/** A public category by its code, or a 404 in Open311 terms. */
-export async function publicCategory(db: Kysely<DB>, code: string): Promise<Category> {
+async function findPublic(db: Kysely<DB>, code: string): Promise<Category> {
   const category = await db
     .selectFrom("categories")
     .selectAll()
@@ -18,6 +23,29 @@ export async function publicCategory(db: Kysely<DB>, code: string): Promise<Cate
     .where("is_public", "=", 1)
     .executeTakeFirst();
   if (!category) throw new AppError("not_found", `service_code "${code}" was not found.`);
+  return category;
+}
+
+/** A public category that takes new reports, by its code, or a 404 in Open311 terms (retired ones included). */
+export async function publicCategory(db: Kysely<DB>, code: string): Promise<Category> {
+  const category = await findPublic(db, code);
+  if (category.retired_at) throw new AppError("not_found", `service_code "${code}" was not found.`);
+  return category;
+}
+
+/**
+ * The category a new service request names: a 404 when unknown, a 400 when retired (it took requests once, so the
+ * client is told why it no longer does rather than that it never existed).
+ */
+export async function openCategory(db: Kysely<DB>, code: string): Promise<Category> {
+  const category = await findPublic(db, code);
+  if (category.retired_at) {
+    throw new AppError(
+      "validation_failed",
+      `service_code "${code}" is retired and takes no new requests; choose another service from services.json.`,
+      { fields: [{ field: "service_code", message: "is retired and takes no new requests" }] },
+    );
+  }
   return category;
 }
 

@@ -160,7 +160,12 @@ rate-limited: it is served from prepared, cacheable responses.
   confirmation email when \`email\` is given; Open311 reporters' contact details are never passed to the council.
 * **Tokens**: none are issued, because every service is realtime. A token that is a public report's reference maps to
   that request; anything else is a 404 that explains this.
-* **Caching**: discovery, services and definitions \`public, max-age=300\`; requests \`public, max-age=60\`
+* **Services**: only categories that take new reports are listed; a category the council's administrators retire
+  leaves \`services\` (its definition is a 404) and a POST for it is a 400 (\`service_code "…" is retired\`), while
+  its existing requests keep their \`service_code\` and stay queryable. Service codes never change and are never
+  reused. Edits to categories and their questions show at once.
+* **Caching**: discovery \`public, max-age=300\`; services and definitions \`public, no-cache\` with an \`ETag\` that
+  changes with the catalogue (send \`If-None-Match\` for a 304); requests \`public, max-age=60\`
   (\`private\` instead of \`public\` when the request carried an API key); POST and errors \`no-store\`. Every
   \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
 

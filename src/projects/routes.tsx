@@ -5,13 +5,12 @@ import type { Project } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+import { Prose } from "../community/components.js";
+import { markdownToHtml } from "../community/markdown.js";
+import { projectAdminRoutes } from "./admin.js";
+import { parseRoles } from "./service.js";
+import { STATUS_LABEL } from "./status.js";
 import { ProjectExtras, projectUpdateRoutes } from "./updates.js";
-
-const STATUS_LABEL: Record<Project["status"], string> = {
-  planned: "Planned",
-  active: "Under way",
-  completed: "Completed",
-};
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 
@@ -19,6 +18,7 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 export async function projectRoutes(app: FastifyInstance): Promise<void> {
   const db = () => app.civic.database.db;
   await app.register(projectUpdateRoutes);
+  await app.register(projectAdminRoutes);
 
   app.get("/projects", { schema: { hide: true } }, async (request, reply) => {
     const rows = await db().selectFrom("projects").selectAll().orderBy("started_on", "desc").execute();
@@ -79,7 +79,7 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
           .limit(50)
           .execute(),
       ]);
-      const roles = JSON.parse(p.roles) as string[];
+      const roles = parseRoles(p.roles);
       const ctx = pageContext(request);
       return sendPage(
         reply,
@@ -108,12 +108,18 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
             <dd>
               <time dateTime={p.started_on}>{dateFormat.format(new Date(`${p.started_on}T00:00:00Z`))}</time>
             </dd>
+            {p.ends_on ? (
+              <>
+                <dt>Ends</dt>
+                <dd>
+                  <time dateTime={p.ends_on}>{dateFormat.format(new Date(`${p.ends_on}T00:00:00Z`))}</time>
+                </dd>
+              </>
+            ) : null}
             <dt>Led by</dt>
             <dd>{p.lead}</dd>
           </dl>
-          {p.body.split(/\n\s*\n/).map((para, i) => (
-            <p key={i}>{para}</p>
-          ))}
+          <Prose html={markdownToHtml(p.body)} />
           {p.volunteers_wanted ? (
             <p>
               <strong>Volunteers wanted.</strong>{" "}

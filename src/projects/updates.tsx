@@ -1,15 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { registerStaffPage } from "../admin/nav.js";
-import { atomFeed, Prose, TextArea } from "../community/components.js";
+import { atomFeed, Prose } from "../community/components.js";
 import { markdownToHtml } from "../community/markdown.js";
-import { pageContext } from "../core/context.js";
 import type { Project } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
-import { requireStaff, stringFields } from "../core/http/public-form.js";
-import { Layout } from "../core/web/layout.js";
-import { sendPage } from "../core/web/render.js";
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 
@@ -68,7 +62,7 @@ export function ProjectExtras(p: {
             <p>
               <time dateTime={u.posted_at}>{dateFormat.format(new Date(u.posted_at))}</time>
             </p>
-            <Prose html={markdownToHtml(u.body)} />
+            <Prose html={markdownToHtml(u.body, { headingOffset: 3 })} />
           </article>
         ))}
       </section>
@@ -78,7 +72,7 @@ export function ProjectExtras(p: {
 
 const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-/** Each project's Atom feed of updates, and the staff form that posts an update. */
+/** Each project's Atom feed of updates (staff post them from /admin/projects, see admin.tsx). */
 export async function projectUpdateRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
@@ -116,48 +110,4 @@ export async function projectUpdateRoutes(app: FastifyInstance): Promise<void> {
       }),
     );
   });
-
-  function renderUpdateForm(p: Project, values: { title: string; body: string }, problems: Problem[]) {
-    return (ctx: ReturnType<typeof pageContext>) => (
-      <Layout ctx={ctx} title={`Post an update: ${p.title}`}>
-        <h1>Post an update to {p.title}</h1>
-        <ErrorSummary problems={problems} />
-        <PostForm action={`/admin/projects/${p.id}/updates`} csrfToken={ctx.csrfToken}>
-          <Field id="title" label="Title" value={values.title} problems={problems} maxLength={150} />
-          <TextArea id="body" label="Update" hint="Markdown" value={values.body} problems={problems} />
-          <button type="submit">Post update</button>
-        </PostForm>
-      </Layout>
-    );
-  }
-
-  app.get("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const p = await loadProject((request.params as { id: string }).id);
-    return sendPage(reply, renderUpdateForm(p, { title: "", body: "" }, [])(pageContext(request)));
-  });
-
-  app.post("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const p = await loadProject((request.params as { id: string }).id);
-    const f = stringFields(request.body);
-    const values = { title: (f.title ?? "").slice(0, 300), body: (f.body ?? "").slice(0, 30_000) };
-    const problems: Problem[] = [];
-    if (values.title.trim() === "" || values.title.length > 150) {
-      problems.push({ field: "title", message: "Enter a title of up to 150 characters" });
-    }
-    if (values.body.trim() === "" || values.body.length > 20_000) {
-      problems.push({ field: "body", message: "Write the update (up to 20,000 characters)" });
-    }
-    if (problems.length > 0) return sendPage(reply, renderUpdateForm(p, values, problems)(pageContext(request)), 400);
-    const at = civic.now().toISOString();
-    await db()
-      .insertInto("project_updates")
-      .values({ project_id: p.id, title: values.title.trim(), body: values.body, posted_at: at })
-      .execute();
-    await db().updateTable("projects").set({ updated_at: at }).where("id", "=", p.id).execute();
-    return reply.redirect(`/projects/${encodeURIComponent(p.id)}`, 303);
-  });
 }
-
-registerStaffPage({ label: "Projects", path: "/projects", minimum: "moderator", order: 55 });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../../test/helpers/app.js";
 import { createApiKey } from "../open311/keys.js";
+import { moderate, redactReport } from "../moderation/decisions.js";
+import { jpegWithGps } from "../../test/helpers/images.js";
+import { changeStatus } from "./model.js";
 import { MIN_FILL_MS } from "./routes.js";
+import { submitReport } from "./submit.js";
 
 /**
  * The privacy invariant: a reporter's name, email, phone, device and account ids never appear in any public page,
@@ -76,13 +80,9 @@ describeEachDb("reporter privacy", (dialect) => {
   });
   afterAll(async () => t?.close());
 
-  it("never shows the reporter's details on any public page, feed or API", async () => {
+  /** Every public output the crawl reads, with the report pages and API entries of `references`. */
+  async function publicPaths(references: string[]): Promise<Set<string>> {
     const db = t.app.civic.database.db;
-    // The details were stored (so the test can fail) …
-    const stored = await db.selectFrom("reports").selectAll().where("reference", "in", refs).execute();
-    expect(stored.map((r) => r.reporter_email).sort()).toEqual(
-      [secrets.webEmail, ...(refs.length > 1 ? [secrets.apiEmail] : [])].sort(),
-    );
     const categories = await db.selectFrom("categories").select("code").execute();
     const total = Number(
       (
@@ -109,6 +109,9 @@ describeEachDb("reporter privacy", (dialect) => {
       "/api/v2/requests.json",
       "/api/v2/requests.xml",
       "/api/v2/requests.json?status=open",
+      "/api/v2/requests.json?status=closed",
+      "/stats",
+      "/stats.json",
       "/report?category=streetlight",
       "/report/nearby.json?category=streetlight&lat=50.99&lng=-2.045",
       "/report/nearby.json?category=pothole&lat=50.9862&lng=-2.0437",
@@ -118,13 +121,25 @@ describeEachDb("reporter privacy", (dialect) => {
       paths.add(`/reports/${c.code}.atom`);
       paths.add(`/reports?category=${c.code}`);
     }
-    for (const ref of refs) {
+    for (const ref of references) {
       paths.add(`/reports/${ref}`);
       paths.add(`/report/sent/${ref}`);
       paths.add(`/status?reference=${ref}`);
       paths.add(`/api/v2/requests/${ref}.json`);
       paths.add(`/api/v2/requests/${ref}.xml`);
     }
+
+    return paths;
+  }
+
+  it("never shows the reporter's details on any public page, feed or API", async () => {
+    const db = t.app.civic.database.db;
+    // The details were stored (so the test can fail) …
+    const stored = await db.selectFrom("reports").selectAll().where("reference", "in", refs).execute();
+    expect(stored.map((r) => r.reporter_email).sort()).toEqual(
+      [secrets.webEmail, ...(refs.length > 1 ? [secrets.apiEmail] : [])].sort(),
+    );
+    const paths = await publicPaths(refs);
 
     const needles = [
       secrets.webName,
@@ -159,5 +174,101 @@ describeEachDb("reporter privacy", (dialect) => {
       expect((await t.app.inject({ url: `/reports/${ref}` })).statusCode).toBe(200);
       expect((await t.app.inject({ url: "/reports.atom" })).body).toContain(ref);
     }
+  });
+
+  it("leaves hidden and removed content out of every public output", async () => {
+    const civic = t.app.civic;
+    const db = civic.database.db;
+    const mark = (what: string) => `${what}${unique}`;
+    const report = (title: string, description: string, photos: Buffer[] = []) =>
+      submitReport(civic, {
+        categoryCode: "pothole",
+        title,
+        description,
+        lat: 50.9863,
+        lng: -2.0439,
+        locationText: null,
+        placeId: null,
+        addressId: null,
+        attributes: { road_or_pavement: ["road"] },
+        photos: photos.map((data) => ({ data })),
+        mediaUrl: null,
+        reporter: { email: null, name: null, phone: null, shareContact: false },
+        deviceId: null,
+        accountId: null,
+        source: "web",
+        apiKeyId: null,
+      });
+    const actor = { accountId: null, role: "admin" as const };
+    const hidden = await report(mark("hiddentitle"), "A report a moderator hides.");
+    const removed = await report(mark("removedtitle"), mark("removeddescription"));
+    const kept = await report("A report that stays public", "Its photo and one update are hidden.", [
+      await jpegWithGps(),
+    ]);
+    const redacted = await report("Redacted report", `Call ${mark("redactedphone")} about this.`);
+    await changeStatus(db, kept.id, "investigating", mark("hiddenupdate"), civic.now());
+    const update = await db
+      .selectFrom("report_updates")
+      .select("id")
+      .where("report_id", "=", kept.id)
+      .where("status", "=", "investigating")
+      .executeTakeFirstOrThrow();
+    const photo = await db
+      .selectFrom("report_photos")
+      .select(["id", "hash"])
+      .where("report_id", "=", kept.id)
+      .executeTakeFirstOrThrow();
+
+    const reason = "Breaks the terms.";
+    await moderate(civic, { kind: "report", id: hidden.reference, action: "hide", reason, actor });
+    await moderate(civic, { kind: "report", id: removed.reference, action: "remove", reason, actor });
+    await moderate(civic, { kind: "photo", id: String(photo.id), action: "hide", reason, actor });
+    await moderate(civic, { kind: "update", id: String(update.id), action: "hide", reason, actor });
+    await redactReport(civic, {
+      reference: redacted.reference,
+      title: "Redacted report",
+      description: "Call [removed by a moderator] about this.",
+      reason,
+      actor,
+    });
+
+    const references = [hidden.reference, removed.reference, kept.reference, redacted.reference];
+    const paths = await publicPaths(references);
+    for (const size of ["", "-thumb"]) paths.add(`/photos/${photo.hash}${size}.jpg`);
+    const needles = [
+      mark("hiddentitle"),
+      mark("removedtitle"),
+      mark("removeddescription"),
+      mark("redactedphone"),
+      mark("hiddenupdate"),
+      photo.hash,
+      hidden.reference,
+      removed.reference,
+    ];
+    const hits: string[] = [];
+    for (const url of paths) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBeLessThan(500);
+      const own = [hidden.reference, removed.reference, photo.hash].some((x) => url.includes(x));
+      // The hidden items' own addresses answer 404 or 410; their reference may appear there, nothing else.
+      const body = res.body.toLowerCase();
+      for (const n of needles) {
+        if (own && (n === hidden.reference || n === removed.reference || n === photo.hash)) continue;
+        if (body.includes(n.toLowerCase())) hits.push(`${url}: ${n}`);
+      }
+      // The sender's own "sent" page and the status look-up name only the reference.
+      if (own && !url.startsWith("/report/sent/") && !url.startsWith("/status")) {
+        expect([404, 410], url).toContain(res.statusCode);
+      }
+    }
+    expect(hits).toEqual([]);
+
+    // The public part of what was moderated is still shown, so the crawl did read those pages.
+    const keptPage = await t.app.inject({ url: `/reports/${kept.reference}` });
+    expect(keptPage.statusCode).toBe(200);
+    expect(keptPage.body).toContain("Its photo and one update are hidden.");
+    const redactedPage = await t.app.inject({ url: `/reports/${redacted.reference}` });
+    expect(redactedPage.body).toContain("[removed by a moderator]");
+    expect((await t.app.inject({ url: "/reports.atom" })).body).toContain(kept.reference);
   });
 });

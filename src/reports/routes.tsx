@@ -21,6 +21,8 @@ import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/fo
 import { ReportsList } from "./pages/list.js";
 import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
+import { duplicateLinks } from "./duplicates.js";
+import { followRoutes } from "./follow-routes.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference } from "./reference.js";
 import {
@@ -47,6 +49,7 @@ function parseCoordinate(value: string): number | null {
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
   await app.register(mailWorkerPlugin);
   await app.register(photoRoutes);
+  await app.register(followRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
@@ -141,7 +144,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
       const category = await loadCategory(code);
-      if (category) {
+      // A retired category takes no new reports: its form is not offered, the choice of categories is.
+      if (category && !category.retired_at) {
         const values = { ...emptyFormValues(category.code), ...(await reporterDefaults(request)) };
         return renderForm(request, reply, values, [], null, [], 200);
       }
@@ -150,7 +154,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       return sendPage(
         reply,
         <Layout ctx={ctx} title="Report an issue" description="Report a local, non-urgent problem.">
-          <CategoryStep categories={categories} selected={change || code} />
+          <CategoryStep categories={categories.filter((c) => !c.retired_at)} selected={change || code} />
         </Layout>,
       );
     },
@@ -490,6 +494,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
+      const links = await duplicateLinks(db(), r.reference, { staff });
       const ctx = pageContext(request);
       return sendPage(
         reply,
@@ -500,7 +505,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} />
+          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
         </Layout>,
       );
     },

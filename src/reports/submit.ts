@@ -123,6 +123,7 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
         .executeTakeFirst()
     : undefined;
   if (!category) problem("category", input.categoryCode ? "is not a category we know" : "Choose a category");
+  else if (category.retired_at) problem("category", "is no longer in use: choose another category");
 
   const description = clean(input.description) ?? "";
   if (!description) problem("description", "Describe the problem");

@@ -17,7 +17,9 @@ export function llmsTxt(site: SiteInfo): string {
     "",
     `> A volunteer-run civic platform for the village of ${site.villageName}: residents report local, non-urgent ` +
       "issues (potholes, streetlights, fly-tipping) on a map, read every public report and check its status by " +
-      "reference number, find local businesses, reach their councillors and follow community projects.",
+      "reference number (and get its updates by email), share and support ideas, follow community projects, sign " +
+      "up as volunteers, subscribe to the newsletter, find local businesses, reach their councillors and read " +
+      "public statistics.",
     "",
     `It is an independent community project, not a council service: reports may be forwarded to ${site.councilName}, ` +
       "and response times depend on the council. It is not for emergencies (call 999). Reports are public except " +

@@ -60,7 +60,7 @@ function prepared(text: string): PreparedFile {
  * business, public report or report status changes (all answered from indexes).
  */
 async function dataVersion(db: Kysely<DB>): Promise<string> {
-  const [projects, businesses, reports, publicReports, updates, decisions] = await Promise.all([
+  const [projects, businesses, reports, publicReports, updates, decisions, ideas, issues] = await Promise.all([
     db
       .selectFrom("projects")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
@@ -84,6 +84,16 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
       .selectFrom("moderation_decisions")
       .select((eb) => eb.fn.max("id").as("m"))
       .executeTakeFirst(),
+    // Ideas (published, answered) and sent newsletter issues.
+    db
+      .selectFrom("ideas")
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
+      .executeTakeFirst(),
+    db
+      .selectFrom("newsletter_issues")
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
+      .where("status", "=", "sent")
+      .executeTakeFirst(),
   ]);
   return JSON.stringify([
     projects?.n,
@@ -94,6 +104,10 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
     publicReports,
     updates?.m,
     decisions?.m,
+    ideas?.n,
+    ideas?.m,
+    issues?.n,
+    issues?.m,
   ]);
 }
 
@@ -160,6 +174,16 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
         .limit(MAX_REPORTS)
         .execute();
       for (const i of ideas) entries.push({ path: `/ideas/${i.id}`, lastmod: i.updated_at });
+    }
+    if (app.hasRoute({ method: "GET", url: "/newsletter/archive/:id" })) {
+      const sent = await db
+        .selectFrom("newsletter_issues")
+        .select(["id", "updated_at"])
+        .where("status", "=", "sent")
+        .orderBy("id", "desc")
+        .limit(MAX_REPORTS)
+        .execute();
+      entries.push(...sent.map((i) => ({ path: `/newsletter/archive/${i.id}`, lastmod: i.updated_at })));
     }
     if (app.hasRoute({ method: "GET", url: "/councillors/:id" })) {
       const councillors = await db.selectFrom("councillors").select("id").orderBy("sort_order").execute();

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { registerPersonalData } from "../accounts/personal-data.js";
 import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../accounts/tokens.js";
-import { registerStaffPage } from "../admin/nav.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
+import { AlreadySent, oncePerForm } from "../community/single-use.js";
+import { parseRoles } from "../projects/service.js";
+import { withdrawnValues } from "./personal-data.js";
+import { volunteerStaffRoutes } from "./staff.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
-import { publicFormLimit, requireStaff, spamChecks, stringFields } from "../core/http/public-form.js";
+import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -31,17 +33,11 @@ const formQuery = Type.Object({
   role: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
-/** A CSV cell: quoted, and guarded against spreadsheet formulas. */
-function csvCell(v: string | null): string {
-  const s = v ?? "";
-  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
 /** /volunteer: sign up in general or for a project's role; the address is confirmed before staff see it. */
 export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
+  await app.register(volunteerStaffRoutes);
   const projects = () =>
     db()
       .selectFrom("projects")
@@ -63,13 +59,16 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
         <PostForm action="/volunteer" csrfToken={ctx.csrfToken}>
           <Select
             id="project"
-            label="Project (optional)"
-            value={v.project}
-            options={list.map((p) => ({ value: p.id, label: p.title }))}
+            label="Project and role (optional)"
+            hint="Choose a project’s role, or a project with any role, or leave it open."
+            value={v.role ? `${v.project}|${v.role}` : v.project}
+            options={list.flatMap((p) => [
+              { value: p.id, label: `${p.title}: any role` },
+              ...parseRoles(p.roles).map((r) => ({ value: `${p.id}|${r}`, label: `${p.title}: ${r}` })),
+            ])}
             problems={problems}
             empty="Any project"
           />
-          <Field id="role" label="Role (optional)" value={v.role} problems={problems} maxLength={100} />
           <Field id="name" label="Your name" value={v.name} problems={problems} autocomplete="name" maxLength={100} />
           <Field
             id="email"
@@ -115,10 +114,11 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
 
   app.get("/volunteer", { schema: { hide: true, querystring: formQuery } }, async (request, reply) => {
     const q = request.query as { project?: string; role?: string };
+    const [project = "", role = ""] = (q.project ?? "").split("|", 2);
     return render(
       request,
       reply,
-      { name: "", email: "", phone: "", interests: "", availability: "", project: q.project ?? "", role: q.role ?? "" },
+      { name: "", email: "", phone: "", interests: "", availability: "", project, role: q.role ?? role },
       [],
     );
   });
@@ -132,10 +132,10 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
       phone: cut("phone", 60),
       interests: cut("interests", 2000),
       availability: cut("availability", 1000),
-      project: cut("project", 100),
-      role: cut("role", 200),
+      project: cut("project", 300).split("|", 2)[0] ?? "",
+      role: cut("project", 300).split("|", 2)[1] ?? "",
     };
-    const { problems } = spamChecks(civic, f);
+    const { token, problems } = spamChecks(civic, f);
     const email = normaliseEmail(v.email);
     if (v.name.trim() === "" || v.name.length > 100)
       problems.push({ field: "name", message: "Enter your name (up to 100 characters)" });
@@ -146,55 +146,69 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
       problems.push({ field: "interests", message: "Say what you would like to help with" });
     if (v.availability.trim() === "" || v.availability.length > 500)
       problems.push({ field: "availability", message: "Say when you are available" });
-    if (v.role.length > 100) problems.push({ field: "role", message: "Keep the role to 100 characters" });
     const project = v.project
-      ? await db().selectFrom("projects").select("id").where("id", "=", v.project).executeTakeFirst()
+      ? await db().selectFrom("projects").select(["id", "roles"]).where("id", "=", v.project).executeTakeFirst()
       : undefined;
-    if (v.project && !project) problems.push({ field: "project", message: "Choose a project from the list" });
+    if ((v.project && !project) || (project && v.role && !parseRoles(project.roles).includes(v.role))) {
+      problems.push({ field: "project", message: "Choose a project and role from the list" });
+    }
     if (problems.length > 0) return render(request, reply, v, problems);
-    const token = newToken();
+    const confirmToken = newToken();
     const now = civic.now();
-    await db()
-      .transaction()
-      .execute(async (tx) => {
-        await tx
-          .insertInto("volunteers")
-          .values({
-            project_id: project?.id ?? null,
-            role: v.role.trim() || null,
-            name: v.name.trim(),
-            email: email!,
-            phone: v.phone.trim() || null,
-            interests: v.interests.trim(),
-            availability: v.availability.trim(),
-            consent_text: CONSENT,
-            status: "unconfirmed",
-            token_hash: hashToken(token),
-            account_id: request.viewer?.accountId ?? null,
-            created_at: now.toISOString(),
-            confirmed_at: null,
-            withdrawn_at: null,
-          })
-          .execute();
-        await enqueueMail(
-          tx,
-          {
-            kind: "volunteer-confirm",
-            to: email!,
-            subject: `Confirm your volunteering sign-up in ${civic.site.villageName}`,
-            text: [
-              "Thank you for offering to volunteer. To confirm your sign-up, open this link and press the button:",
-              `${civic.site.baseUrl}/volunteer/confirm/${token}`,
-              "",
-              "Keep this message: the same link lets you withdraw at any time.",
-            ].join("\n"),
-            html: null,
-            domain: new URL(civic.site.baseUrl).hostname,
-          },
-          now,
-        );
-      });
     const ctx = pageContext(request);
+    const done = await oncePerForm(civic, token, "volunteer", (record) =>
+      db()
+        .transaction()
+        .execute(async (tx) => {
+          await record(tx, "sent");
+          await tx
+            .insertInto("volunteers")
+            .values({
+              project_id: project?.id ?? null,
+              role: v.role.trim() || null,
+              name: v.name.trim(),
+              email: email!,
+              phone: v.phone.trim() || null,
+              interests: v.interests.trim(),
+              availability: v.availability.trim(),
+              consent_text: CONSENT,
+              status: "unconfirmed",
+              token_hash: hashToken(confirmToken),
+              account_id: request.viewer?.accountId ?? null,
+              created_at: now.toISOString(),
+              confirmed_at: null,
+              withdrawn_at: null,
+            })
+            .execute();
+          await enqueueMail(
+            tx,
+            {
+              kind: "volunteer-confirm",
+              to: email!,
+              subject: `Confirm your volunteering sign-up in ${civic.site.villageName}`,
+              text: [
+                "Thank you for offering to volunteer. To confirm your sign-up, open this link and press the button:",
+                `${civic.site.baseUrl}/volunteer/confirm/${confirmToken}`,
+                "",
+                "Keep this message: the same link lets you withdraw at any time.",
+              ].join("\n"),
+              html: null,
+              domain: new URL(civic.site.baseUrl).hostname,
+            },
+            now,
+          );
+        }),
+    );
+    if ("earlier" in done) {
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Already sent">
+          <AlreadySent what="sign-up">
+            <p>Check your email for the link that confirms it.</p>
+          </AlreadySent>
+        </Layout>,
+      );
+    }
     return sendPage(
       reply,
       <Layout ctx={ctx} title="Check your email">
@@ -257,175 +271,7 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
     return reply.redirect(`/volunteer/confirm/${token}`, 303);
   });
 
-  app.get("/admin/volunteers", { schema: { hide: true } }, async (request, reply) => {
-    if (!requireStaff(request, reply)) return reply;
-    const rows = await db()
-      .selectFrom("volunteers")
-      .leftJoin("projects", "projects.id", "volunteers.project_id")
-      .select([
-        "volunteers.id",
-        "volunteers.name",
-        "volunteers.email",
-        "volunteers.phone",
-        "volunteers.role",
-        "volunteers.interests",
-        "volunteers.availability",
-        "volunteers.confirmed_at",
-        "projects.title as project_title",
-      ])
-      .where("volunteers.status", "=", "confirmed")
-      .orderBy("projects.title")
-      .orderBy("volunteers.id")
-      .limit(5000)
-      .execute();
-    const groups = new Map<string, typeof rows>();
-    for (const r of rows) {
-      const key = r.project_title ?? "Any project";
-      groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Volunteers">
-        <h1>Volunteers</h1>
-        <p>
-          Confirmed sign-ups only.{" "}
-          {request.viewer?.role === "admin" ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
-        </p>
-        {[...groups.entries()].map(([title, list]) => (
-          <section key={title} aria-label={title}>
-            <h2>{title}</h2>
-            <ul>
-              {list.map((r) => (
-                <li key={r.id}>
-                  {r.name} ({r.email}
-                  {r.phone ? `, ${r.phone}` : ""}){r.role ? `, ${r.role}` : ""}: {r.interests}. Available:{" "}
-                  {r.availability}
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))}
-      </Layout>,
-    );
-  });
-
-  app.get("/admin/volunteers.csv", { schema: { hide: true } }, async (request, reply) => {
-    if (!requireStaff(request, reply, "admin")) return reply;
-    const rows = await db()
-      .selectFrom("volunteers")
-      .leftJoin("projects", "projects.id", "volunteers.project_id")
-      .select([
-        "volunteers.name",
-        "volunteers.email",
-        "volunteers.phone",
-        "volunteers.role",
-        "volunteers.interests",
-        "volunteers.availability",
-        "volunteers.consent_text",
-        "volunteers.confirmed_at",
-        "projects.title as project_title",
-      ])
-      .where("volunteers.status", "=", "confirmed")
-      .orderBy("volunteers.id")
-      .limit(50_000)
-      .execute();
-    const header = [
-      "project",
-      "role",
-      "name",
-      "email",
-      "phone",
-      "interests",
-      "availability",
-      "consent",
-      "confirmed_at",
-    ];
-    const lines = rows.map((r) =>
-      [r.project_title, r.role, r.name, r.email, r.phone, r.interests, r.availability, r.consent_text, r.confirmed_at]
-        .map(csvCell)
-        .join(","),
-    );
-    return reply
-      .header("content-type", "text/csv; charset=utf-8")
-      .header("content-disposition", 'attachment; filename="volunteers.csv"')
-      .header("cache-control", "no-store")
-      .send(`${header.join(",")}\r\n${lines.map((l) => `${l}\r\n`).join("")}`);
-  });
-
   async function withdraw(id: number, now: Date) {
-    await db()
-      .updateTable("volunteers")
-      .set({
-        status: "withdrawn",
-        withdrawn_at: now.toISOString(),
-        name: "",
-        phone: null,
-        interests: "",
-        availability: "",
-      })
-      .where("id", "=", id)
-      .execute();
+    await db().updateTable("volunteers").set(withdrawnValues(now)).where("id", "=", id).execute();
   }
 }
-
-/** Sign-ups under the person's address or account; each confirmed one is a consent they can withdraw. */
-registerPersonalData({
-  key: "volunteering",
-  async collect({ db }, subject) {
-    const rows = await db
-      .selectFrom("volunteers")
-      .select([
-        "project_id",
-        "role",
-        "name",
-        "email",
-        "phone",
-        "interests",
-        "availability",
-        "consent_text",
-        "status",
-        "created_at",
-        "confirmed_at",
-        "withdrawn_at",
-      ])
-      .where("email", "=", subject.email)
-      .execute();
-    return { data: rows };
-  },
-  async erase({ db }, subject) {
-    await db.deleteFrom("volunteers").where("email", "=", subject.email).execute();
-  },
-  async consents({ db }, subject) {
-    const rows = await db
-      .selectFrom("volunteers")
-      .select(["id", "consent_text", "confirmed_at"])
-      .where("email", "=", subject.email)
-      .where("status", "=", "confirmed")
-      .execute();
-    return rows.map((r) => ({
-      id: String(r.id),
-      label: `Volunteering: ${r.consent_text}`,
-      givenAt: r.confirmed_at ?? "",
-    }));
-  },
-  async withdraw({ db, now }, subject, id) {
-    const r = await db
-      .updateTable("volunteers")
-      .set({
-        status: "withdrawn",
-        withdrawn_at: now.toISOString(),
-        name: "",
-        phone: null,
-        interests: "",
-        availability: "",
-      })
-      .where("id", "=", Number(id))
-      .where("email", "=", subject.email)
-      .where("status", "=", "confirmed")
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
-  },
-});
-
-registerStaffPage({ label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 });

@@ -34,6 +34,14 @@ describeEachDb("civic users", (dialect) => {
     expect((await run(["users", "revoke", "mod@example.org", "moderator"])).code).toBe(0);
     expect((await run(["users", "list"])).out).toMatch(/mod@example\.org\tresident/);
 
+    // Every role change by the command line is in the audit log, with the command line as the actor.
+    const rows = await t.database.db.selectFrom("audit_log").selectAll().orderBy("id").execute();
+    expect(rows.map((r) => [r.actor_id, r.action, JSON.parse(r.details)])).toEqual([
+      ["command-line", "role.grant", { from: "resident", to: "admin" }],
+      ["command-line", "role.grant", { from: "resident", to: "moderator" }],
+      ["command-line", "role.revoke", { from: "moderator", to: "resident" }],
+    ]);
+
     expect((await run(["users", "grant", "not-an-email", "admin"])).code).toBe(2);
     expect((await run(["users", "grant", "a@example.org", "emperor"])).code).toBe(2);
     expect((await run(["users", "grant", "a@example.org"])).code).toBe(2);

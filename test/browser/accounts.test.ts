@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, signInMailParts } from "../accounts/support.js";
@@ -9,18 +8,8 @@ import {
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  freePort,
 } from "../helpers/browser.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Accounts in real Chromium: email sign-in without JavaScript and by keyboard, axe on every accounts page, and

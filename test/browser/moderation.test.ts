@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -9,20 +8,10 @@ import {
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  freePort,
 } from "../helpers/browser.js";
 import { reportSubmission } from "../helpers/reports.js";
 import { signInAs } from "../helpers/staff.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** "Report this" without JavaScript and by keyboard, and the moderation console, in Chromium with axe. */
 describe.skipIf(!browserAvailable())("moderation in Chromium", () => {

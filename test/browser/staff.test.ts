@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
 import {
@@ -8,19 +7,9 @@ import {
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  freePort,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The staff console in real Chromium: a signed-in admin (session made directly, cookie set in the browser) visits

@@ -66,20 +66,38 @@ describeEachDb("ideas", (dialect) => {
     expect(pub).not.toContain("bob@example.org");
 
     // A resident cannot set a status.
-    expect(
-      (await submitSlowly(h, bob, ideaPath, `${ideaPath}/status`, { status: "adopted", response: "x" })).statusCode,
-    ).toBe(403);
+    const id = ideaPath.split("/")[2]!;
+    expect((await bob.get(`/admin/ideas/${id}`)).statusCode).toBe(403);
     const project = await h.app.civic.database.db
       .selectFrom("projects")
       .select(["id", "title"])
       .executeTakeFirstOrThrow();
     const staff = await signedIn(h, "staff@example.org", "moderator");
-    const set = await submitSlowly(h, staff, ideaPath, `${ideaPath}/status`, {
+    expect((await staff.get(ideaPath)).body).toContain(`href="/admin/ideas/${id}"`);
+    const staffPage = await staff.get("/admin/ideas?status=open");
+    expect(staffPage.body).toContain('class="staff-nav"');
+    expect(staffPage.body).toContain(`href="/admin/ideas/${id}"`);
+    // Adopting needs a project; the form comes back with what was typed.
+    const bad = await submitSlowly(h, staff, `/admin/ideas/${id}`, `/admin/ideas/${id}`, {
+      status: "adopted",
+      project: "",
+      response: "We love it and are building it.",
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain("Choose the project an adopted idea became");
+    expect(bad.body).toContain("We love it and are building it.</textarea>");
+    const set = await submitSlowly(h, staff, `/admin/ideas/${id}`, `/admin/ideas/${id}`, {
       status: "adopted",
       project: project.id,
       response: "We love it and are building it.",
     });
     expect(set.statusCode).toBe(303);
+    const audit = await h.app.civic.database.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("action", "=", "idea.status")
+      .execute();
+    expect(audit.map((a) => a.item_id)).toEqual([id]);
     const after = (await anon.get(ideaPath)).body;
     expect(after).toContain("Adopted");
     expect(after).toContain("We love it and are building it.");

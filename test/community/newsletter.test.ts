@@ -89,6 +89,8 @@ describeEachDb("newsletter", (dialect) => {
     });
     expect(preview.body).toContain("&lt;script&gt;");
     expect(preview.body).not.toContain("<script>x");
+    expect(preview.body).toContain("<h3>Autumn news</h3>");
+    expect(preview.body).toContain("The bench is <strong>fixed</strong>");
     await submitSlowly(h, staff, issuePath, issuePath, {
       title: "Autumn news",
       body: "The bench is fixed.",
@@ -113,6 +115,21 @@ describeEachDb("newsletter", (dialect) => {
     expect(news.map((m) => m.to[0]).sort()).toEqual(["ann@example.org", "bob@example.org"]);
     const progress = await staff.get(issuePath);
     expect(progress.body).toContain("Queued for 2 of 2");
+    expect(progress.body).toContain('class="staff-nav"');
+    const actions = await h.app.civic.database.db
+      .selectFrom("audit_log")
+      .select("action")
+      .where("item_type", "=", "newsletter_issue")
+      .orderBy("id")
+      .execute();
+    // Created, edited (by the preview's save), tested, sent once (the second press changed nothing).
+    expect(actions.map((a) => a.action)).toEqual([
+      "newsletter.create",
+      "newsletter.edit",
+      "newsletter.edit",
+      "newsletter.test",
+      "newsletter.send",
+    ]);
 
     expect(ann.parsed.subject).toContain("Autumn news");
     expect(ann.raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);

@@ -20,7 +20,6 @@ describeEachDb("volunteers", (dialect) => {
     const v = new Visitor(h.app);
     const fields = {
       project: project.id,
-      role: "Litter picker",
       name: "Fay Lee",
       email: "fay@example.org",
       phone: "01234 567890",
@@ -31,6 +30,10 @@ describeEachDb("volunteers", (dialect) => {
     const bad = await submitSlowly(h, v, "/volunteer", "/volunteer", { ...fields, email: "x" });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('value="Fay Lee"');
+    expect(
+      (await submitSlowly(h, v, "/volunteer", "/volunteer", { ...fields, project: `${project.id}|Juggler` }))
+        .statusCode,
+    ).toBe(400);
     expect((await submitSlowly(h, v, "/volunteer", "/volunteer", fields)).statusCode).toBe(200);
 
     const path = linkIn((await h.mailTo("fay@example.org")).parsed.text ?? "", "/volunteer/confirm/");
@@ -50,6 +53,13 @@ describeEachDb("volunteers", (dialect) => {
     expect(csv.headers["content-type"]).toContain("text/csv");
     expect(csv.body).toContain('"Fay Lee","fay@example.org"');
     expect(csv.body).toContain(`"'=Weekends"`);
+    const exports = await h.app.civic.database.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("action", "=", "volunteers.export")
+      .execute();
+    expect(exports).toHaveLength(1);
+    expect(list).toContain('class="staff-nav"');
 
     const withdraw = /action="(\/volunteer\/withdraw\/[^"]+)"/.exec((await v.get(path)).body)![1]!;
     const t2 = /name="_csrf" value="([^"]+)"/.exec((await v.get(path)).body)![1]!;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -109,4 +110,16 @@ export function watchPageProblems(page: Page): string[] {
   });
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
   return problems;
+}
+
+/** A TCP port that is free on 127.0.0.1 right now, for a test server that a browser visits. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -16,6 +16,18 @@ const ADMIN_ONLY = new Set<string>([
   "POST /admin/ban-list/remove",
   "POST /admin/moderation/reports/:reference/restore",
   "POST /admin/moderation/strikes/overrule",
+  "GET /admin/categories",
+  "* /admin/categories/new",
+  "* /admin/categories/:code",
+  "POST /admin/categories/:code/retire",
+  "POST /admin/categories/:code/unretire",
+  "* /admin/categories/:code/questions",
+  "* /admin/categories/:code/questions/:question",
+  "POST /admin/categories/:code/questions/:question/move",
+  "POST /admin/categories/:code/questions/:question/remove",
+  "* /admin/departments",
+  "* /admin/departments/:id",
+  "POST /admin/departments/:id/delete",
 ]);
 
 function isAdminOnly(method: string, url: string): boolean {
@@ -49,6 +61,21 @@ describeEachDb("staff console authorisation", (dialect) => {
     const urls = routes.map((r) => `${r.method} ${r.url}`);
     expect(urls).toContain("GET /admin");
     expect(urls).toContain("GET /admin/log");
+    for (const community of [
+      "GET /admin/projects",
+      "POST /admin/projects",
+      "POST /admin/projects/:id",
+      "POST /admin/projects/:id/updates",
+      "GET /admin/ideas",
+      "POST /admin/ideas/:id",
+      "GET /admin/volunteers",
+      "POST /admin/newsletter/:id",
+    ]) {
+      expect(urls).toContain(community);
+    }
+    for (const action of ["category", "forward", "duplicate", "assign"]) {
+      expect(urls).toContain(`POST /admin/reports/:reference/${action}`);
+    }
     for (const listed of ADMIN_ONLY) expect(urls.some((u) => u.endsWith(` ${listed.split(" ")[1]!}`))).toBe(true);
   });
 

@@ -10,6 +10,8 @@ export interface InboxFilter {
   to?: string;
   /** A reference, or words in the title or description. */
   q?: string;
+  /** An account id, or "none" for unassigned reports. */
+  assigned?: string;
 }
 
 export interface InboxRow {
@@ -40,6 +42,8 @@ export async function listInbox(
     .innerJoin("categories", "categories.code", "reports.category_code")
     .leftJoin("accounts", "accounts.id", "reports.assigned_to");
   if (filter.status) q = q.where("reports.status", "=", filter.status);
+  if (filter.assigned === "none") q = q.where("reports.assigned_to", "is", null);
+  else if (filter.assigned) q = q.where("reports.assigned_to", "=", filter.assigned);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.from) q = q.where("reports.created_at", ">=", `${filter.from}T00:00:00.000Z`);
   if (filter.to) q = q.where("reports.created_at", "<=", `${filter.to}T23:59:59.999Z`);

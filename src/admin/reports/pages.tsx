@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { Pager } from "../pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
@@ -6,6 +7,8 @@ import { REPORT_STATUSES, STATUS_LABELS } from "../../reports/model.js";
 import { DateTime, StatusTag } from "../../reports/pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
+import { DuplicateLinksView } from "../../reports/pages/duplicates.js";
+import { type ActionChoices, ActionForms, ErrorFor } from "./action-forms.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -14,6 +17,9 @@ export interface InboxProps {
   pages: number;
   filter: InboxFilter;
   categories: Category[];
+  staff: ActionChoices["staff"];
+  /** The assigned filter as given: "", "me", "none" or an account id. */
+  assigned: string;
   query: (page: number) => string;
 }
 
@@ -46,6 +52,23 @@ export function InboxPage(p: InboxProps) {
             {p.categories.map((c) => (
               <option value={c.code} selected={c.code === p.filter.category} key={c.code}>
                 {c.name}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
+          <label for="inbox-assigned">Assigned to</label>
+          <select id="inbox-assigned" name="assigned">
+            <option value="">Anyone or nobody</option>
+            <option value="me" selected={p.assigned === "me"}>
+              Me
+            </option>
+            <option value="none" selected={p.assigned === "none"}>
+              Nobody
+            </option>
+            {p.staff.map((s) => (
+              <option value={s.id} selected={s.id === p.assigned} key={s.id}>
+                {s.name ? `${s.name} (${s.email})` : s.email}
               </option>
             ))}
           </select>
@@ -111,28 +134,23 @@ export function InboxPage(p: InboxProps) {
 const NOTICES: Record<string, string> = {
   status: "The status is changed and the update is published.",
   note: "Your note is saved.",
+  category: "The category is changed (and the report forwarded to its department, if it has one).",
+  forward: "The report is forwarded again.",
+  duplicate: "The report is marked as a duplicate and closed; the update is published.",
+  assign: "The assignment is saved.",
 };
 
 export interface StaffReportProps {
   r: StaffReport;
   csrfToken: string;
   problems: FieldProblem[];
-  values: { status?: string; note?: string; body?: string };
+  values: Record<string, string | undefined>;
   notice?: string;
-}
-
-function ErrorFor({ problems, field, id }: { problems: FieldProblem[]; field: string; id: string }) {
-  const p = problems.find((x) => x.field === field);
-  return p ? (
-    <span class="field-error" id={id}>
-      <span class="visually-hidden">Error: </span>
-      {p.message}
-    </span>
-  ) : null;
+  choices: ActionChoices;
 }
 
 /** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
-export function StaffReportPage({ r, csrfToken, problems, values, notice }: StaffReportProps) {
+export function StaffReportPage({ r, csrfToken, problems, values, notice, choices }: StaffReportProps) {
   const has = (f: string) => problems.some((p) => p.field === f);
   return (
     <>
@@ -174,6 +192,8 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
         </dd>
         <dt>Forwarded</dt>
         <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
+        <dt>Assigned to</dt>
+        <dd>{r.assignedTo ?? "Nobody"}</dd>
         <dt>Reporter gave an email address</dt>
         <dd>{r.hasReporterEmail ? "Yes: they are emailed at every public status change" : "No"}</dd>
         <dt>Public page</dt>
@@ -181,8 +201,25 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
           <a href={`/reports/${r.reference}`}>/reports/{r.reference}</a>
         </dd>
       </dl>
+      <DuplicateLinksView links={r.links} href={(reference) => `/admin/reports/${reference}`} />
       <h2>Description</h2>
       <p class="report-description">{r.description}</p>
+      {r.answers.length > 0 ? (
+        <>
+          <h2>Answers to the category's questions</h2>
+          <dl class="report-facts">
+            {r.answers.map((a) => (
+              <Fragment key={a.code}>
+                <dt>
+                  {a.label}
+                  {a.removed ? " (a question since removed)" : ""}
+                </dt>
+                <dd>{a.answer}</dd>
+              </Fragment>
+            ))}
+          </dl>
+        </>
+      ) : null}
 
       <h2>Change the status</h2>
       {r.next.length === 0 ? (
@@ -193,7 +230,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
           <input type="hidden" name="expected" value={r.status} />
           <p>
             <label for="staff-status">New status</label>
-            <ErrorFor problems={problems} field="status" id="staff-status-error" />
+            <ErrorFor problems={problems} field="status" />
             <select
               id="staff-status"
               name="status"
@@ -212,7 +249,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
             <span class="hint" id="staff-note-hint">
               Shown on the public report page, in the feeds and the API, and emailed to the reporter and followers.
             </span>
-            <ErrorFor problems={problems} field="note" id="staff-note-error" />
+            <ErrorFor problems={problems} field="note" />
             <textarea
               id="staff-note"
               name="note"
@@ -229,6 +266,8 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
           </p>
         </form>
       )}
+
+      <ActionForms r={r} csrfToken={csrfToken} problems={problems} values={values} choices={choices} />
 
       <h2>Public history</h2>
       {r.history.length === 0 ? (
@@ -259,7 +298,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice }: Staf
         <CsrfField token={csrfToken} />
         <p>
           <label for="staff-body">Add a private note</label>
-          <ErrorFor problems={problems} field="body" id="staff-body-error" />
+          <ErrorFor problems={problems} field="body" />
           <textarea
             id="staff-body"
             name="body"

@@ -4,11 +4,20 @@ import { Type } from "typebox";
 import { formField } from "../../core/http/csrf.js";
 import { AppError } from "../../core/http/errors.js";
 import { isReportStatus, REPORT_STATUSES } from "../../reports/model.js";
+import type { Viewer } from "../../core/context.js";
 import { type StaffScope, staffViewer } from "../guard.js";
 import { renderAdminPage } from "../layout.js";
 import { registerStaffPage } from "../nav.js";
 import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
 import { InboxPage, StaffReportPage } from "./pages.js";
+import {
+  activeCategories,
+  staffAssign,
+  staffChangeCategory,
+  staffForwardAgain,
+  staffMarkDuplicate,
+  staffMembers,
+} from "./actions.js";
 import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
 
 registerStaffPage({ label: "Reports inbox", path: "/admin/reports", minimum: "moderator", order: 10 });
@@ -21,6 +30,8 @@ const InboxQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 100 })),
   from: OptionalDate,
   to: OptionalDate,
+  /** "me", "none" or a staff account id. */
+  assigned: Type.Optional(Type.String({ maxLength: 100 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
 });
 const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
@@ -43,11 +54,13 @@ export function triageRoutes(scope: StaffScope): void {
       category: q.category || undefined,
       from: q.from || undefined,
       to: q.to || undefined,
+      assigned: q.assigned === "me" ? staffViewer(request).accountId : q.assigned || undefined,
     };
     const page = q.page ?? 1;
-    const [{ rows, total }, categories] = await Promise.all([
+    const [{ rows, total }, categories, staff] = await Promise.all([
       listInbox(db(), filter, page),
       db().selectFrom("categories").selectAll().orderBy("sort_order").orderBy("name").execute(),
+      staffMembers(db()),
     ]);
     const pages = Math.max(1, Math.ceil(total / INBOX_PAGE_SIZE));
     const query = (n: number) => pageHref("/admin/reports", q, n);
@@ -59,6 +72,8 @@ export function triageRoutes(scope: StaffScope): void {
         pages={pages}
         filter={filter}
         categories={categories}
+        staff={staff}
+        assigned={q.assigned ?? ""}
         query={query}
       />
     ));
@@ -70,7 +85,11 @@ export function triageRoutes(scope: StaffScope): void {
     reference: string,
     options: { problems?: AppError; values?: Record<string, string>; notice?: string } = {},
   ) {
-    const r = await loadStaffReport(db(), reference);
+    const [r, categories, staff] = await Promise.all([
+      loadStaffReport(db(), reference),
+      activeCategories(db()),
+      staffMembers(db()),
+    ]);
     const problems = options.problems
       ? options.problems.fields.length > 0
         ? options.problems.fields
@@ -87,6 +106,7 @@ export function triageRoutes(scope: StaffScope): void {
           problems={problems}
           values={options.values ?? {}}
           notice={options.notice}
+          choices={{ categories, staff }}
         />
       ),
       { status: options.problems ? options.problems.status : 200, hasErrors: problems.length > 0 },
@@ -164,4 +184,62 @@ export function triageRoutes(scope: StaffScope): void {
       );
     },
   );
+
+  /** The triage actions with one form each: which fields they post and what they do. */
+  const actions: {
+    name: string;
+    fields: string[];
+    run: (viewer: Viewer, reference: string, field: (name: string) => string) => Promise<void>;
+  }[] = [
+    {
+      name: "category",
+      fields: ["category", "category_reason"],
+      run: (viewer, reference, field) =>
+        staffChangeCategory(civic, viewer, reference, {
+          category: field("category"),
+          expected: field("expected"),
+          reason: field("category_reason"),
+        }),
+    },
+    {
+      name: "forward",
+      fields: ["forward_reason"],
+      run: (viewer, reference, field) =>
+        staffForwardAgain(civic, viewer, reference, { reason: field("forward_reason") }),
+    },
+    {
+      name: "duplicate",
+      fields: ["original", "duplicate_note"],
+      run: (viewer, reference, field) =>
+        staffMarkDuplicate(civic, viewer, reference, {
+          original: field("original"),
+          note: field("duplicate_note"),
+          expected: field("expected"),
+        }),
+    },
+    {
+      name: "assign",
+      fields: ["assignee"],
+      run: (viewer, reference, field) =>
+        staffAssign(civic, viewer, reference, { assignee: field("assignee"), expected: field("expected") }),
+    },
+  ];
+  for (const a of actions) {
+    scope.post(
+      `/admin/reports/:reference/${a.name}`,
+      { schema: { hide: true, params: ReferenceParams } },
+      async (request, reply) => {
+        const viewer = staffViewer(request);
+        const reference = request.params.reference;
+        return formAction(
+          request,
+          reply,
+          reference,
+          a.fields,
+          () => a.run(viewer, reference, (name) => posted(request, name)),
+          a.name,
+        );
+      },
+    );
+  }
 }

@@ -2,10 +2,12 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { enqueueMail } from "../../core/mail/outbox.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
+import { duplicateLinks, type DuplicateLinks } from "../../reports/duplicates.js";
+import { labelledAnswers } from "../../catalogue/questions.js";
+import type { AttributeValues } from "../../reports/attributes.js";
 import { recordAudit } from "../audit.js";
-import { statusUpdateMail } from "./mails.js";
+import { enqueueUpdateMails } from "./mails.js";
 
 export const MAX_STAFF_NOTE_LENGTH = 4000;
 
@@ -36,10 +38,25 @@ export interface StaffReport {
   forwardedAt: string | null;
   forwardedTo: string | null;
   hasReporterEmail: boolean;
+  /** The assigned staff member's name or address, and account id. */
   assignedTo: string | null;
+  assignedToId: string | null;
+  links: DuplicateLinks;
+  /** The answers to the category's questions, under the label each was given under (removed questions marked). */
+  answers: { code: string; label: string; answer: string; removed: boolean }[];
   history: { status: ReportStatus; previous: ReportStatus | null; note: string; at: string }[];
   notes: { id: number; body: string; at: string; author: string | null }[];
   next: readonly ReportStatus[];
+}
+
+/** A report's stored answers; anything that is not an object of answers (it never should be) shows as none. */
+function storedAnswers(json: string): AttributeValues {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as AttributeValues) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Everything staff see of one report, by reference (the reporter's contact details stay out of the page). */
@@ -54,6 +71,9 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       "reports.description",
       "reports.category_code",
       "categories.name as category_name",
+      "categories.attributes as category_attributes",
+      "categories.former_attributes as category_former_attributes",
+      "reports.attributes",
       "reports.status",
       "reports.visibility",
       "reports.created_at",
@@ -66,7 +86,7 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     .where("reports.reference", "=", reference)
     .executeTakeFirst();
   if (!row) throw notFound("There is no report with this reference.");
-  const [history, notes] = await Promise.all([
+  const [history, notes, assignee, links] = await Promise.all([
     db
       .selectFrom("report_updates")
       .select(["status", "previous_status", "note", "created_at"])
@@ -82,6 +102,10 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       .orderBy("staff_notes.created_at")
       .orderBy("staff_notes.id")
       .execute(),
+    row.assigned_to === null
+      ? undefined
+      : db.selectFrom("accounts").select(["name", "email"]).where("id", "=", row.assigned_to).executeTakeFirst(),
+    duplicateLinks(db, row.reference, { staff: true }),
   ]);
   return {
     id: row.id,
@@ -97,7 +121,13 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     forwardedAt: row.forwarded_at,
     forwardedTo: row.forwarded_to,
     hasReporterEmail: row.reporter_email !== null,
-    assignedTo: row.assigned_to,
+    assignedTo: row.assigned_to === null ? null : (assignee?.name ?? assignee?.email ?? "A former account"),
+    assignedToId: row.assigned_to,
+    links,
+    answers: labelledAnswers(
+      { attributes: row.category_attributes, former_attributes: row.category_former_attributes },
+      storedAnswers(row.attributes),
+    ),
     history: history.map((h) => ({ status: h.status, previous: h.previous_status, note: h.note, at: h.created_at })),
     notes: notes.map((n) => ({ id: n.id, body: n.body, at: n.created_at, author: n.name ?? n.email ?? null })),
     next: TRANSITIONS[row.status],
@@ -140,6 +170,10 @@ export async function staffChangeStatus(
   const note = staffText(input.note, "note", "the public update text", MAX_NOTE_LENGTH);
   const now = civic.now();
   await changeStatus(db, report.id, to, note, now, async (tx, change) => {
+    // A duplicate that is reopened stands on its own again.
+    if (change.from === "duplicate") {
+      await tx.updateTable("reports").set({ duplicate_of: null }).where("id", "=", report.id).execute();
+    }
     await recordAudit(tx, {
       actorId: viewer.accountId,
       action: "report.status",
@@ -149,14 +183,13 @@ export async function staffChangeStatus(
       details: { from: change.from, to: change.to },
       at: now,
     });
-    if (report.reporter_email) {
-      const mail = statusUpdateMail(civic, report.reporter_email, {
-        reference: report.reference,
-        statusLabel: STATUS_LABELS[to],
-        note,
-      });
-      await enqueueMail(tx, mail, now);
-    }
+    await enqueueUpdateMails(
+      civic,
+      tx,
+      report.id,
+      { reference: report.reference, statusLabel: STATUS_LABELS[to], note },
+      now,
+    );
   });
 }
 

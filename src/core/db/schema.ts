@@ -99,6 +99,25 @@ export interface CategoriesTable {
   sort_order: number;
   /** Set when an admin retires the category: no new reports; existing reports keep it. */
   retired_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** The department reports are forwarded to; department_name/department_email are its copy (src/catalogue). */
+  department_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON array of the attribute definitions the category no longer asks, so earlier answers keep their label. */
+  former_attributes: ColumnType<string, string | undefined, string>;
+}
+
+/** Council departments that reports are forwarded to (admin-managed). */
+export interface DepartmentsTable {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One row (id 1): bumped by triggers on every change to categories or departments. */
+export interface CatalogueVersionTable {
+  id: number;
+  version: number;
 }
 
 export type ReportStatus =
@@ -151,6 +170,8 @@ export interface ReportsTable {
   assigned_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** Staff: the report this one duplicates (its status is then "duplicate"). */
   duplicate_of: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the reporter stopped the update mails of this report (one-click unsubscribe); null while they get them. */
+  updates_stopped_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface ReportPhotosTable {
@@ -560,6 +581,8 @@ export interface DB {
   businesses: BusinessesTable;
   business_changes: BusinessChangesTable;
   categories: CategoriesTable;
+  departments: DepartmentsTable;
+  catalogue_version: CatalogueVersionTable;
   reports: ReportsTable;
   report_photos: ReportPhotosTable;
   report_updates: ReportUpdatesTable;

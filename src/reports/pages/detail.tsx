@@ -1,9 +1,22 @@
 import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/flag-pages.js";
 import type { PublicReportDetail } from "../repository.js";
+import type { DuplicateLinks } from "../duplicates.js";
+import { DuplicateLinksView } from "./duplicates.js";
+import { FollowForm } from "./follow.js";
 import { DateTime, StatusTag, where } from "./common.js";
 import type { MapTiles } from "./list.js";
 
-export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTiles }) {
+export function ReportDetail({
+  r,
+  tiles,
+  csrfToken,
+  links,
+}: {
+  r: PublicReportDetail;
+  tiles: MapTiles;
+  csrfToken: string;
+  links: DuplicateLinks;
+}) {
   const place = where(r);
   return (
     <>
@@ -15,6 +28,7 @@ export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTi
       <p>
         <StatusTag status={r.status} />
       </p>
+      <DuplicateLinksView links={links} />
       <dl class="report-facts">
         <dt>Reference</dt>
         <dd>{r.reference}</dd>
@@ -106,6 +120,7 @@ export function ReportDetail({ r, tiles }: { r: PublicReportDetail; tiles: MapTi
           </li>
         ))}
       </ol>
+      {r.visibility === "public" ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>Is this report about something dangerous? Not for emergencies: call 999 if someone is in danger.</p>
       <p>
         <ReportThisLink kind="report" id={r.reference} noun="report" />

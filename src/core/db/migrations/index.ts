@@ -13,6 +13,8 @@ import * as m0011 from "./0011_staff.js";
 import * as m0014 from "./0014_analytics.js";
 import * as m0015 from "./0015_scale.js";
 import * as m0012 from "./0012_moderation.js";
+import * as m0016 from "./0016_triage.js";
+import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
 
 /**
@@ -34,6 +36,8 @@ export const migrations: Record<string, Migration> = {
   "0014_analytics": m0014,
   "0015_scale": m0015,
   "0012_moderation": m0012,
+  "0016_triage": m0016,
+  "0017_catalogue": m0017,
   "0019_scale_counts": m0019,
 };
 

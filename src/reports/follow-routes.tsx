@@ -1,0 +1,204 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { ButtonForm, type Problem } from "../accounts/components.js";
+import { normaliseEmail } from "../accounts/tokens.js";
+import { pageContext } from "../core/context.js";
+import { notFound } from "../core/http/errors.js";
+import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
+import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
+import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { Layout } from "../core/web/layout.js";
+import { sendPage } from "../core/web/render.js";
+import { publicReport } from "../moderation/visibility.js";
+import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTarget } from "./followers.js";
+import "./follower-data.js";
+import { FollowForm } from "./pages/follow.js";
+import { isUniqueViolation } from "./reference.js";
+
+const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+/** Confirmation mails per address and hour, over all reports (the form answers the same when the limit is hit). */
+const PER_EMAIL = { name: "report-follow-email", max: 5, windowMs: 60 * 60_000 };
+
+/** "Get updates by email" on public reports: the request, the confirmation page and the one-click unsubscribe. */
+export async function followRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+
+  async function publicReference(reference: string) {
+    const row = await db()
+      .selectFrom("reports")
+      .select(["reference", "title"])
+      .where("reference", "=", reference)
+      .where(publicReport)
+      .executeTakeFirst();
+    if (!row) throw notFound("There is no public report with this reference.");
+    return row;
+  }
+
+  async function renderForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    reference: string,
+    email: string,
+    problems: Problem[],
+  ) {
+    const report = await publicReference(reference);
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={`${problems.length > 0 ? "Error: " : ""}Get updates on report ${report.reference}`}>
+        <p>
+          <a href={`/reports/${report.reference}`}>Back to the report “{report.title}”</a>
+        </p>
+        <h1>Get updates on report {report.reference}</h1>
+        <FollowForm reference={report.reference} csrfToken={ctx.csrfToken} email={email} problems={problems} />
+      </Layout>,
+      problems.length > 0 ? 400 : 200,
+    );
+  }
+
+  function checkYourEmail(request: FastifyRequest, reply: FastifyReply, reference: string) {
+    return sendPage(
+      reply,
+      <Layout ctx={pageContext(request)} title="Check your email">
+        <h1>Check your email</h1>
+        <p class="lead">
+          If this address does not get the updates on report {reference} yet, we have sent it a link. Open it and press
+          “Confirm” to start receiving them.
+        </p>
+        <p>
+          <a href={`/reports/${reference}`}>Back to the report</a>
+        </p>
+      </Layout>,
+    );
+  }
+
+  app.get("/reports/:reference/follow", { schema: { hide: true, params: ReferenceParams } }, async (request, reply) =>
+    renderForm(request, reply, request.params.reference, "", []),
+  );
+
+  app.post(
+    "/reports/:reference/follow",
+    { schema: { hide: true, params: ReferenceParams }, config: publicFormLimit(civic) },
+    async (request, reply) => {
+      const { reference } = await publicReference(request.params.reference);
+      const f = stringFields(request.body);
+      const typed = (f.email ?? "").slice(0, 254);
+      const { token, problems } = spamChecks(civic, f);
+      const key = token ? formSubmissionKey(token, "report-follow") : undefined;
+      if (key && (await earlierSubmission(db(), key))) return checkYourEmail(request, reply, reference);
+      const email = normaliseEmail(typed);
+      if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
+      if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
+      const limited = await limiter.hit(PER_EMAIL, email!);
+      if (limited.allowed) {
+        try {
+          await requestFollow(civic, reference, email!, key);
+        } catch (error) {
+          // The same form sent twice at once: the first one counts, the second gets the same answer.
+          if (!isUniqueViolation(error)) throw error;
+        }
+      }
+      return checkYourEmail(request, reply, reference);
+    },
+  );
+
+  app.get(
+    "/reports/updates/confirm/:token",
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const reference = await pendingFollow(db(), token);
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Confirm the updates by email">
+          <h1>Confirm the updates by email</h1>
+          {reference ? (
+            <>
+              <p>Press the button to get the public updates on report {reference} by email.</p>
+              <ButtonForm action={`/reports/updates/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
+            </>
+          ) : (
+            <p>This link has been used already or is not valid.</p>
+          )}
+        </Layout>,
+        reference ? 200 : 404,
+      );
+    },
+  );
+
+  app.post(
+    "/reports/updates/confirm/:token",
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const reference = await confirmFollow(civic, request.params.token);
+      return sendPage(
+        reply,
+        <Layout ctx={pageContext(request)} title={reference ? "You will get the updates" : "Link not valid"}>
+          <h1>{reference ? "You will get the updates" : "This link is not valid"}</h1>
+          {reference ? (
+            <p>
+              Thank you. Every update on <a href={`/reports/${reference}`}>report {reference}</a> will be emailed to
+              you, with a link to stop them with one click.
+            </p>
+          ) : (
+            <p>It has been used already or is not valid.</p>
+          )}
+        </Layout>,
+        reference ? 200 : 404,
+      );
+    },
+  );
+
+  app.get(
+    "/reports/updates/unsubscribe/:token",
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const target = await unsubscribeTarget(civic, token);
+      if (!target) throw notFound("This link is not valid, or the updates were stopped already.");
+      const stopped = target.kind === "reporter" && target.stopped;
+      return sendPage(
+        reply,
+        <Layout ctx={pageContext(request)} title={`Stop the updates on report ${target.reference}`}>
+          <h1>Stop the updates on report {target.reference}</h1>
+          {stopped ? (
+            <p>The updates on this report are stopped already. Nothing more will be sent.</p>
+          ) : (
+            <form method="post" action={`/reports/updates/unsubscribe/${token}`}>
+              <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+              <button type="submit">Stop the updates</button>
+            </form>
+          )}
+        </Layout>,
+      );
+    },
+  );
+
+  // RFC 8058: mail clients POST "List-Unsubscribe=One-Click" with no cookie and no form token; the unguessable
+  // token in the address is the authorisation, so this route is exempt from the form-token check.
+  app.post(
+    "/reports/updates/unsubscribe/:token",
+    { schema: { hide: true, params: TokenParams }, config: { csrf: false } },
+    async (request, reply) => {
+      const target = await unsubscribeTarget(civic, request.params.token);
+      if (!target) throw notFound("This link is not valid, or the updates were stopped already.");
+      await stopUpdates(civic, target);
+      return sendPage(
+        reply,
+        <Layout ctx={pageContext(request)} title="Updates stopped">
+          <h1>The updates are stopped</h1>
+          <p>
+            Nothing more about <a href={`/reports/${target.reference}`}>report {target.reference}</a> will be sent to
+            you.
+          </p>
+        </Layout>,
+      );
+    },
+  );
+}

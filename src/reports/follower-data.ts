@@ -1,0 +1,55 @@
+import { registerPersonalData } from "../accounts/personal-data.js";
+
+/** The reports a person follows by email: in their data download, erased with their data, each a consent. */
+registerPersonalData({
+  key: "reportFollowing",
+  async collect({ db }, subject) {
+    const rows = await db
+      .selectFrom("report_followers")
+      .innerJoin("reports", "reports.id", "report_followers.report_id")
+      .select([
+        "reports.reference",
+        "report_followers.email",
+        "report_followers.created_at",
+        "report_followers.confirmed_at",
+      ])
+      .where("report_followers.email", "=", subject.email)
+      .orderBy("report_followers.id")
+      .execute();
+    return {
+      data: rows.map((r) => ({
+        report: r.reference,
+        email: r.email,
+        askedAt: r.created_at,
+        confirmedAt: r.confirmed_at,
+      })),
+    };
+  },
+  async erase({ db }, subject) {
+    await db.deleteFrom("report_followers").where("email", "=", subject.email).execute();
+  },
+  async consents({ db }, subject) {
+    const rows = await db
+      .selectFrom("report_followers")
+      .innerJoin("reports", "reports.id", "report_followers.report_id")
+      .select(["report_followers.id", "reports.reference", "report_followers.confirmed_at"])
+      .where("report_followers.email", "=", subject.email)
+      .where("report_followers.confirmed_at", "is not", null)
+      .orderBy("report_followers.id")
+      .execute();
+    return rows.map((r) => ({
+      id: String(r.id),
+      label: `Email me the public updates on report ${r.reference}`,
+      givenAt: r.confirmed_at!,
+    }));
+  },
+  async withdraw({ db }, subject, id) {
+    if (!/^\d{1,15}$/.test(id)) return false;
+    const result = await db
+      .deleteFrom("report_followers")
+      .where("id", "=", Number(id))
+      .where("email", "=", subject.email)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  },
+});

@@ -1,0 +1,115 @@
+import type { FastifyInstance } from "fastify";
+import { recordAudit } from "../admin/audit.js";
+import { guardedScope, staffViewer } from "../admin/guard.js";
+import { renderAdminPage } from "../admin/layout.js";
+import { registerStaffPage } from "../admin/nav.js";
+
+registerStaffPage({ label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 });
+
+/** A CSV cell: quoted, and guarded against spreadsheet formulas. */
+export function csvCell(v: string | null): string {
+  const s = v ?? "";
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** /admin/volunteers: confirmed sign-ups per project (staff), and their CSV export (admins; audited). */
+export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> {
+  const { civic } = app;
+  const db = () => civic.database.db;
+  const confirmed = () =>
+    db()
+      .selectFrom("volunteers")
+      .leftJoin("projects", "projects.id", "volunteers.project_id")
+      .select([
+        "volunteers.id",
+        "volunteers.name",
+        "volunteers.email",
+        "volunteers.phone",
+        "volunteers.role",
+        "volunteers.interests",
+        "volunteers.availability",
+        "volunteers.consent_text",
+        "volunteers.confirmed_at",
+        "projects.title as project_title",
+      ])
+      .where("volunteers.status", "=", "confirmed");
+
+  await guardedScope(app, "moderator", (scope) => {
+    scope.get("/admin/volunteers", { schema: { hide: true } }, async (request, reply) => {
+      const rows = await confirmed().orderBy("projects.title").orderBy("volunteers.id").limit(5000).execute();
+      const groups = new Map<string, typeof rows>();
+      for (const r of rows) {
+        const key = r.project_title ?? "Any project";
+        groups.set(key, [...(groups.get(key) ?? []), r]);
+      }
+      return renderAdminPage(request, reply, "Volunteers", () => (
+        <>
+          <h1>Volunteers</h1>
+          <p>
+            Confirmed sign-ups only, per project.{" "}
+            {request.viewer?.role === "admin" ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
+          </p>
+          {groups.size === 0 ? <p>No confirmed sign-ups yet.</p> : null}
+          {[...groups.entries()].map(([title, list], i) => (
+            <section key={title} aria-labelledby={`group-${i}`}>
+              <h2 id={`group-${i}`}>
+                {title} ({list.length})
+              </h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Contact</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Interests</th>
+                    <th scope="col">Availability</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((r) => (
+                    <tr key={r.id}>
+                      <td>{r.name}</td>
+                      <td>
+                        {r.email}
+                        {r.phone ? `, ${r.phone}` : ""}
+                      </td>
+                      <td>{r.role ?? "Any"}</td>
+                      <td>{r.interests}</td>
+                      <td>{r.availability}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          ))}
+        </>
+      ));
+    });
+  });
+
+  await guardedScope(app, "admin", (scope) => {
+    scope.get("/admin/volunteers.csv", { schema: { hide: true } }, async (request, reply) => {
+      const rows = await confirmed().orderBy("volunteers.id").limit(50_000).execute();
+      await recordAudit(db(), {
+        actorId: staffViewer(request).accountId,
+        action: "volunteers.export",
+        itemType: "volunteers",
+        itemId: "csv",
+        details: { rows: rows.length },
+        at: civic.now(),
+      });
+      const header = ["project", "role", "name", "email", "phone", "interests", "availability", "consent"];
+      const lines = rows.map((r) =>
+        [r.project_title, r.role, r.name, r.email, r.phone, r.interests, r.availability, r.consent_text, r.confirmed_at]
+          .map(csvCell)
+          .join(","),
+      );
+      return reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="volunteers.csv"')
+        .header("cache-control", "no-store")
+        .send(`${[...header, "confirmed_at"].join(",")}\r\n${lines.map((l) => `${l}\r\n`).join("")}`);
+    });
+  });
+}

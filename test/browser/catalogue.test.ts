@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import {
+  axeViolations,
+  browserAvailable,
+  formatViolations,
+  freePort,
+  launchBrowser,
+  type TestBrowser,
+  watchPageProblems,
+} from "../helpers/browser.js";
+import { signInAs } from "../helpers/staff.js";
+
+/**
+ * Category administration in real Chromium: every page passes axe (also with error messages showing), and a
+ * category and a question are added by keyboard without JavaScript.
+ */
+describe.skipIf(!browserAvailable())("category administration in Chromium", { timeout: 120_000 }, () => {
+  let t: TestApp;
+  let browser: TestBrowser;
+  let base: string;
+  let cookie: { name: string; value: string };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    t = await createTestApp("sqlite", { seed: true, env: { BASE_URL: base } });
+    await t.app.listen({ port, host: "localhost" });
+    browser = await launchBrowser();
+    const admin = await signInAs(t.app, "admin@example.org", "admin");
+    const [name, value] = admin.cookie.split("=") as [string, string];
+    cookie = { name, value };
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it("every category page passes axe; a department is added by keyboard without JavaScript, a category and a question by keyboard", async () => {
+    const context = await browser.newContext();
+    await context.addCookies([{ ...cookie, url: base }]);
+    const p = await context.newPage();
+    const problems = watchPageProblems(p);
+    const failures: string[] = [];
+    const check = async (label: string) => {
+      const v = await axeViolations(p);
+      if (v.length > 0) failures.push(formatViolations(label, v));
+    };
+    const department = await t.db.database.db.selectFrom("departments").select("id").executeTakeFirstOrThrow();
+    for (const path of [
+      "/admin/categories",
+      "/admin/categories/new",
+      "/admin/categories/streetlight",
+      "/admin/categories/streetlight/questions",
+      "/admin/categories/streetlight/questions/fault",
+      "/admin/departments",
+      `/admin/departments/${department.id}`,
+    ]) {
+      const res = await p.goto(`${base}${path}`);
+      expect(res?.status(), path).toBe(200);
+      await check(path);
+    }
+
+    // Without JavaScript, by keyboard: a department.
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    await noJs.addCookies([{ ...cookie, url: base }]);
+    const q = await noJs.newPage();
+    await q.goto(`${base}/admin/departments`);
+    await q.focus("#admin-name");
+    await q.keyboard.type("Hedges team");
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("hedges@council.example.org");
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("New team");
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Enter");
+    await q.waitForURL(`${base}/admin/departments?done=department`);
+    expect(await q.textContent("table")).toContain("Hedges team");
+    await noJs.close();
+
+    // A new category by keyboard: first with a bad code (the form comes back with messages), then corrected.
+    await p.goto(`${base}/admin/categories/new`);
+    await p.focus("#admin-code");
+    await p.keyboard.type("Bad code");
+    await p.keyboard.press("Tab");
+    await p.keyboard.type("Overgrown hedge");
+    await p.focus("button:has-text('Add the category')");
+    await p.keyboard.press("Enter");
+    await p.waitForSelector(".error-summary");
+    expect(await p.textContent(".error-summary")).toContain("The service code is not valid");
+    expect(await p.inputValue("#admin-name")).toBe("Overgrown hedge");
+    await check("new category with errors");
+    await p.fill("#admin-code", "hedges");
+    await p.focus("button:has-text('Add the category')");
+    await p.keyboard.press("Enter");
+    await p.waitForURL(`${base}/admin/categories/hedges?done=created`);
+    expect(await p.textContent("[role=status]")).toContain("The category is added");
+    await check("category just added");
+
+    // A list question by keyboard, then its page with errors for a bad one.
+    await p.goto(`${base}/admin/categories/hedges/questions`);
+    await p.focus("#admin-code");
+    await p.keyboard.type("side");
+    await p.keyboard.press("Tab");
+    await p.keyboard.type("Which side of the road?");
+    await p.selectOption("#admin-datatype", "singlevaluelist");
+    await p.focus("#admin-values");
+    await p.keyboard.type("left | Left side");
+    await p.keyboard.press("Enter");
+    await p.keyboard.type("right | Right side");
+    await p.focus("button:has-text('Add the question')");
+    await p.keyboard.press("Enter");
+    await p.waitForURL(`${base}/admin/categories/hedges/questions?done=added`);
+    expect(await p.textContent("ol.questions")).toContain("Which side of the road?");
+    await check("questions with one question");
+    await p.fill("#admin-code", "side");
+    await p.fill("#admin-description", "Again");
+    await p.click("button:has-text('Add the question')");
+    await p.waitForSelector(".error-summary");
+    await check("questions with errors");
+
+    const form = await p.goto(`${base}/report?category=hedges`);
+    expect(form?.status()).toBe(200);
+    expect(await p.textContent("main")).toContain("Which side of the road?");
+
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

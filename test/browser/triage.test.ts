@@ -1,0 +1,189 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
+import {
+  axeViolations,
+  browserAvailable,
+  formatViolations,
+  freePort,
+  launchBrowser,
+  type TestBrowser,
+  watchPageProblems,
+} from "../helpers/browser.js";
+import type { OutboxWorker } from "../../src/core/mail/worker.js";
+import { signInAs } from "../helpers/staff.js";
+
+/**
+ * The triage actions and "Get updates by email" in real Chromium: axe on every new form and page (with their error
+ * states), the staff forms and the follow, confirm and unsubscribe pages used by keyboard without JavaScript.
+ */
+describe.skipIf(!browserAvailable())("triage actions and following in Chromium", { timeout: 120_000 }, () => {
+  let h: AccountsHarness;
+  let browser: TestBrowser;
+  let base: string;
+  let original: string;
+  let reference: string;
+  let cookie: { name: string; value: string };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    h = await accountsHarness("sqlite", { BASE_URL: base });
+    await h.app.listen({ port, host: "localhost" });
+    browser = await launchBrowser();
+    original = (await makeReport(h.app, { email: null })).reference;
+    reference = (await makeReport(h.app, { email: null })).reference;
+    const admin = await signInAs(h.app, "admin@example.org", "admin");
+    const [name, value] = admin.cookie.split("=") as [string, string];
+    cookie = { name, value };
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it("the staff forms pass axe, show errors accessibly and work by keyboard without JavaScript", async () => {
+    const context = await browser.newContext();
+    await context.addCookies([{ ...cookie, url: base }]);
+    const p = await context.newPage();
+    const problems = watchPageProblems(p);
+    const failures: string[] = [];
+    const check = async (label: string) => {
+      const v = await axeViolations(p);
+      if (v.length > 0) failures.push(formatViolations(label, v));
+    };
+    await p.goto(`${base}/admin/reports/${reference}`);
+    await check("staff view with the triage forms");
+    await p.goto(`${base}/admin/reports?assigned=me`);
+    await check("inbox filtered by assignee");
+
+    await p.goto(`${base}/admin/reports/${reference}`);
+    await p.fill("#staff-original", reference);
+    await p.click("button:has-text('Mark as a duplicate')");
+    await p.waitForSelector(".error-summary");
+    expect(await p.textContent(".error-summary")).toContain("cannot be a duplicate of itself");
+    expect(await p.getAttribute("#staff-original", "aria-invalid")).toBe("true");
+    await check("staff view with a duplicate error");
+
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    await noJs.addCookies([{ ...cookie, url: base }]);
+    const q = await noJs.newPage();
+    await q.goto(`${base}/admin/reports/${reference}`);
+    await q.focus("#staff-assignee");
+    await q.selectOption("#staff-assignee", { label: "admin@example.org" });
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Enter");
+    await q.waitForURL(`${base}/admin/reports/${reference}?done=assign`);
+    expect(await q.textContent("[role=status]")).toContain("The assignment is saved.");
+
+    await q.focus("#staff-category");
+    await q.selectOption("#staff-category", "streetlight");
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("Lamp post, not road.");
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Enter");
+    await q.waitForURL(`${base}/admin/reports/${reference}?done=category`);
+
+    await q.focus("#staff-original");
+    await q.keyboard.type(original);
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("Reported twice.");
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Enter");
+    await q.waitForURL(`${base}/admin/reports/${reference}?done=duplicate`);
+    expect(await q.textContent(".duplicate-links")).toContain(original);
+    await noJs.close();
+
+    await p.goto(`${base}/admin/reports/${reference}?done=duplicate`);
+    await check("staff view of a duplicate");
+    await p.goto(`${base}/reports/${original}`);
+    expect(await p.textContent(".duplicate-links")).toContain(reference);
+    await check("public page of an original with its duplicate");
+
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  /** The newest mail to `to` whose text matches `pattern` (runs the outbox until it arrives). */
+  async function mailMatching(to: string, pattern: RegExp): Promise<string> {
+    const worker = h.app.civic.workers.find((w) => w.name === "mail-outbox") as OutboxWorker;
+    for (let i = 0; i < 200; i++) {
+      const found = h.smtp.received
+        .filter((m) => m.to.includes(to))
+        .map((m) => pattern.exec(m.parsed.text ?? "")?.[1])
+        .filter((x): x is string => !!x);
+      if (found.length > 0) return found[found.length - 1]!;
+      await worker.runOnce();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no mail to ${to} matching ${pattern}`);
+  }
+
+  /** Follows `original` as `email` in `page`, confirms and stops the updates: by keyboard, or with axe checks. */
+  async function followFlow(page: Page, email: string, check?: (label: string) => Promise<void>) {
+    await page.goto(`${base}/reports/${original}`);
+    h.advance(4_000);
+    await page.focus("#follow-email");
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("h1:has-text('Check your email')");
+    await check?.("check your email");
+
+    const confirmUrl = await mailMatching(email, /(http:\/\/\S+\/reports\/updates\/confirm\/[A-Za-z0-9_-]{43})/);
+    await page.goto(confirmUrl);
+    await check?.("confirm page");
+    await page.focus("button:has-text('Confirm')");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("h1:has-text('You will get the updates')");
+    await check?.("confirmed");
+  }
+
+  async function stopFlow(page: Page, email: string, check?: (label: string) => Promise<void>) {
+    const unsubscribe = await mailMatching(email, /Stop the updates on this report: (\S+)/);
+    await page.goto(unsubscribe);
+    await check?.("unsubscribe page");
+    await page.focus("button:has-text('Stop the updates')");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("h1:has-text('The updates are stopped')");
+    await check?.("unsubscribed");
+  }
+
+  it("follows a report, confirms and stops the updates by keyboard with and without JavaScript; axe-clean", async () => {
+    const failures: string[] = [];
+    const withJs = await browser.newContext();
+    const p = await withJs.newPage();
+    const problems = watchPageProblems(p);
+    const check = async (label: string) => {
+      const v = await axeViolations(p);
+      if (v.length > 0) failures.push(formatViolations(label, v));
+    };
+    await p.goto(`${base}/reports/${original}`);
+    await check("report page with the follow form");
+    h.advance(4_000);
+    await p.fill("#follow-email", "not an address");
+    await p.click("button:has-text('Get updates')");
+    await p.waitForSelector(".error-summary");
+    expect(await p.getAttribute("#follow-email", "aria-invalid")).toBe("true");
+    await check("follow form with an error");
+
+    await followFlow(p, "js-fan@example.org", check);
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const q = await noJs.newPage();
+    await followFlow(q, "fan@example.org");
+
+    const moderator = await signInAs(h.app, "mod@example.org", "moderator");
+    const admin = `/admin/reports/${original}`;
+    await moderator.post(`${admin}/status`, { status: "investigating", note: "Looking.", expected: "open" }, admin);
+    await stopFlow(p, "js-fan@example.org", check);
+    await stopFlow(q, "fan@example.org");
+    await noJs.close();
+    const followers = await h.app.civic.database.db.selectFrom("report_followers").selectAll().execute();
+    expect(followers).toEqual([]);
+
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(problems).toEqual([]);
+    await withJs.close();
+  });
+});
