@@ -61,11 +61,16 @@ const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, 
  * 1,000 requests. The response schemas still document the shape and the tests validate every body against them.
  */
 function sendFormat(reply: FastifyReply, format: Format, root: string, body: SparkValue) {
-  // Encoded to UTF-8 once, here: given a string, Fastify measures its byte length and the socket encodes it again
-  // (two passes over ~450 KB for a page of 1,000 requests).
-  if (format === "xml") return reply.type("text/xml; charset=utf-8").send(Buffer.from(toOpen311Xml(root, body)));
-  return reply.type("application/json; charset=utf-8").send(Buffer.from(JSON.stringify(body)));
+  const text = format === "xml" ? toOpen311Xml(root, body) : JSON.stringify(body);
+  reply.type(format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8");
+  // A large answer (a page of 1,000 requests is ~550 KB) is encoded to UTF-8 once, here: given a string, Fastify
+  // measures its byte length and the socket encodes it again. Small ones (POST answers, which the idempotency
+  // store records as text) stay strings.
+  return reply.send(text.length > LARGE_ANSWER ? Buffer.from(text) : text);
 }
+
+/** Characters past which an answer is sent as an encoded Buffer. */
+const LARGE_ANSWER = 16_384;
 
 /**
  * A response to a request that carried an API key (header, query or form body) is the client's own: `private`, so
