@@ -18,7 +18,8 @@ import { isPostgres, type MigrationDb } from "./helpers.js";
  * start with the cell, which no other query filters on, so neither can tempt a planner away from the date indexes
  * of the lists (SQLite has no statistics on a new index until ANALYZE); both end with the id, so PostgreSQL answers
  * the radius test from the index alone (SQLite's indexes hold the rowid anyway). `report_updates_report_latest`
- * gives a report's latest update in (created_at, id) order without a sort of ties.
+ * gives a report's latest update in (created_at, id) order without a sort of ties; `reports_duplicate_of` (partial:
+ * only duplicates) finds the duplicates a report page lists.
  */
 export const COUNT_SLOTS = 16;
 
@@ -42,6 +43,10 @@ export async function up(db: MigrationDb): Promise<void> {
     .columns(["report_id", "created_at", "id"])
     .execute();
   await db.schema.dropIndex("report_updates_report").execute();
+  // The duplicates of a report (its page lists them; marking one checks them): without it, a full scan.
+  await sql`create index reports_duplicate_of on reports (duplicate_of, created_at, id) where duplicate_of is not null`.execute(
+    db,
+  );
   await sql`create index reports_category_cell on reports (${cell(db)}, category_code, visibility, status, latitude, longitude, id)`.execute(
     db,
   );
@@ -108,6 +113,7 @@ export async function down(db: MigrationDb): Promise<void> {
   }
   await db.schema.dropTable("report_counts").ifExists().execute();
   await db.schema.dropIndex("reports_category_cell").ifExists().execute();
+  await db.schema.dropIndex("reports_duplicate_of").ifExists().execute();
   await db.schema
     .createIndex("report_updates_report")
     .on("report_updates")
