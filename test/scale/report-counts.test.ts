@@ -1,4 +1,6 @@
+import { Migrator } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { migrations } from "../../src/core/db/migrations/index.js";
 import type { ReportStatus } from "../../src/core/db/schema.js";
 import { moderate } from "../../src/moderation/decisions.js";
 import { publicReportCount } from "../../src/reports/counts.js";
@@ -118,5 +120,34 @@ describeEachDb("public report counts kept by triggers", (dialect) => {
     expect(Number(await shownTotal("/reports?category=pothole&status=open"))).toBe(
       await publicReportCount(db, { category: "pothole", status: "open" }),
     );
+  });
+});
+
+describeEachDb("migration 0019_scale_counts down and up again", (dialect) => {
+  it("drops its table, triggers and indexes and puts them back with true counts", async () => {
+    const t = await createTestApp(dialect, { seed: true });
+    try {
+      const db = t.app.civic.database.db;
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => migrations },
+        allowUnorderedMigrations: true,
+      });
+      const down = await migrator.migrateDown();
+      expect(down.error).toBeUndefined();
+      expect(down.results?.map((r) => r.migrationName)).toEqual(["0019_scale_counts"]);
+      // Without the triggers a new report changes nothing; the migration counts it when it runs again.
+      await submitReport(t.app.civic, reportSubmission({ description: "Reported while 0019 was undone." }));
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const real = await db
+        .selectFrom("reports")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("visibility", "=", "public")
+        .executeTakeFirstOrThrow();
+      expect(await publicReportCount(db, {})).toBe(Number(real.n));
+    } finally {
+      await t.close();
+    }
   });
 });
