@@ -2,13 +2,12 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, signInMailParts } from "../accounts/support.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
   freePort,
+  axeChecker,
 } from "../helpers/browser.js";
 
 /**
@@ -54,11 +53,7 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 
     const context = await browser.newContext();
     const p = await context.newPage();
     const problems = watchPageProblems(p);
-    const failures: string[] = [];
-    const check = async (label: string) => {
-      const v = await axeViolations(p);
-      if (v.length > 0) failures.push(formatViolations(label, v));
-    };
+    const { failures, check } = axeChecker(p);
     await p.goto(`${base}/sign-in`);
     await check("/sign-in");
     await p.fill("#password-email", "nobody@example.org");

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   freePort,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  axeChecker,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -41,11 +40,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     await context.addCookies([{ ...cookie, url: base }]);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
-    const failures: string[] = [];
-    const check = async (label: string) => {
-      const v = await axeViolations(p);
-      if (v.length > 0) failures.push(formatViolations(label, v));
-    };
+    const { failures, check } = axeChecker(p);
     const department = await t.db.database.db.selectFrom("departments").select("id").executeTakeFirstOrThrow();
     for (const path of [
       "/admin/categories",

@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
   freePort,
+  axeChecker,
 } from "../helpers/browser.js";
 import { reportSubmission } from "../helpers/reports.js";
 import { signInAs } from "../helpers/staff.js";
@@ -49,11 +48,7 @@ describe.skipIf(!browserAvailable())("moderation in Chromium", () => {
       const context = await browser.newContext();
       const page = await context.newPage();
       const problems = watchPageProblems(page);
-      const failures: string[] = [];
-      const check = async (label: string) => {
-        const v = await axeViolations(page);
-        if (v.length > 0) failures.push(formatViolations(label, v));
-      };
+      const { failures, check } = axeChecker(page);
       await page.goto(`${base}/report-this/report/${reference}`);
       await check("/report-this (form)");
       const moderator = await signInAs(t.app, "mod@example.org", "moderator");

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
   freePort,
+  axeChecker,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -43,11 +42,7 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
     await context.addCookies([{ ...cookie, url: base }]);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
-    const failures: string[] = [];
-    const check = async (label: string) => {
-      const v = await axeViolations(p);
-      if (v.length > 0) failures.push(formatViolations(label, v));
-    };
+    const { failures, check } = axeChecker(p);
     for (const path of [
       "/admin",
       "/admin/reports",

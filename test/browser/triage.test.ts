@@ -2,13 +2,12 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   freePort,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  axeChecker,
 } from "../helpers/browser.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { signInAs } from "../helpers/staff.js";
@@ -47,11 +46,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await context.addCookies([{ ...cookie, url: base }]);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
-    const failures: string[] = [];
-    const check = async (label: string) => {
-      const v = await axeViolations(p);
-      if (v.length > 0) failures.push(formatViolations(label, v));
-    };
+    const { failures, check } = axeChecker(p);
     await p.goto(`${base}/admin/reports/${reference}`);
     await check("staff view with the triage forms");
     await p.goto(`${base}/admin/reports?assigned=me`);
@@ -151,14 +146,10 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
   }
 
   it("follows a report, confirms and stops the updates by keyboard with and without JavaScript; axe-clean", async () => {
-    const failures: string[] = [];
     const withJs = await browser.newContext();
     const p = await withJs.newPage();
     const problems = watchPageProblems(p);
-    const check = async (label: string) => {
-      const v = await axeViolations(p);
-      if (v.length > 0) failures.push(formatViolations(label, v));
-    };
+    const { failures, check } = axeChecker(p);
     await p.goto(`${base}/reports/${original}`);
     await check("report page with the follow form");
     h.advance(4_000);

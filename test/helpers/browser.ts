@@ -102,6 +102,21 @@ export function formatViolations(url: string, violations: AxeViolation[]): strin
     .join("\n");
 }
 
+/**
+ * Axe checks of many pages in one test: `check(label)` runs axe on the page as it is now and keeps any violations
+ * under that label in `failures`, so the test reports every failing page at once.
+ */
+export function axeChecker(page: Page): { failures: string[]; check: (label: string) => Promise<void> } {
+  const failures: string[] = [];
+  return {
+    failures,
+    check: async (label) => {
+      const v = await axeViolations(page);
+      if (v.length > 0) failures.push(formatViolations(label, v));
+    },
+  };
+}
+
 /** Collects Content-Security-Policy violations and page errors, which must stay empty. */
 export function watchPageProblems(page: Page): string[] {
   const problems: string[] = [];
