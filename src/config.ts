@@ -54,6 +54,11 @@ export interface Config {
   trustProxy: false | number | string[];
   /** On SIGTERM, how long /readyz answers 503 before the listener closes (DRAIN_SECONDS, default 0). */
   drainMs: number;
+  /**
+   * Bytes of Open311 search answers each process keeps to serve again while no public data changes
+   * (OPEN311_CACHE_MB, default 32; 0 turns it off).
+   */
+  open311CacheBytes: number;
   rateLimit: {
     /** Requests per window per client address for form posts and Open311 writes. */
     writeMax: number;
@@ -157,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
   else problems.push(`LOG_LEVEL="${logLevelRaw}" must be one of ${LOG_LEVELS.join(", ")}`);
   const trustProxy = parseTrustProxy(str("TRUST_PROXY"), problems);
   const drainMs = int("DRAIN_SECONDS", 0, 0, 300) * 1000;
+  const open311CacheBytes = int("OPEN311_CACHE_MB", 32, 0, 4096) * 1024 * 1024;
 
   const writeMax = int("RATE_LIMIT_WRITE_MAX", 20, 1, 1_000_000);
   const readMax = int("RATE_LIMIT_READ_MAX", 600, 1, 10_000_000);
@@ -203,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionSecretFromEnv,
     trustProxy,
     drainMs,
+    open311CacheBytes,
     rateLimit: { writeMax, readMax, windowMs },
     village: {
       name: str("VILLAGE_NAME") ?? demoVillage.name,

@@ -14,7 +14,7 @@ import {
   type PostFields,
   readPostBody,
 } from "./post.js";
-import { parseRequestsQuery, referenceCandidates } from "./query.js";
+import { parseRequestsQuery, type RequestFilter, referenceCandidates } from "./query.js";
 import { findServiceRequest, findServiceRequests, knownServiceCodes } from "./requests.js";
 import {
   CreatedRequests,
@@ -42,6 +42,7 @@ import { publicCategories, publicCategory, toService, toServiceDefinition } from
 import { CatalogueCache } from "../catalogue/version.js";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
+import { AnswerCache, type CachedAnswer, entityTag, publicReadVersion } from "./answer-cache.js";
 
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";
@@ -60,13 +61,45 @@ const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, 
  * lives there), and fast-json-stringify's per-value `anyOf` checks for nullable fields cost ~25 ms on a page of
  * 1,000 requests. The response schemas still document the shape and the tests validate every body against them.
  */
-function sendFormat(reply: FastifyReply, format: Format, root: string, body: SparkValue) {
+function serialise(format: Format, root: string, body: SparkValue): { payload: Buffer | string; contentType: string } {
   const text = format === "xml" ? toOpen311Xml(root, body) : JSON.stringify(body);
-  reply.type(format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8");
   // A large answer (a page of 1,000 requests is ~550 KB) is encoded to UTF-8 once, here: given a string, Fastify
   // measures its byte length and the socket encodes it again. Small ones (POST answers, which the idempotency
   // store records as text) stay strings.
-  return reply.send(text.length > LARGE_ANSWER ? Buffer.from(text) : text);
+  return {
+    payload: text.length > LARGE_ANSWER ? Buffer.from(text) : text,
+    contentType: format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8",
+  };
+}
+
+function sendFormat(reply: FastifyReply, format: Format, root: string, body: SparkValue) {
+  const { payload, contentType } = serialise(format, root, body);
+  return reply.type(contentType).send(payload);
+}
+
+/**
+ * How long a kept search answer is served while no data changes, ms. Only answers without dates depend on the
+ * clock (the last 90 days, counted from now); this bounds how far their window's start lags behind, well inside
+ * the minute that READ_CACHE already lets any cache keep an answer.
+ */
+const ANSWER_FRESH_MS = 10_000;
+
+/**
+ * The cache key of a search: the format and the normalised filter, with the window written as "the last 90 days"
+ * when no date was given (its ends move with the clock; freshness bounds that).
+ */
+function answerKey(format: Format, filter: Extract<RequestFilter, { kind: "search" }>, query: RequestsQuery): string {
+  const dated = !!query.start_date?.trim() || !!query.end_date?.trim();
+  const window = dated ? `${filter.from}/${filter.to}` : "recent";
+  const near = filter.near ? `${filter.near.lat},${filter.near.lng},${filter.near.radiusM}` : "";
+  return `${format}|${window}|${filter.serviceCodes?.join(",") ?? ""}|${filter.statuses?.join(",") ?? ""}|${near}|${filter.limit}|${filter.offset}`;
+}
+
+/** A kept or new answer, with its entity tag: a repeat that sends it back in If-None-Match gets a 304. */
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
+  reply.header("etag", answer.etag);
+  if (noneMatchSatisfied(request.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+  return reply.type(answer.contentType).send(answer.payload);
 }
 
 /** Characters past which an answer is sent as an encoded Buffer. */
@@ -108,6 +141,7 @@ export const open311Routes = fp(
     const db = () => civic.database.db;
     const { readMax, writeMax, windowMs } = civic.config.rateLimit;
     const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
+    const answers = new AnswerCache({ maxBytes: civic.config.open311CacheBytes, freshMs: ANSWER_FRESH_MS });
 
     // Open CORS for the whole API family, errors and unknown /api/v2 paths included: no cookie or ambient
     // credential is ever used here (POST authenticates with api_key in the body).
@@ -271,7 +305,7 @@ export const open311Routes = fp(
         schema: {
           summary: "Query service requests",
           description:
-            "Public reports, newest first. `service_request_id` (comma list) overrides every other filter. Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes.",
+            "Public reports, newest first. `service_request_id` (comma list) overrides every other filter. Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes. Searches carry a strong `ETag` (send `If-None-Match` for a 304); any change to the public data shows at the next request, although the answer may be kept by caches for `max-age=60`.",
           tags: [TAG],
           params: FormatParams,
           querystring: RequestsQuery,
@@ -282,7 +316,16 @@ export const open311Routes = fp(
         },
       },
       async (request, reply) => {
-        const filter = parseRequestsQuery(request.query, civic.now());
+        const now = civic.now();
+        const filter = parseRequestsQuery(request.query, now);
+        const format = request.params.format;
+        // Searches are answered from this process's answer cache while the public data is unchanged (service ids
+        // are not: their keys are long and each answer small). The version is read before anything else.
+        const key = filter.kind === "search" ? answerKey(format, filter, request.query) : null;
+        const version = key ? await publicReadVersion(db()) : 0;
+        const kept = key ? answers.get(key, version, now.getTime()) : undefined;
+        reply.header("cache-control", READ_CACHE);
+        if (kept) return sendAnswer(request, reply, kept);
         if (filter.kind === "search" && filter.serviceCodes) {
           const known = await knownServiceCodes(db(), filter.serviceCodes);
           const unknown = filter.serviceCodes.filter((c) => !known.has(c));
@@ -291,8 +334,11 @@ export const open311Routes = fp(
           }
         }
         const requests = await findServiceRequests(db(), filter, presenter);
-        reply.header("cache-control", READ_CACHE);
-        return sendFormat(reply, request.params.format, "service_requests", requests);
+        if (!key) return sendFormat(reply, format, "service_requests", requests);
+        const { payload, contentType } = serialise(format, "service_requests", requests);
+        const answer = { payload, contentType, etag: entityTag(payload), builtAt: now.getTime() };
+        answers.set(key, version, answer);
+        return sendAnswer(request, reply, answer);
       },
     );
 

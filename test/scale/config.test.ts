@@ -42,3 +42,11 @@ it("without SESSION_SECRET the DATA_DIR secret is only a candidate for the datab
   expect(loadConfig({ DATA_DIR: dir() }).sessionSecretFromEnv).toBe(false);
   expect(loadConfig({ DATA_DIR: dir(), SESSION_SECRET: "x".repeat(32) }).sessionSecretFromEnv).toBe(true);
 });
+
+it("OPEN311_CACHE_MB sizes each process's Open311 answer cache (0 turns it off); nonsense is refused", () => {
+  expect(loadConfig({ DATA_DIR: dir() }).open311CacheBytes).toBe(32 * 1024 * 1024);
+  expect(loadConfig({ DATA_DIR: dir(), OPEN311_CACHE_MB: "0" }).open311CacheBytes).toBe(0);
+  for (const bad of ["-1", "1e3", "NaN", "99999"]) {
+    expect(() => loadConfig({ DATA_DIR: dir(), OPEN311_CACHE_MB: bad })).toThrow(/OPEN311_CACHE_MB/);
+  }
+});

@@ -560,6 +560,12 @@ export interface AnalyticsCountsTable {
 }
 
 /** Reports per category, status and visibility, spread over slots; kept by triggers (migration 0019_scale_counts). */
+/** The public data's version, spread over slots; moved by triggers (migration 0020_public_data_version). */
+export interface PublicDataVersionTable {
+  slot: number;
+  n: number;
+}
+
 export interface ReportCountsTable {
   category_code: string;
   status: ReportStatus;
@@ -618,6 +624,7 @@ export interface DB {
   analytics_counts: AnalyticsCountsTable;
   shared_secrets: SharedSecretsTable;
   report_counts: ReportCountsTable;
+  public_data_version: PublicDataVersionTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

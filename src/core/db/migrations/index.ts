@@ -16,6 +16,7 @@ import * as m0012 from "./0012_moderation.js";
 import * as m0016 from "./0016_triage.js";
 import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
+import * as m0020 from "./0020_public_data_version.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   "0016_triage": m0016,
   "0017_catalogue": m0017,
   "0019_scale_counts": m0019,
+  "0020_public_data_version": m0020,
 };
 
 export class MigrationError extends Error {
