@@ -176,12 +176,25 @@ async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
   await db.close();
   let i = 0;
   let posted = 0;
+  let uncached = 0;
   const get = (name: string, path: string, target?: string): Scenario => ({ name, next: () => ({ path }), target });
   const { lat, lng } = village.centre;
   return [
     get("open311 default", "/api/v2/requests.json", "p99 ≤ 20"),
     get("open311 service_code+status", "/api/v2/requests.json?service_code=streetlight&status=open"),
     get("open311 near here (300 m)", `/api/v2/requests.json?lat=${lat}&long=${lng}&radius=300`, "p99 ≤ 25"),
+    // The same queries, each request a different page size (400 in turn, more than the answer cache holds): every
+    // answer is built from the database, as after a change to the public data.
+    {
+      name: "open311 default, uncached",
+      next: () => ({ path: `/api/v2/requests.json?page_size=${999 - (uncached++ % 400)}` }),
+    },
+    {
+      name: "open311 near here (300 m), uncached",
+      next: () => ({
+        path: `/api/v2/requests.json?lat=${lat}&long=${lng}&radius=300&page_size=${999 - (uncached++ % 400)}`,
+      }),
+    },
     get("open311 one request", `/api/v2/requests/${refs[0]}.json`),
     get("/reports", "/reports", "p99 ≤ 50"),
     get("/reports deep page (keyset)", `/reports?page=5001&before=${deep?.reference}`, "p99 ≤ 50"),

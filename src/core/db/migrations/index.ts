@@ -17,6 +17,7 @@ import * as m0016 from "./0016_triage.js";
 import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
 import * as m0020 from "./0020_public_data_version.js";
+import * as m0020b from "./0020b_unlogged_counters.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   "0017_catalogue": m0017,
   "0019_scale_counts": m0019,
   "0020_public_data_version": m0020,
+  "0020b_unlogged_counters": m0020b,
 };
 
 export class MigrationError extends Error {
