@@ -147,9 +147,15 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
     if (v.availability.trim() === "" || v.availability.length > 500)
       problems.push({ field: "availability", message: "Say when you are available" });
     const project = v.project
-      ? await db().selectFrom("projects").select(["id", "roles"]).where("id", "=", v.project).executeTakeFirst()
+      ? await db()
+          .selectFrom("projects")
+          .select(["id", "roles", "status"])
+          .where("id", "=", v.project)
+          .executeTakeFirst()
       : undefined;
-    if ((v.project && !project) || (project && v.role && !parseRoles(project.roles).includes(v.role))) {
+    if (project?.status === "completed") {
+      problems.push({ field: "project", message: "That project has finished: choose another from the list" });
+    } else if ((v.project && !project) || (project && v.role && !parseRoles(project.roles).includes(v.role))) {
       problems.push({ field: "project", message: "Choose a project and role from the list" });
     }
     if (problems.length > 0) return render(request, reply, v, problems);

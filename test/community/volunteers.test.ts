@@ -34,6 +34,15 @@ describeEachDb("volunteers", (dialect) => {
       (await submitSlowly(h, v, "/volunteer", "/volunteer", { ...fields, project: `${project.id}|Juggler` }))
         .statusCode,
     ).toBe(400);
+    // A project that has finished is no longer offered, and a hand-made post naming it is refused the same way.
+    const db = h.app.civic.database.db;
+    await db.updateTable("projects").set({ status: "completed" }).where("id", "=", project.id).execute();
+    expect((await v.get("/volunteer")).body).not.toContain(`value="${project.id}"`);
+    const finished = await submitSlowly(h, v, "/volunteer", "/volunteer", fields);
+    expect(finished.statusCode).toBe(400);
+    expect(finished.body).toContain("has finished");
+    expect(await db.selectFrom("volunteers").select("id").execute()).toHaveLength(0);
+    await db.updateTable("projects").set({ status: "active" }).where("id", "=", project.id).execute();
     expect((await submitSlowly(h, v, "/volunteer", "/volunteer", fields)).statusCode).toBe(200);
 
     const path = linkIn((await h.mailTo("fay@example.org")).parsed.text ?? "", "/volunteer/confirm/");
