@@ -6,13 +6,15 @@ import { FormProblem, Checkbox, Honeypot, TextArea } from "../community/componen
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
-import { AlreadySent, oncePerForm } from "../community/single-use.js";
+import { AlreadySent, alreadySubmitted, oncePerForm } from "../community/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
+/** The form's name for its single-use record. */
+const FORM = "councillor-contact";
 const PER_EMAIL = { name: "councillor-contact-email", max: 5, windowMs: 60 * 60_000 };
 const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
@@ -24,6 +26,20 @@ interface ContactValues {
 }
 
 /** The councillor's page (ward, role, surgery, how to reach them) and a contact form sent through the outbox. */
+/** A message that arrives again after it went: nothing is sent twice. */
+function alreadySent(request: FastifyRequest, reply: FastifyReply, c: Councillor) {
+  return sendPage(
+    reply,
+    <Layout ctx={pageContext(request)} title="Already sent">
+      <AlreadySent what="message">
+        <p>
+          Your message to {c.name} went once. <a href={`/councillors/${c.id}`}>Back to {c.name}’s page</a>.
+        </p>
+      </AlreadySent>
+    </Layout>,
+  );
+}
+
 export async function councillorContactRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
@@ -151,6 +167,10 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
       if (v.message.trim().length < 10 || v.message.length > 5000) {
         problems.push({ field: "message", message: "Write your message (10 to 5,000 characters)" });
       }
+      // A replay of a message that went is told so, before it could count against the address's hourly limit.
+      if (problems.length === 0 && (await alreadySubmitted(civic, token, FORM)) !== undefined) {
+        return alreadySent(request, reply, c);
+      }
       if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, email!)).allowed) {
         reply.header("retry-after", "3600");
         problems.push({
@@ -168,7 +188,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
         "",
         v.share ? `They are happy for you to reply to: ${email}` : "They did not share their email address with you.",
       ].join("\n");
-      const done = await oncePerForm(civic, token, "councillor-contact", (record) =>
+      const done = await oncePerForm(civic, token, FORM, (record) =>
         db()
           .transaction()
           .execute(async (tx) => {
@@ -199,18 +219,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
             );
           }),
       );
-      if ("earlier" in done) {
-        return sendPage(
-          reply,
-          <Layout ctx={pageContext(request)} title="Already sent">
-            <AlreadySent what="message">
-              <p>
-                Your message to {c.name} went once. <a href={`/councillors/${c.id}`}>Back to {c.name}’s page</a>.
-              </p>
-            </AlreadySent>
-          </Layout>,
-        );
-      }
+      if ("earlier" in done) return alreadySent(request, reply, c);
       return render(request, reply, c, v, [], true);
     },
   );

@@ -87,6 +87,33 @@ describeEachDb("replayed community forms", (dialect) => {
     expect(await outbox("councillor-contact-copy")).toBe(1);
   });
 
+  it("a replayed message gets 'already sent' even once its address has used up its hourly messages", async () => {
+    const c = await h.app.civic.database.db.selectFrom("councillors").select("id").executeTakeFirstOrThrow();
+    const v = new Visitor(h.app);
+    const fields = { name: "Eve", email: "eve@example.org", website: "" };
+    const send = async (message: string) => {
+      const page = await v.get(`/councillors/${c.id}`);
+      const _csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+      h.advance(5_000);
+      const res = await v.post(`/councillors/${c.id}/contact`, { _csrf, ...fields, message });
+      return { res, _csrf };
+    };
+    // Five messages an hour per address: the first, four more, then the limit.
+    const first = await send("The footpath by the school floods again.");
+    expect(first.res.statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await send(`Message ${i} about the footpath.`)).res.statusCode).toBe(200);
+    expect((await send("One message too many this hour.")).res.body).toContain("try again in an hour");
+    expect(await outbox("councillor-contact")).toBe(5);
+    // The very first form, sent again: it went, and that is what the resident is told.
+    const replay = await v.post(`/councillors/${c.id}/contact`, {
+      _csrf: first._csrf,
+      ...fields,
+      message: "The footpath by the school floods again.",
+    });
+    expect(replay.body).toContain("We received this message already");
+    expect(await outbox("councillor-contact")).toBe(5);
+  });
+
   it("a newsletter subscription request is taken once", async () => {
     const { first, second } = await postTwice(new Visitor(h.app), "/newsletter", "/newsletter", {
       email: "sub@example.org",
