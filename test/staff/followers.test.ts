@@ -232,6 +232,40 @@ describeEachDb("following a report by email", (dialect) => {
     await db().deleteFrom("report_followers").where("email", "=", "quiet@example.org").execute();
   });
 
+  it("a follower without an account stops the updates from their personal data page (/my-data)", async () => {
+    const post = (url: string, fields: Record<string, string>) =>
+      h.app.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    expect((await follow("leaver@example.org")).first.statusCode).toBe(200);
+    const confirm = /http:\/\/civic\.test(\/reports\/updates\/confirm\/[\w-]{43})/.exec(
+      (await h.mailTo("leaver@example.org")).parsed.text ?? "",
+    )![1]!;
+    const confirmPage = await h.app.inject({ method: "GET", url: confirm });
+    expect((await post(confirm, { _csrf: tokenIn(confirmPage.body) })).statusCode).toBe(200);
+
+    const ask = await h.app.inject({ method: "GET", url: "/my-data" });
+    expect((await post("/my-data", { _csrf: tokenIn(ask.body), email: "leaver@example.org" })).statusCode).toBe(200);
+    const open = /http:\/\/civic\.test(\/my-data\/open\/([\w-]{43}))/.exec(
+      (await h.mailTo("leaver@example.org")).parsed.text ?? "",
+    )!;
+    const mine = await h.app.inject({ method: "GET", url: open[1]! });
+    expect(mine.statusCode).toBe(200);
+    expect(mine.body).toContain(`Email me the public updates on report ${reference}`);
+    const consent = /name="consent" value="([^"]+)"/.exec(mine.body)![1]!;
+    const withdrawn = await post("/my-data/withdraw", { _csrf: tokenIn(mine.body), token: open[2]!, consent });
+    expect(withdrawn.statusCode).toBe(303);
+    expect(withdrawn.headers.location).toBe(open[1]);
+    const after = await h.app.inject({ method: "GET", url: open[1]! });
+    expect(after.body).not.toContain(`Email me the public updates on report ${reference}`);
+    expect(
+      await db().selectFrom("report_followers").select("id").where("email", "=", "leaver@example.org").execute(),
+    ).toHaveLength(0);
+  });
+
   it("does not accept followers for a hidden report", async () => {
     const res = await h.app.inject({ method: "GET", url: page() });
     const csrf = tokenIn(res.body);
