@@ -61,7 +61,9 @@ export class AnswerCache {
         ? new LRUCache<string, CachedAnswer>({
             maxSize: options.maxBytes,
             maxEntrySize: Math.min(MAX_ANSWER_BYTES, options.maxBytes),
-            sizeCalculation: (a) => (typeof a.payload === "string" ? a.payload.length * 3 : a.payload.length) + 200,
+            // The key counts too: a search may list up to 100 service codes.
+            sizeCalculation: (a, key) =>
+              (typeof a.payload === "string" ? a.payload.length * 3 : a.payload.length) + key.length * 2 + 200,
           })
         : null;
   }
