@@ -104,7 +104,13 @@ function DevelopersContent({ config }: { config: Config }) {
         id="ex-requests"
         title="Read reports near a place"
         code={`curl -s '${base}/api/v2/requests.json?status=open&lat=${config.village.centre.lat.toFixed(5)}&long=${config.village.centre.lng.toFixed(5)}&radius=500'`}
-      />
+      >
+        <p>
+          If you poll, send the last answer's <code>ETag</code> back in <code>If-None-Match</code>: while nothing has
+          changed you get a quick <code>304 Not Modified</code>, and any change (a new report, a status update, a report
+          taken down) shows at your next request.
+        </p>
+      </Example>
 
       <h2>Getting an API key</h2>
       <p>
