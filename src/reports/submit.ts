@@ -1,9 +1,10 @@
-import { isBannedSender } from "../moderation/ban-list.js";
+import { sql } from "kysely";
+import { bannedSenderCondition } from "../moderation/ban-list.js";
 import type { Civic } from "../core/context.js";
-import type { Category } from "../core/db/schema.js";
+import type { Category, ReportVisibility } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { enqueueMails, type OutgoingMail } from "../core/mail/outbox.js";
 import {
   ImageError,
   type PhotoInput,
@@ -33,6 +34,8 @@ export const REPORT_LIMITS = {
 /** What a new report consists of, whichever way it arrives (web form or Open311). */
 export interface ReportSubmission {
   categoryCode: string;
+  /** The category of `categoryCode`, when the caller has read it already (Open311 does, for its 404): not read again. */
+  category?: Category;
   /** null → derived from the description (Open311 has no title). An empty string is a missing title. */
   title: string | null;
   description: string;
@@ -114,14 +117,16 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   const problems: FieldProblem[] = [];
   const problem = (field: string, message: string) => problems.push({ field, message });
 
-  const category = input.categoryCode
-    ? await db
-        .selectFrom("categories")
-        .selectAll()
-        .where("code", "=", input.categoryCode)
-        .where("is_public", "=", 1)
-        .executeTakeFirst()
-    : undefined;
+  const category = !input.categoryCode
+    ? undefined
+    : input.category?.code === input.categoryCode && input.category.is_public === 1
+      ? input.category
+      : await db
+          .selectFrom("categories")
+          .selectAll()
+          .where("code", "=", input.categoryCode)
+          .where("is_public", "=", 1)
+          .executeTakeFirst();
   if (!category) problem("category", input.categoryCode ? "is not a category we know" : "Choose a category");
   else if (category.retired_at) problem("category", "is no longer in use: choose another category");
 
@@ -270,6 +275,8 @@ export function describeWhere(r: {
 }
 
 const REFERENCE_ATTEMPTS = 6;
+const HIDDEN: ReportVisibility = "hidden";
+const PUBLIC: ReportVisibility = "public";
 
 /** The report an earlier submission of the same form token created, if there was one. */
 async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): Promise<SubmittedReport | null> {
@@ -315,14 +322,44 @@ export async function submitReport(
     const reference = makeReference();
     const now = civic.now();
     const at = now.toISOString();
+    const facts: ReportMailFacts = {
+      reference,
+      title: c.title,
+      description: c.description,
+      categoryName: c.category.name,
+      where: describeWhere(c),
+      lat: c.lat,
+      lng: c.lng,
+      link: `${baseUrl}/reports/${reference}`,
+      villageName: civic.config.village.name,
+      councilName: civic.config.village.councilName,
+      contactEmail: civic.config.village.contactEmail,
+      domain,
+    };
+    const mails: OutgoingMail[] = [];
+    if (c.email) mails.push(confirmationMail(c.email, facts, notice));
+    if (departmentEmail) {
+      const share = input.reporter.shareContact && (c.email || c.phone);
+      mails.push(
+        forwardMail(
+          departmentEmail,
+          facts,
+          { definitions, values: c.attributes },
+          c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
+          c.mediaUrl,
+          share ? { name: c.name, email: c.email, phone: c.phone } : null,
+        ),
+      );
+    }
     try {
       const id = await civic.database.db.transaction().execute(async (tx) => {
         if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
-        // A sender on the ban list gets the usual answer; the report is kept but never published.
-        const withheld = await isBannedSender(tx, c.email);
+        // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
+        // insert itself: one statement less per report).
+        const banned = bannedSenderCondition(c.email);
         const row = await tx
           .insertInto("reports")
-          .values({
+          .values((eb) => ({
             reference,
             category_code: c.category.code,
             title: c.title,
@@ -334,8 +371,9 @@ export async function submitReport(
             address_id: c.addressId,
             attributes: JSON.stringify(c.attributes),
             status: "open",
-            visibility: withheld ? "hidden" : "public",
-            withheld: withheld ? 1 : 0,
+            // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
+            visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
+            withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
             reporter_email: c.email,
             reporter_name: c.name,
             reporter_phone: c.phone,
@@ -350,7 +388,7 @@ export async function submitReport(
             forwarded_to: departmentEmail ?? null,
             expected_at: null,
             media_url: c.mediaUrl,
-          })
+          }))
           .returning("id")
           .executeTakeFirstOrThrow();
         await tx
@@ -373,36 +411,8 @@ export async function submitReport(
             )
             .execute();
         }
-        const facts: ReportMailFacts = {
-          reference,
-          title: c.title,
-          description: c.description,
-          categoryName: c.category.name,
-          where: describeWhere(c),
-          lat: c.lat,
-          lng: c.lng,
-          link: `${baseUrl}/reports/${reference}`,
-          villageName: civic.config.village.name,
-          councilName: civic.config.village.councilName,
-          contactEmail: civic.config.village.contactEmail,
-          domain,
-        };
-        if (c.email) await enqueueMail(tx, confirmationMail(c.email, facts, notice), now);
-        if (departmentEmail) {
-          const share = input.reporter.shareContact && (c.email || c.phone);
-          await enqueueMail(
-            tx,
-            forwardMail(
-              departmentEmail,
-              facts,
-              { definitions, values: c.attributes },
-              c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
-              c.mediaUrl,
-              share ? { name: c.name, email: c.email, phone: c.phone } : null,
-            ),
-            now,
-          );
-        }
+        // Both mails in one look-up of suppressed addresses and one insert.
+        await enqueueMails(tx, mails, now);
         return row.id;
       });
       return { id, reference, serviceNotice: notice };

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
-import { isSuppressed } from "./suppressions.js";
+import { addressHash, suppressedOf } from "./suppressions.js";
 
 /** An email to send through the outbox. */
 export interface OutgoingMail {
@@ -23,27 +23,46 @@ export interface OutgoingMail {
  * address is suppressed (it refused mail permanently before), in which case nothing is queued.
  */
 export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number | null> {
-  if (await isSuppressed(db, mail.to)) return null;
+  return (await enqueueMails(db, [mail], now))[0] ?? null;
+}
+
+/**
+ * enqueueMail for several messages in two statements (one look-up of the suppressed addresses, one insert), e.g. a
+ * new report's confirmation and council copy. Returns each message's outbox id, or null where it was suppressed.
+ */
+export async function enqueueMails(db: Kysely<DB>, mails: OutgoingMail[], now: Date): Promise<(number | null)[]> {
+  if (mails.length === 0) return [];
+  const suppressed = await suppressedOf(
+    db,
+    mails.map((m) => m.to),
+  );
+  const queued = mails.filter((m) => !suppressed.has(addressHash(m.to)));
+  if (queued.length === 0) return mails.map(() => null);
   const at = now.toISOString();
-  const row = await db
+  const rows = await db
     .insertInto("outbox")
-    .values({
-      kind: mail.kind,
-      to_address: mail.to,
-      subject: mail.subject,
-      text_body: mail.text,
-      html_body: mail.html,
-      message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
-      created_at: at,
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      last_error: null,
-      sent_at: null,
-      failed_at: null,
-      headers: mail.headers ? JSON.stringify(mail.headers) : null,
-    })
+    .values(
+      queued.map((mail) => ({
+        kind: mail.kind,
+        to_address: mail.to,
+        subject: mail.subject,
+        text_body: mail.text,
+        html_body: mail.html,
+        message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
+        created_at: at,
+        attempts: 0,
+        next_attempt_at: at,
+        locked_until: null,
+        last_error: null,
+        sent_at: null,
+        failed_at: null,
+        headers: mail.headers ? JSON.stringify(mail.headers) : null,
+      })),
+    )
     .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .execute();
+  // One statement's rows get increasing ids in the order given (the order of RETURNING itself is not promised).
+  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+  const byMail = new Map(queued.map((mail, i) => [mail, ids[i] ?? null]));
+  return mails.map((mail) => byMail.get(mail) ?? null);
 }
