@@ -293,6 +293,23 @@ async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
       console.log(
         `  ${n} more, one at a time: ${((performance.now() - t0) / n).toFixed(2)} ms each, CPU ${((used.user + used.system) / n / 1000).toFixed(2)} ms each (user ${(used.user / n / 1000).toFixed(2)}, system ${(used.system / n / 1000).toFixed(2)})`,
       );
+      // And four at a time, as the throughput clients send them (SQLite commits concurrent reports together).
+      captured = [];
+      const cpu4 = process.cpuUsage();
+      const t4 = performance.now();
+      for (let k = 0; k < n; k += 4) {
+        await Promise.all(
+          [0, 1, 2, 3].map(() => {
+            const { path, init } = s.next();
+            const headers = init?.headers as Record<string, string>;
+            return app.inject({ method: "POST", url: path, headers, payload: String(init?.body) });
+          }),
+        );
+      }
+      const used4 = process.cpuUsage(cpu4);
+      console.log(
+        `  ${n} more, four at a time: ${((performance.now() - t4) / n).toFixed(2)} ms each, CPU ${((used4.user + used4.system) / n / 1000).toFixed(2)} ms each, ${(captured.length / n).toFixed(1)} statements and ${(captured.filter((q) => q.sql === "commit").length / n).toFixed(2)} commits each`,
+      );
       continue;
     }
     const { path } = s.next();

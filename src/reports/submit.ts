@@ -4,6 +4,7 @@ import type { Civic } from "../core/context.js";
 import type { Category, ReportVisibility } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
+import { inCommittedTransaction } from "../core/db/commit-group.js";
 import { enqueueMails, type OutgoingMail } from "../core/mail/outbox.js";
 import {
   ImageError,
@@ -352,7 +353,8 @@ export async function submitReport(
       );
     }
     try {
-      const id = await civic.database.db.transaction().execute(async (tx) => {
+      // On SQLite, concurrent submissions share one commit (one fsync): see core/db/commit-group.ts.
+      const id = await inCommittedTransaction(civic.database, async (tx) => {
         if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
         // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
         // insert itself: one statement less per report).
