@@ -1,7 +1,7 @@
-import { sql } from "kysely";
+import { type QueryCreator, sql } from "kysely";
 import { bannedSenderCondition } from "../moderation/ban-list.js";
 import type { Civic } from "../core/context.js";
-import type { Category, ReportVisibility } from "../core/db/schema.js";
+import type { Category, DB, ReportVisibility } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { inCommittedTransaction } from "../core/db/commit-group.js";
@@ -359,44 +359,57 @@ export async function submitReport(
         // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
         // insert itself: one statement less per report).
         const banned = bannedSenderCondition(c.email);
-        const row = await tx
-          .insertInto("reports")
-          .values((eb) => ({
-            reference,
-            category_code: c.category.code,
-            title: c.title,
-            description: c.description,
-            latitude: c.lat,
-            longitude: c.lng,
-            location_text: c.locationText,
-            place_id: c.placeId,
-            address_id: c.addressId,
-            attributes: JSON.stringify(c.attributes),
-            status: "open",
-            // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
-            visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
-            withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
-            reporter_email: c.email,
-            reporter_name: c.name,
-            reporter_phone: c.phone,
-            share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
-            device_id: clean(input.deviceId),
-            account_id: clean(input.accountId),
-            source: input.source,
-            api_key_id: input.apiKeyId,
-            created_at: at,
-            updated_at: at,
-            forwarded_at: departmentEmail ? at : null,
-            forwarded_to: departmentEmail ?? null,
-            expected_at: null,
-            media_url: c.mediaUrl,
-          }))
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await tx
-          .insertInto("report_updates")
-          .values({ report_id: row.id, status: "open", previous_status: null, note: "", created_at: at })
-          .execute();
+        const insertReport = (db: QueryCreator<DB>) =>
+          db
+            .insertInto("reports")
+            .values((eb) => ({
+              reference,
+              category_code: c.category.code,
+              title: c.title,
+              description: c.description,
+              latitude: c.lat,
+              longitude: c.lng,
+              location_text: c.locationText,
+              place_id: c.placeId,
+              address_id: c.addressId,
+              attributes: JSON.stringify(c.attributes),
+              status: "open",
+              // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
+              visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
+              withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
+              reporter_email: c.email,
+              reporter_name: c.name,
+              reporter_phone: c.phone,
+              share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
+              device_id: clean(input.deviceId),
+              account_id: clean(input.accountId),
+              source: input.source,
+              api_key_id: input.apiKeyId,
+              created_at: at,
+              updated_at: at,
+              forwarded_at: departmentEmail ? at : null,
+              forwarded_to: departmentEmail ?? null,
+              expected_at: null,
+              media_url: c.mediaUrl,
+            }))
+            .returning("id");
+        // Its first history entry: on PostgreSQL in the same statement (one round trip less).
+        const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
+        let row: { id: number };
+        if (civic.database.dialect === "postgres") {
+          row = await tx
+            .with("new_report", insertReport)
+            .insertInto("report_updates")
+            .values((eb) => ({ report_id: eb.selectFrom("new_report").select("id"), ...first }))
+            .returning("report_id as id")
+            .executeTakeFirstOrThrow();
+        } else {
+          row = await insertReport(tx).executeTakeFirstOrThrow();
+          await tx
+            .insertInto("report_updates")
+            .values({ report_id: row.id, ...first })
+            .execute();
+        }
         if (c.photos.length > 0) {
           await tx
             .insertInto("report_photos")
