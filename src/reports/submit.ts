@@ -1,11 +1,8 @@
-import { type QueryCreator, sql } from "kysely";
-import { bannedSenderCondition } from "../moderation/ban-list.js";
 import type { Civic } from "../core/context.js";
-import type { Category, DB, ReportVisibility } from "../core/db/schema.js";
+import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
-import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
-import { inCommittedTransaction } from "../core/db/commit-group.js";
-import { enqueueMails, type OutgoingMail } from "../core/mail/outbox.js";
+import { earlierSubmission, type FormSubmissionKey } from "../core/http/form-submissions.js";
+import { type OutgoingMail, withoutSuppressed } from "../core/mail/outbox.js";
 import {
   ImageError,
   type PhotoInput,
@@ -20,6 +17,7 @@ import { type AttributeValues, categoryAttributes, validateAttributes } from "./
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
+import { storeReport } from "./store.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation). */
 export const REPORT_LIMITS = {
@@ -276,8 +274,6 @@ export function describeWhere(r: {
 }
 
 const REFERENCE_ATTEMPTS = 6;
-const HIDDEN: ReportVisibility = "hidden";
-const PUBLIC: ReportVisibility = "public";
 
 /** The report an earlier submission of the same form token created, if there was one. */
 async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): Promise<SubmittedReport | null> {
@@ -353,82 +349,46 @@ export async function submitReport(
       );
     }
     try {
-      // On SQLite, concurrent submissions share one commit (one fsync): see core/db/commit-group.ts.
-      const id = await inCommittedTransaction(civic.database, async (tx) => {
-        if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
-        // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
-        // insert itself: one statement less per report).
-        const banned = bannedSenderCondition(c.email);
-        const insertReport = (db: QueryCreator<DB>) =>
-          db
-            .insertInto("reports")
-            .values((eb) => ({
-              reference,
-              category_code: c.category.code,
-              title: c.title,
-              description: c.description,
-              latitude: c.lat,
-              longitude: c.lng,
-              location_text: c.locationText,
-              place_id: c.placeId,
-              address_id: c.addressId,
-              attributes: JSON.stringify(c.attributes),
-              status: "open",
-              // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
-              visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
-              withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
-              reporter_email: c.email,
-              reporter_name: c.name,
-              reporter_phone: c.phone,
-              share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
-              device_id: clean(input.deviceId),
-              account_id: clean(input.accountId),
-              source: input.source,
-              api_key_id: input.apiKeyId,
-              created_at: at,
-              updated_at: at,
-              forwarded_at: departmentEmail ? at : null,
-              forwarded_to: departmentEmail ?? null,
-              expected_at: null,
-              media_url: c.mediaUrl,
-            }))
-            .returning("id");
-        // Its first history entry: on PostgreSQL in the same statement (one round trip less).
-        const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
-        let row: { id: number };
-        if (civic.database.dialect === "postgres") {
-          row = await tx
-            .with("new_report", insertReport)
-            .insertInto("report_updates")
-            .values((eb) => ({ report_id: eb.selectFrom("new_report").select("id"), ...first }))
-            .returning("report_id as id")
-            .executeTakeFirstOrThrow();
-        } else {
-          row = await insertReport(tx).executeTakeFirstOrThrow();
-          await tx
-            .insertInto("report_updates")
-            .values({ report_id: row.id, ...first })
-            .execute();
-        }
-        if (c.photos.length > 0) {
-          await tx
-            .insertInto("report_photos")
-            .values(
-              c.photos.map((p, position) => ({
-                report_id: row.id,
-                position,
-                hash: p.hash,
-                width: p.width,
-                height: p.height,
-                content_type: p.contentType,
-                created_at: at,
-              })),
-            )
-            .execute();
-        }
-        // Both mails in one look-up of suppressed addresses and one insert.
-        await enqueueMails(tx, mails, now);
-        return row.id;
+      const id = await storeReport(civic.database, {
+        row: {
+          reference,
+          category_code: c.category.code,
+          title: c.title,
+          description: c.description,
+          latitude: c.lat,
+          longitude: c.lng,
+          location_text: c.locationText,
+          place_id: c.placeId,
+          address_id: c.addressId,
+          attributes: JSON.stringify(c.attributes),
+          status: "open",
+          reporter_email: c.email,
+          reporter_name: c.name,
+          reporter_phone: c.phone,
+          share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
+          device_id: clean(input.deviceId),
+          account_id: clean(input.accountId),
+          source: input.source,
+          api_key_id: input.apiKeyId,
+          created_at: at,
+          updated_at: at,
+          forwarded_at: departmentEmail ? at : null,
+          forwarded_to: departmentEmail ?? null,
+          expected_at: null,
+          media_url: c.mediaUrl,
+        },
+        reporterEmail: c.email,
+        photos: c.photos.map((p, position) => ({
+          position,
+          hash: p.hash,
+          width: p.width,
+          height: p.height,
+          content_type: p.contentType,
+          created_at: at,
+        })),
+        mails: await withoutSuppressed(civic.database.db, mails),
+        now,
+        formSubmission: options.formSubmission,
       });
       return { id, reference, serviceNotice: notice };
     } catch (error) {
