@@ -3,7 +3,12 @@ import { inCommittedTransaction } from "../core/db/commit-group.js";
 import type { Database } from "../core/db/database.js";
 import type { DB, ReportPhotosTable, ReportsTable, ReportVisibility } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
-import { insertOutbox, type OutgoingMail } from "../core/mail/outbox.js";
+import {
+  insertOutbox,
+  insertOutboxUnlessSuppressed,
+  type OutgoingMail,
+  withoutSuppressed,
+} from "../core/mail/outbox.js";
 import { bannedSenderCondition } from "../moderation/ban-list.js";
 
 /** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
@@ -12,7 +17,7 @@ export interface NewReport {
   /** The reporter's address, checked against the ban list in the insert itself. */
   reporterEmail: string | null;
   photos: Omit<Insertable<ReportPhotosTable>, "report_id">[];
-  /** Already without suppressed addresses (enqueueMails' look-up, made before: the mail worker checks again). */
+  /** Its mails; those to a suppressed address are not queued. */
   mails: OutgoingMail[];
   now: Date;
   /** Web forms: the form token, recorded first, so a replay of it (even a concurrent one) creates nothing. */
@@ -23,8 +28,8 @@ const HIDDEN: ReportVisibility = "hidden";
 const PUBLIC: ReportVisibility = "public";
 
 /**
- * Stores a new report, its first "open" history entry, its photos and its mails atomically, and returns its id once
- * committed. PostgreSQL: one statement (data-modifying WITH), so one round trip and an implicit transaction, unless
+ * Stores a new report, its first "open" history entry, its photos and its mails (not those to a suppressed address)
+ * atomically, and returns its id once committed. PostgreSQL: one statement (data-modifying WITH), so one round trip and an implicit transaction, unless
  * a form token is to be recorded first (then a transaction). SQLite: a transaction shared with concurrent
  * submissions (core/db/commit-group.ts).
  */
@@ -62,11 +67,12 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
           .returning("id"),
       ) as unknown as typeof q;
     }
-    if (r.mails.length > 0) {
-      q = q.with("mails", (db) =>
-        insertOutbox(db as unknown as QueryCreator<DB>, r.mails, r.now).returning("id"),
+    // Each mail is its own insert, which leaves it out when its address is suppressed.
+    r.mails.forEach((mail, i) => {
+      q = q.with(`mail_${i}`, (db) =>
+        insertOutboxUnlessSuppressed(db as unknown as QueryCreator<DB>, mail, r.now).returning("id"),
       ) as unknown as typeof q;
-    }
+    });
     return (await q.selectFrom("new_report").select("id").executeTakeFirstOrThrow()).id;
   }
 
@@ -83,7 +89,8 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
         .values(r.photos.map((p) => ({ ...p, report_id: id })))
         .execute();
     }
-    if (r.mails.length > 0) await insertOutbox(tx, r.mails, r.now).execute();
+    const mails = await withoutSuppressed(tx, r.mails);
+    if (mails.length > 0) await insertOutbox(tx, mails, r.now).execute();
     return id;
   });
 }

@@ -101,7 +101,7 @@ describeEachDb("submitReport", (dialect) => {
       .selectFrom("outbox")
       .selectAll()
       .where("subject", "like", `%${withConsent.reference}%`)
-      .orderBy("id")
+      .orderBy("kind")
       .execute();
     expect(mails.map((m) => [m.kind, m.to_address])).toEqual([
       ["report-confirmation", "ada.reporter@example.org"],

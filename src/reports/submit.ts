@@ -2,7 +2,7 @@ import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, type FormSubmissionKey } from "../core/http/form-submissions.js";
-import { type OutgoingMail, withoutSuppressed } from "../core/mail/outbox.js";
+import type { OutgoingMail } from "../core/mail/outbox.js";
 import {
   ImageError,
   type PhotoInput,
@@ -386,7 +386,7 @@ export async function submitReport(
           content_type: p.contentType,
           created_at: at,
         })),
-        mails: await withoutSuppressed(civic.database.db, mails),
+        mails,
         now,
         formSubmission: options.formSubmission,
       });

@@ -54,25 +54,52 @@ export async function withoutSuppressed(db: Kysely<DB>, mails: OutgoingMail[]): 
   return mails.filter((m) => !suppressed.has(addressHash(m.to)));
 }
 
+/** An outbox row for a message, as queued now. */
+function outboxRow(mail: OutgoingMail, now: Date) {
+  const at = now.toISOString();
+  return {
+    kind: mail.kind,
+    to_address: mail.to,
+    subject: mail.subject,
+    text_body: mail.text,
+    html_body: mail.html,
+    message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
+    created_at: at,
+    attempts: 0,
+    next_attempt_at: at,
+    locked_until: null,
+    last_error: null,
+    sent_at: null,
+    failed_at: null,
+    headers: mail.headers ? JSON.stringify(mail.headers) : null,
+  };
+}
+
 /** The insert (not yet run) that queues these messages as they are: no suppression check; see withoutSuppressed. */
 export function insertOutbox(db: QueryCreator<DB>, mails: OutgoingMail[], now: Date) {
-  const at = now.toISOString();
-  return db.insertInto("outbox").values(
-    mails.map((mail) => ({
-      kind: mail.kind,
-      to_address: mail.to,
-      subject: mail.subject,
-      text_body: mail.text,
-      html_body: mail.html,
-      message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
-      created_at: at,
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      last_error: null,
-      sent_at: null,
-      failed_at: null,
-      headers: mail.headers ? JSON.stringify(mail.headers) : null,
-    })),
-  );
+  return db.insertInto("outbox").values(mails.map((mail) => outboxRow(mail, now)));
+}
+
+/**
+ * The insert (not yet run) that queues one message unless its address is suppressed, decided in the statement
+ * itself (`insert … select … where not exists`), so it can be part of a larger statement (a report's on
+ * PostgreSQL). Its parameters take the types of the outbox columns they go to.
+ */
+export function insertOutboxUnlessSuppressed(db: QueryCreator<DB>, mail: OutgoingMail, now: Date) {
+  const row = outboxRow(mail, now);
+  const columns = Object.keys(row) as (keyof typeof row)[];
+  return db
+    .insertInto("outbox")
+    .columns(columns)
+    .expression(
+      db
+        .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("mail_suppressions").select("address_hash").where("address_hash", "=", addressHash(mail.to)),
+            ),
+          ),
+        ),
+    );
 }
