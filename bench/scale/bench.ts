@@ -308,7 +308,7 @@ async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
       }
       const used4 = process.cpuUsage(cpu4);
       console.log(
-        `  ${n} more, four at a time: ${((performance.now() - t4) / n).toFixed(2)} ms each, CPU ${((used4.user + used4.system) / n / 1000).toFixed(2)} ms each, ${(captured.length / n).toFixed(1)} statements and ${(captured.filter((q) => q.sql === "commit").length / n).toFixed(2)} commits each`,
+        `  ${n} more, four at a time: ${((performance.now() - t4) / n).toFixed(2)} ms each, CPU ${((used4.user + used4.system) / n / 1000).toFixed(2)} ms each, ${(captured.length / n).toFixed(1)} statements and ${(captured.filter((q) => q.sql === "commit").length / n).toFixed(2)} COMMIT statements each`,
       );
       continue;
     }
