@@ -9,14 +9,15 @@ describeEachDb("API key last use, to the minute", (dialect) => {
     t = await createTestDatabase(dialect);
   });
   afterAll(async () => t?.cleanup());
+  const lastUsedOf = async (id: number) =>
+    (await t.database.db.selectFrom("api_keys").select("last_used_at").where("id", "=", id).executeTakeFirstOrThrow())
+      .last_used_at;
 
   it("is set on first use, kept within a minute and moved on after it", async () => {
     const db = t.database.db;
     const start = new Date("2026-11-24T06:00:00.000Z");
     const key = await createApiKey(db, "busy", start);
-    const lastUsed = async () =>
-      (await db.selectFrom("api_keys").select("last_used_at").where("id", "=", key.id).executeTakeFirstOrThrow())
-        .last_used_at;
+    const lastUsed = () => lastUsedOf(key.id);
     expect(await lastUsed()).toBeNull();
     await touchApiKey(db, key.id, start);
     expect(await lastUsed()).toBe(start.toISOString());
@@ -31,9 +32,7 @@ describeEachDb("API key last use, to the minute", (dialect) => {
     const db = t.database.db;
     const start = new Date("2026-11-24T07:00:00.000Z");
     const key = await createApiKey(db, "two processes", start);
-    const lastUsed = async () =>
-      (await db.selectFrom("api_keys").select("last_used_at").where("id", "=", key.id).executeTakeFirstOrThrow())
-        .last_used_at;
+    const lastUsed = () => lastUsedOf(key.id);
     const a = new ApiKeyTouches();
     const b = new ApiKeyTouches();
     await a.touch(db, key.id, start);
