@@ -19,7 +19,13 @@ import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDiale
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { type Database, type Dialect, openDatabase, sqlitePath } from "../../src/core/db/database.js";
+import {
+  type Database,
+  type Dialect,
+  openDatabase,
+  sqlitePath,
+  withStatementCache,
+} from "../../src/core/db/database.js";
 import type { DB } from "../../src/core/db/schema.js";
 import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
@@ -105,12 +111,20 @@ function record(dialect: Dialect, part: string, name: string, r: Result, target 
   );
 }
 
+/** A SQLite connection set up as openDatabase sets up the app's. */
+function appSqlite(ds: Dataset): SQLite.Database {
+  const sqlite = new SQLite(sqlitePath(ds.dataDir));
+  for (const pragma of ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = FULL"])
+    sqlite.pragma(pragma);
+  return sqlite;
+}
+
 /** An app database whose Kysely logs every query (for the plans); otherwise as openDatabase makes it. */
 function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => void): Database {
   const onLog = (e: LogEvent) => log(e.query, e.queryDurationMillis);
   const dialect =
     ds.url === null
-      ? new SqliteDialect({ database: new SQLite(sqlitePath(ds.dataDir)) })
+      ? new SqliteDialect({ database: withStatementCache(appSqlite(ds)) })
       : new PostgresDialect({ pool: new pg.Pool({ connectionString: ds.url, max: 4, options: "-c TimeZone=UTC" }) });
   const db = new Kysely<DB>({ dialect, log: onLog });
   return {
@@ -279,6 +293,36 @@ async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
       const median = runs[10];
       console.log(`\n  ${s.name}: median ${median?.total.toFixed(1)} ms in process, ${median?.log.length} statements`);
       for (const line of median?.log ?? []) console.log(line);
+      // This process's CPU time per request, one request at a time: steadier than req/s on a shared machine.
+      const n = 300;
+      const cpu = process.cpuUsage();
+      const t0 = performance.now();
+      for (let k = 0; k < n; k++) {
+        const { path, init } = s.next();
+        const headers = init?.headers as Record<string, string>;
+        await app.inject({ method: "POST", url: path, headers, payload: String(init?.body) });
+      }
+      const used = process.cpuUsage(cpu);
+      console.log(
+        `  ${n} more, one at a time: ${((performance.now() - t0) / n).toFixed(2)} ms each, CPU ${((used.user + used.system) / n / 1000).toFixed(2)} ms each (user ${(used.user / n / 1000).toFixed(2)}, system ${(used.system / n / 1000).toFixed(2)})`,
+      );
+      // And four at a time, as the throughput clients send them (SQLite commits concurrent reports together).
+      captured = [];
+      const cpu4 = process.cpuUsage();
+      const t4 = performance.now();
+      for (let k = 0; k < n; k += 4) {
+        await Promise.all(
+          [0, 1, 2, 3].map(() => {
+            const { path, init } = s.next();
+            const headers = init?.headers as Record<string, string>;
+            return app.inject({ method: "POST", url: path, headers, payload: String(init?.body) });
+          }),
+        );
+      }
+      const used4 = process.cpuUsage(cpu4);
+      console.log(
+        `  ${n} more, four at a time: ${((performance.now() - t4) / n).toFixed(2)} ms each, CPU ${((used4.user + used4.system) / n / 1000).toFixed(2)} ms each, ${(captured.length / n).toFixed(1)} statements and ${(captured.filter((q) => q.sql === "commit").length / n).toFixed(2)} COMMIT statements each`,
+      );
       continue;
     }
     const { path } = s.next();

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Expression, expressionBuilder, type Kysely, type SqlBool } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 
@@ -33,13 +33,15 @@ export function banCandidates(email: string): string[] {
   return [value, ...domains];
 }
 
-/** Whether reports from this address are to be stored but never published. */
-export async function isBannedSender(db: Kysely<DB>, email: string | null | undefined): Promise<boolean> {
-  if (!email) return false;
-  const candidates = banCandidates(email);
-  if (candidates.length === 0) return false;
-  const row = await db.selectFrom("banned_senders").select("id").where("pattern", "in", candidates).executeTakeFirst();
-  return row !== undefined;
+/**
+ * Whether reports from this address are to be stored but never published, as a condition to put into the statement
+ * that stores the report (no query of its own); null when there is no address to check.
+ */
+export function bannedSenderCondition(email: string | null | undefined): Expression<SqlBool> | null {
+  const candidates = email ? banCandidates(email) : [];
+  if (candidates.length === 0) return null;
+  const eb = expressionBuilder<DB, never>();
+  return eb.exists(eb.selectFrom("banned_senders").select("id").where("pattern", "in", candidates));
 }
 
 export async function listBans(db: Kysely<DB>) {

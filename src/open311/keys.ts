@@ -104,14 +104,38 @@ export const TOUCH_EVERY_MS = 60_000;
 
 /**
  * Records that a key was used (for `api-keys list`), to the minute: the update matches nothing while the stored time
- * is less than TOUCH_EVERY_MS old, so it costs no write (and no synced commit) on busy keys.
+ * is less than TOUCH_EVERY_MS old, so it costs no write (and no synced commit) on busy keys. True when it wrote.
  */
-export async function touchApiKey(db: Kysely<DB>, id: number, now: Date): Promise<void> {
+export async function touchApiKey(db: Kysely<DB>, id: number, now: Date): Promise<boolean> {
   const stale = new Date(now.getTime() - TOUCH_EVERY_MS).toISOString();
-  await db
+  const result = await db
     .updateTable("api_keys")
     .set({ last_used_at: now.toISOString() })
     .where("id", "=", id)
     .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", stale)]))
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Keys whose last write a process remembers, at most (there are a handful of keys; this only bounds memory). */
+const MAX_REMEMBERED_KEYS = 10_000;
+
+/**
+ * touchApiKey without its statement while it could not write anyway: a process remembers when it last wrote a key's
+ * time itself, and the stored time is never older than that (only newer, when another process wrote), so within
+ * TOUCH_EVERY_MS of its own write the update would match nothing and is skipped. Each process still writes at most
+ * once a minute, and `last_used_at` is never more than a minute behind a key's last use, as with touchApiKey alone.
+ */
+export class ApiKeyTouches {
+  private readonly written = new Map<number, number>();
+
+  async touch(db: Kysely<DB>, id: number, now: Date): Promise<void> {
+    const at = now.getTime();
+    const last = this.written.get(id);
+    if (last !== undefined && at >= last && at - last < TOUCH_EVERY_MS) return;
+    if (await touchApiKey(db, id, now)) {
+      if (this.written.size >= MAX_REMEMBERED_KEYS) this.written.clear();
+      this.written.set(id, at);
+    }
+  }
 }

@@ -193,7 +193,7 @@ export async function createServiceRequest(
     });
   }
   // An unknown or non-public service_code is a 404 and a retired one a 400, before any other check.
-  await openCategory(civic.database.db, serviceCode);
+  const category = await openCategory(civic.database.db, serviceCode);
   const attributes = attributeValues(fields);
   const lat = coordinate(fields, "lat");
   const lng = coordinate(fields, "long");
@@ -221,6 +221,7 @@ export async function createServiceRequest(
 
   const submission: ReportSubmission = {
     categoryCode: serviceCode,
+    category,
     title: null,
     description: one(fields, "description") ?? "",
     lat,

@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
 import { open311Idempotency } from "../drafts/idempotency.js";
 import { discoveryDocument } from "./discovery.js";
-import { type ApiClient, findActiveApiKey, requestApiKey, touchApiKey } from "./keys.js";
+import { type ApiClient, ApiKeyTouches, findActiveApiKey, requestApiKey } from "./keys.js";
 import { withUploads } from "../core/media/uploads.js";
 import {
   createServiceRequest,
@@ -404,6 +404,7 @@ export const open311Routes = fp(
 
     /** POST: resolve the key, count the attempt (per key, or per address without a valid key), then require it. */
     const postBodies = new WeakMap<FastifyRequest, PostFields>();
+    const keyTouches = new ApiKeyTouches();
     const writeClient = async (request: FastifyRequest) => {
       const body = readPostBody(request.body);
       // The standard sends api_key in the form body; clients may send the X-Api-Key header or the query instead.
@@ -474,7 +475,7 @@ export const open311Routes = fp(
         const created = await withUploads(request, isMediaField, (files) =>
           createServiceRequest(civic, client, readPostBody(request.body, files)),
         );
-        await touchApiKey(db(), client.id, civic.now());
+        await keyTouches.touch(db(), client.id, civic.now());
         reply.header("cache-control", "no-store");
         return sendFormat(reply, request.params.format, "service_requests", [created]);
       },

@@ -4,6 +4,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { AppError } from "../core/http/errors.js";
+import { enqueueMails } from "../core/mail/outbox.js";
+import { suppressAddress } from "../core/mail/suppressions.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { hasGpsTag, jpegWithGps, pngImage } from "../../test/helpers/images.js";
@@ -99,7 +101,7 @@ describeEachDb("submitReport", (dialect) => {
       .selectFrom("outbox")
       .selectAll()
       .where("subject", "like", `%${withConsent.reference}%`)
-      .orderBy("id")
+      .orderBy("kind")
       .execute();
     expect(mails.map((m) => [m.kind, m.to_address])).toEqual([
       ["report-confirmation", "ada.reporter@example.org"],
@@ -123,6 +125,76 @@ describeEachDb("submitReport", (dialect) => {
     expect(forward.text_body).not.toContain("Bob Private");
     expect(forward.text_body).not.toContain("bob@example.org");
     expect(forward.html_body).not.toContain("bob@example.org");
+  });
+
+  it("queues no confirmation to a suppressed address, and still the council's copy", async () => {
+    const db = t.app.civic.database.db;
+    await suppressAddress(db, "Gone@Example.org", "550 mailbox unavailable", at);
+    const r = await submitReport(
+      t.app.civic,
+      submission({ reporter: { email: "gone@example.org", name: null, phone: null, shareContact: false } }),
+    );
+    const mails = await db
+      .selectFrom("outbox")
+      .select(["kind", "to_address"])
+      .where("subject", "like", `%${r.reference}%`)
+      .execute();
+    expect(mails).toEqual([{ kind: "report-forward", to_address: "wrenvale-highways@example.org" }]);
+    const [none, both] = await Promise.all([
+      enqueueMails(db, [], at),
+      enqueueMails(
+        db,
+        [
+          { kind: "test", to: "gone@example.org", subject: "s", text: "t", html: null },
+          { kind: "test", to: "here@example.org", subject: "s", text: "t", html: null },
+        ],
+        at,
+      ),
+    ]);
+    expect(none).toEqual([]);
+    expect(both[0]).toBeNull();
+    const queued = await db
+      .selectFrom("outbox")
+      .select("to_address")
+      .where("id", "=", both[1] ?? -1)
+      .execute();
+    expect(queued).toEqual([{ to_address: "here@example.org" }]);
+  });
+
+  it("reads the category itself when the one given is not the one named or not public", async () => {
+    const db = t.app.civic.database.db;
+    const pothole = await db
+      .selectFrom("categories")
+      .selectAll()
+      .where("code", "=", "pothole")
+      .executeTakeFirstOrThrow();
+    const r = await submitReport(
+      t.app.civic,
+      submission({ categoryCode: "pothole", category: { ...pothole, name: "Stale name" } }),
+    );
+    const forward = await db
+      .selectFrom("outbox")
+      .select("subject")
+      .where("subject", "like", `%${r.reference}%`)
+      .executeTakeFirstOrThrow();
+    expect(forward.subject).toContain("Stale name");
+    // Another code than the one named, or a category that is not public: read from the database.
+    const other = await submitReport(
+      t.app.civic,
+      submission({ categoryCode: "pothole", category: { ...pothole, code: "x", name: "Wrong" } }),
+    );
+    const hidden = await submitReport(
+      t.app.civic,
+      submission({ categoryCode: "pothole", category: { ...pothole, is_public: 0, name: "Hidden" } }),
+    );
+    for (const ref of [other.reference, hidden.reference]) {
+      const mail = await db
+        .selectFrom("outbox")
+        .select("subject")
+        .where("subject", "like", `%${ref}%`)
+        .executeTakeFirstOrThrow();
+      expect(mail.subject).toContain(`(${pothole.name})`);
+    }
   });
 
   it("does not forward categories without a council department", async () => {

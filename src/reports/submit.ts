@@ -1,9 +1,8 @@
-import { isBannedSender } from "../moderation/ban-list.js";
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
-import { earlierSubmission, type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { earlierSubmission, type FormSubmissionKey } from "../core/http/form-submissions.js";
+import type { OutgoingMail } from "../core/mail/outbox.js";
 import {
   ImageError,
   type PhotoInput,
@@ -18,6 +17,7 @@ import { type AttributeValues, categoryAttributes, validateAttributes } from "./
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
+import { storeReport } from "./store.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation). */
 export const REPORT_LIMITS = {
@@ -33,6 +33,8 @@ export const REPORT_LIMITS = {
 /** What a new report consists of, whichever way it arrives (web form or Open311). */
 export interface ReportSubmission {
   categoryCode: string;
+  /** The category of `categoryCode`, when the caller has read it already (Open311 does, for its 404): not read again. */
+  category?: Category;
   /** null → derived from the description (Open311 has no title). An empty string is a missing title. */
   title: string | null;
   description: string;
@@ -114,14 +116,16 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   const problems: FieldProblem[] = [];
   const problem = (field: string, message: string) => problems.push({ field, message });
 
-  const category = input.categoryCode
-    ? await db
-        .selectFrom("categories")
-        .selectAll()
-        .where("code", "=", input.categoryCode)
-        .where("is_public", "=", 1)
-        .executeTakeFirst()
-    : undefined;
+  const category = !input.categoryCode
+    ? undefined
+    : input.category?.code === input.categoryCode && input.category.is_public === 1
+      ? input.category
+      : await db
+          .selectFrom("categories")
+          .selectAll()
+          .where("code", "=", input.categoryCode)
+          .where("is_public", "=", 1)
+          .executeTakeFirst();
   if (!category) problem("category", input.categoryCode ? "is not a category we know" : "Choose a category");
   else if (category.retired_at) problem("category", "is no longer in use: choose another category");
 
@@ -315,95 +319,76 @@ export async function submitReport(
     const reference = makeReference();
     const now = civic.now();
     const at = now.toISOString();
+    const facts: ReportMailFacts = {
+      reference,
+      title: c.title,
+      description: c.description,
+      categoryName: c.category.name,
+      where: describeWhere(c),
+      lat: c.lat,
+      lng: c.lng,
+      link: `${baseUrl}/reports/${reference}`,
+      villageName: civic.config.village.name,
+      councilName: civic.config.village.councilName,
+      contactEmail: civic.config.village.contactEmail,
+      domain,
+    };
+    const mails: OutgoingMail[] = [];
+    if (c.email) mails.push(confirmationMail(c.email, facts, notice));
+    if (departmentEmail) {
+      const share = input.reporter.shareContact && (c.email || c.phone);
+      mails.push(
+        forwardMail(
+          departmentEmail,
+          facts,
+          { definitions, values: c.attributes },
+          c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
+          c.mediaUrl,
+          share ? { name: c.name, email: c.email, phone: c.phone } : null,
+        ),
+      );
+    }
     try {
-      const id = await civic.database.db.transaction().execute(async (tx) => {
-        if (options.formSubmission) await recordSubmission(tx, options.formSubmission, reference, now);
-        // A sender on the ban list gets the usual answer; the report is kept but never published.
-        const withheld = await isBannedSender(tx, c.email);
-        const row = await tx
-          .insertInto("reports")
-          .values({
-            reference,
-            category_code: c.category.code,
-            title: c.title,
-            description: c.description,
-            latitude: c.lat,
-            longitude: c.lng,
-            location_text: c.locationText,
-            place_id: c.placeId,
-            address_id: c.addressId,
-            attributes: JSON.stringify(c.attributes),
-            status: "open",
-            visibility: withheld ? "hidden" : "public",
-            withheld: withheld ? 1 : 0,
-            reporter_email: c.email,
-            reporter_name: c.name,
-            reporter_phone: c.phone,
-            share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
-            device_id: clean(input.deviceId),
-            account_id: clean(input.accountId),
-            source: input.source,
-            api_key_id: input.apiKeyId,
-            created_at: at,
-            updated_at: at,
-            forwarded_at: departmentEmail ? at : null,
-            forwarded_to: departmentEmail ?? null,
-            expected_at: null,
-            media_url: c.mediaUrl,
-          })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await tx
-          .insertInto("report_updates")
-          .values({ report_id: row.id, status: "open", previous_status: null, note: "", created_at: at })
-          .execute();
-        if (c.photos.length > 0) {
-          await tx
-            .insertInto("report_photos")
-            .values(
-              c.photos.map((p, position) => ({
-                report_id: row.id,
-                position,
-                hash: p.hash,
-                width: p.width,
-                height: p.height,
-                content_type: p.contentType,
-                created_at: at,
-              })),
-            )
-            .execute();
-        }
-        const facts: ReportMailFacts = {
+      const id = await storeReport(civic.database, {
+        row: {
           reference,
+          category_code: c.category.code,
           title: c.title,
           description: c.description,
-          categoryName: c.category.name,
-          where: describeWhere(c),
-          lat: c.lat,
-          lng: c.lng,
-          link: `${baseUrl}/reports/${reference}`,
-          villageName: civic.config.village.name,
-          councilName: civic.config.village.councilName,
-          contactEmail: civic.config.village.contactEmail,
-          domain,
-        };
-        if (c.email) await enqueueMail(tx, confirmationMail(c.email, facts, notice), now);
-        if (departmentEmail) {
-          const share = input.reporter.shareContact && (c.email || c.phone);
-          await enqueueMail(
-            tx,
-            forwardMail(
-              departmentEmail,
-              facts,
-              { definitions, values: c.attributes },
-              c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
-              c.mediaUrl,
-              share ? { name: c.name, email: c.email, phone: c.phone } : null,
-            ),
-            now,
-          );
-        }
-        return row.id;
+          latitude: c.lat,
+          longitude: c.lng,
+          location_text: c.locationText,
+          place_id: c.placeId,
+          address_id: c.addressId,
+          attributes: JSON.stringify(c.attributes),
+          status: "open",
+          reporter_email: c.email,
+          reporter_name: c.name,
+          reporter_phone: c.phone,
+          share_contact: input.reporter.shareContact && (c.email || c.phone) ? 1 : 0,
+          device_id: clean(input.deviceId),
+          account_id: clean(input.accountId),
+          source: input.source,
+          api_key_id: input.apiKeyId,
+          created_at: at,
+          updated_at: at,
+          forwarded_at: departmentEmail ? at : null,
+          forwarded_to: departmentEmail ?? null,
+          expected_at: null,
+          media_url: c.mediaUrl,
+        },
+        reporterEmail: c.email,
+        photos: c.photos.map((p, position) => ({
+          position,
+          hash: p.hash,
+          width: p.width,
+          height: p.height,
+          content_type: p.contentType,
+          created_at: at,
+        })),
+        mails,
+        now,
+        formSubmission: options.formSubmission,
       });
       return { id, reference, serviceNotice: notice };
     } catch (error) {

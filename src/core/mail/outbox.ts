@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
+import type { Kysely, QueryCreator } from "kysely";
 import type { DB } from "../db/schema.js";
-import { isSuppressed } from "./suppressions.js";
+import { addressHash, suppressedOf } from "./suppressions.js";
 
 /** An email to send through the outbox. */
 export interface OutgoingMail {
@@ -23,27 +23,83 @@ export interface OutgoingMail {
  * address is suppressed (it refused mail permanently before), in which case nothing is queued.
  */
 export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number | null> {
-  if (await isSuppressed(db, mail.to)) return null;
+  return (await enqueueMails(db, [mail], now))[0] ?? null;
+}
+
+/**
+ * enqueueMail for several messages in two statements (one look-up of the suppressed addresses, one insert), e.g. a
+ * new report's confirmation and council copy. Returns each message's outbox id, or null where it was suppressed.
+ */
+export async function enqueueMails(db: Kysely<DB>, mails: OutgoingMail[], now: Date): Promise<(number | null)[]> {
+  const queued = await withoutSuppressed(db, mails);
+  if (queued.length === 0) return mails.map(() => null);
+  const rows = await insertOutbox(db, queued, now).returning("id").execute();
+  // One statement's rows get increasing ids in the order given (the order of RETURNING itself is not promised).
+  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+  const byMail = new Map(queued.map((mail, i) => [mail, ids[i] ?? null]));
+  return mails.map((mail) => byMail.get(mail) ?? null);
+}
+
+/**
+ * The messages whose address is not suppressed (one query). Read before the insert (even outside its
+ * transaction, e.g. to make a report's writes one statement), an address suppressed in between is still safe: the
+ * mail worker checks each message's address again before sending it.
+ */
+export async function withoutSuppressed(db: Kysely<DB>, mails: OutgoingMail[]): Promise<OutgoingMail[]> {
+  if (mails.length === 0) return [];
+  const suppressed = await suppressedOf(
+    db,
+    mails.map((m) => m.to),
+  );
+  return mails.filter((m) => !suppressed.has(addressHash(m.to)));
+}
+
+/** An outbox row for a message, as queued now. */
+function outboxRow(mail: OutgoingMail, now: Date) {
   const at = now.toISOString();
-  const row = await db
+  return {
+    kind: mail.kind,
+    to_address: mail.to,
+    subject: mail.subject,
+    text_body: mail.text,
+    html_body: mail.html,
+    message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
+    created_at: at,
+    attempts: 0,
+    next_attempt_at: at,
+    locked_until: null,
+    last_error: null,
+    sent_at: null,
+    failed_at: null,
+    headers: mail.headers ? JSON.stringify(mail.headers) : null,
+  };
+}
+
+/** The insert (not yet run) that queues these messages as they are: no suppression check; see withoutSuppressed. */
+export function insertOutbox(db: QueryCreator<DB>, mails: OutgoingMail[], now: Date) {
+  return db.insertInto("outbox").values(mails.map((mail) => outboxRow(mail, now)));
+}
+
+/**
+ * The insert (not yet run) that queues one message unless its address is suppressed, decided in the statement
+ * itself (`insert … select … where not exists`), so it can be part of a larger statement (a report's on
+ * PostgreSQL). Its parameters take the types of the outbox columns they go to.
+ */
+export function insertOutboxUnlessSuppressed(db: QueryCreator<DB>, mail: OutgoingMail, now: Date) {
+  const row = outboxRow(mail, now);
+  const columns = Object.keys(row) as (keyof typeof row)[];
+  return db
     .insertInto("outbox")
-    .values({
-      kind: mail.kind,
-      to_address: mail.to,
-      subject: mail.subject,
-      text_body: mail.text,
-      html_body: mail.html,
-      message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
-      created_at: at,
-      attempts: 0,
-      next_attempt_at: at,
-      locked_until: null,
-      last_error: null,
-      sent_at: null,
-      failed_at: null,
-      headers: mail.headers ? JSON.stringify(mail.headers) : null,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .columns(columns)
+    .expression(
+      db
+        .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("mail_suppressions").select("address_hash").where("address_hash", "=", addressHash(mail.to)),
+            ),
+          ),
+        ),
+    );
 }

@@ -13,12 +13,18 @@ export function addressHash(address: string): string {
 }
 
 export async function isSuppressed(db: Kysely<DB>, address: string): Promise<boolean> {
-  const row = await db
+  return (await suppressedOf(db, [address])).has(addressHash(address));
+}
+
+/** The hashes (addressHash) of those of these addresses that are suppressed, in one query. */
+export async function suppressedOf(db: Kysely<DB>, addresses: string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await db
     .selectFrom("mail_suppressions")
     .select("address_hash")
-    .where("address_hash", "=", addressHash(address))
-    .executeTakeFirst();
-  return row !== undefined;
+    .where("address_hash", "in", [...new Set(addresses.map(addressHash))])
+    .execute();
+  return new Set(rows.map((r) => r.address_hash));
 }
 
 /** Suppresses an address (idempotent). `reason` must not contain the address. */

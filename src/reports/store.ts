@@ -1,0 +1,96 @@
+import { type Insertable, type QueryCreator, sql } from "kysely";
+import { inCommittedTransaction } from "../core/db/commit-group.js";
+import type { Database } from "../core/db/database.js";
+import type { DB, ReportPhotosTable, ReportsTable, ReportVisibility } from "../core/db/schema.js";
+import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
+import {
+  insertOutbox,
+  insertOutboxUnlessSuppressed,
+  type OutgoingMail,
+  withoutSuppressed,
+} from "../core/mail/outbox.js";
+import { bannedSenderCondition } from "../moderation/ban-list.js";
+
+/** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
+export interface NewReport {
+  row: Omit<Insertable<ReportsTable>, "visibility" | "withheld">;
+  /** The reporter's address, checked against the ban list in the insert itself. */
+  reporterEmail: string | null;
+  photos: Omit<Insertable<ReportPhotosTable>, "report_id">[];
+  /** Its mails; those to a suppressed address are not queued. */
+  mails: OutgoingMail[];
+  now: Date;
+  /** Web forms: the form token, recorded first, so a replay of it (even a concurrent one) creates nothing. */
+  formSubmission?: FormSubmissionKey;
+}
+
+const HIDDEN: ReportVisibility = "hidden";
+const PUBLIC: ReportVisibility = "public";
+
+/**
+ * Stores a new report, its first "open" history entry, its photos and its mails (not those to a suppressed address)
+ * atomically, and returns its id once committed. PostgreSQL: one statement (data-modifying WITH), so one round trip and an implicit transaction, unless
+ * a form token is to be recorded first (then a transaction). SQLite: a transaction shared with concurrent
+ * submissions (core/db/commit-group.ts).
+ */
+export async function storeReport(database: Database, r: NewReport): Promise<number> {
+  const at = r.now.toISOString();
+  // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
+  // insert itself: no statement of its own).
+  const banned = bannedSenderCondition(r.reporterEmail);
+  const insertReport = (db: QueryCreator<DB>) =>
+    db
+      .insertInto("reports")
+      .values((eb) => ({
+        ...r.row,
+        // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
+        visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
+        withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
+      }))
+      .returning("id");
+  const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
+
+  if (database.dialect === "postgres" && !r.formSubmission) {
+    let q = database.db.with("new_report", insertReport).with("first_update", (db) =>
+      db
+        .insertInto("report_updates")
+        .values((eb) => ({ report_id: eb.selectFrom("new_report").select("id"), ...first }))
+        .returning("id"),
+    );
+    // CTEs added only when there are rows (an empty VALUES is no SQL); the final select reads only new_report, so
+    // the casts to the first query's type lose nothing.
+    if (r.photos.length > 0) {
+      q = q.with("photos", (db) =>
+        db
+          .insertInto("report_photos")
+          .values((eb) => r.photos.map((p) => ({ ...p, report_id: eb.selectFrom("new_report").select("id") })))
+          .returning("id"),
+      ) as unknown as typeof q;
+    }
+    // Each mail is its own insert, which leaves it out when its address is suppressed.
+    r.mails.forEach((mail, i) => {
+      q = q.with(`mail_${i}`, (db) =>
+        insertOutboxUnlessSuppressed(db as unknown as QueryCreator<DB>, mail, r.now).returning("id"),
+      ) as unknown as typeof q;
+    });
+    return (await q.selectFrom("new_report").select("id").executeTakeFirstOrThrow()).id;
+  }
+
+  return inCommittedTransaction(database, async (tx) => {
+    if (r.formSubmission) await recordSubmission(tx, r.formSubmission, String(r.row.reference), r.now);
+    const { id } = await insertReport(tx).executeTakeFirstOrThrow();
+    await tx
+      .insertInto("report_updates")
+      .values({ report_id: id, ...first })
+      .execute();
+    if (r.photos.length > 0) {
+      await tx
+        .insertInto("report_photos")
+        .values(r.photos.map((p) => ({ ...p, report_id: id })))
+        .execute();
+    }
+    const mails = await withoutSuppressed(tx, r.mails);
+    if (mails.length > 0) await insertOutbox(tx, mails, r.now).execute();
+    return id;
+  });
+}
