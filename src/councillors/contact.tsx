@@ -25,7 +25,6 @@ interface ContactValues {
   share: boolean;
 }
 
-/** The councillor's page (ward, role, surgery, how to reach them) and a contact form sent through the outbox. */
 /** A message that arrives again after it went: nothing is sent twice. */
 function alreadySent(request: FastifyRequest, reply: FastifyReply, c: Councillor) {
   return sendPage(
@@ -40,6 +39,7 @@ function alreadySent(request: FastifyRequest, reply: FastifyReply, c: Councillor
   );
 }
 
+/** The councillor's page (ward, role, surgery, how to reach them) and a contact form sent through the outbox. */
 export async function councillorContactRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
