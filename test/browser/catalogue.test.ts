@@ -7,6 +7,7 @@ import {
   type TestBrowser,
   watchPageProblems,
   axeChecker,
+  addSessionCookie,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -18,7 +19,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
   let t: TestApp;
   let browser: TestBrowser;
   let base: string;
-  let cookie: { name: string; value: string };
+  let cookie: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -26,9 +27,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     t = await createTestApp("sqlite", { seed: true, env: { BASE_URL: base } });
     await t.app.listen({ port, host: "localhost" });
     browser = await launchBrowser();
-    const admin = await signInAs(t.app, "admin@example.org", "admin");
-    const [name, value] = admin.cookie.split("=") as [string, string];
-    cookie = { name, value };
+    cookie = (await signInAs(t.app, "admin@example.org", "admin")).cookie;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -37,7 +36,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
 
   it("every category page passes axe; a department is added by keyboard without JavaScript, a category and a question by keyboard", async () => {
     const context = await browser.newContext();
-    await context.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(context, base, cookie);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
     const { failures, check } = axeChecker(p);
@@ -58,7 +57,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
 
     // Without JavaScript, by keyboard: a department.
     const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await noJs.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(noJs, base, cookie);
     const q = await noJs.newPage();
     await q.goto(`${base}/admin/departments`);
     await q.focus("#admin-name");

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountsHarness, accountsHarness } from "../accounts/support.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   freePort,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  addSessionCookie,
+  axeChecker,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -20,7 +20,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
   let h: AccountsHarness;
   let browser: TestBrowser;
   let base: string;
-  let cookie: { name: string; value: string };
+  let cookie: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -28,9 +28,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     h = await accountsHarness("sqlite", { BASE_URL: base });
     await h.app.listen({ port, host: "localhost" });
     browser = await launchBrowser();
-    const mod = await signInAs(h.app, "mod@example.org", "moderator");
-    const [name, value] = mod.cookie.split("=") as [string, string];
-    cookie = { name, value };
+    cookie = (await signInAs(h.app, "mod@example.org", "moderator")).cookie;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -40,7 +38,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
   it("projects are created, edited and updated by keyboard without JavaScript, and every page passes axe", async () => {
     // Without JavaScript, by keyboard.
     const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await noJs.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(noJs, base, cookie);
     const p = await noJs.newPage();
     await p.goto(`${base}/admin/projects/new`);
     await p.focus("#title");
@@ -116,10 +114,10 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
 
     // axe on every page (axe runs as a script, so this context has JavaScript).
     const context = await browser.newContext();
-    await context.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(context, base, cookie);
     const q = await context.newPage();
     const problems = watchPageProblems(q);
-    const failures: string[] = [];
+    const { failures, check } = axeChecker(q);
     for (const path of [
       "/admin/projects",
       "/admin/projects/new",
@@ -137,8 +135,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     ]) {
       const res = await q.goto(`${base}${path}`);
       expect(res?.status(), path).toBe(200);
-      const v = await axeViolations(q);
-      if (v.length > 0) failures.push(formatViolations(path, v));
+      await check(path);
     }
     await q.goto(`${base}/projects/village-orchard`);
     expect(await q.getAttribute(`a[href="/ideas/${idea.id}"]`, "href")).toBe(`/ideas/${idea.id}`);
@@ -146,8 +143,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     await q.fill("#title", "");
     await q.click("button:has-text('Save project')");
     await q.waitForSelector(".error-summary");
-    const v = await axeViolations(q);
-    if (v.length > 0) failures.push(formatViolations("project form with an error", v));
+    await check("project form with an error");
 
     expect(failures, failures.join("\n\n")).toEqual([]);
     expect(problems).toEqual([]);

@@ -8,6 +8,7 @@ import {
   watchPageProblems,
   freePort,
   axeChecker,
+  addSessionCookie,
 } from "../helpers/browser.js";
 import { reportSubmission } from "../helpers/reports.js";
 import { signInAs } from "../helpers/staff.js";
@@ -52,8 +53,7 @@ describe.skipIf(!browserAvailable())("moderation in Chromium", () => {
       await page.goto(`${base}/report-this/report/${reference}`);
       await check("/report-this (form)");
       const moderator = await signInAs(t.app, "mod@example.org", "moderator");
-      const [name, value] = moderator.cookie.split("=") as [string, string];
-      await context.addCookies([{ name, value, url: base }]);
+      await addSessionCookie(context, base, moderator.cookie);
       await page.goto(`${base}/admin/moderation`);
       expect(await page.textContent("h1")).toBe("Moderation");
       expect(await page.content()).toContain(reference);

@@ -7,6 +7,7 @@ import {
   watchPageProblems,
   freePort,
   axeChecker,
+  addSessionCookie,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -19,7 +20,7 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
   let browser: TestBrowser;
   let base: string;
   let reference: string;
-  let cookie: { name: string; value: string };
+  let cookie: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -28,9 +29,7 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
     await h.app.listen({ port, host: "localhost" });
     browser = await launchBrowser();
     reference = (await makeReport(h.app, { email: "reporter@example.org" })).reference;
-    const admin = await signInAs(h.app, "admin@example.org", "admin");
-    const [name, value] = admin.cookie.split("=") as [string, string];
-    cookie = { name, value };
+    cookie = (await signInAs(h.app, "admin@example.org", "admin")).cookie;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -39,7 +38,7 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
 
   it("every staff page passes axe, and a status change works by keyboard without JavaScript", async () => {
     const context = await browser.newContext();
-    await context.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(context, base, cookie);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
     const { failures, check } = axeChecker(p);
@@ -57,7 +56,7 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
     }
 
     const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await noJs.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(noJs, base, cookie);
     const q = await noJs.newPage();
     await q.goto(`${base}/admin/reports/${reference}`);
     await q.focus("#staff-status");

@@ -2,12 +2,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import {
-  axeViolations,
   browserAvailable,
-  formatViolations,
   launchBrowser,
   type TestBrowser,
   watchPageProblems,
+  addSessionCookie,
+  axeChecker,
 } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -37,18 +37,16 @@ describe.skipIf(!browserAvailable())("statistics pages in Chromium", () => {
 
   it("passes axe on /stats and /admin/stats", async () => {
     const staff = await signInAs(t.app, "admin@example.org", "admin");
-    const [name, value] = staff.cookie.split("=") as [string, string];
     const context = await browser.newContext();
-    await context.addCookies([{ name, value, url: base }]);
+    await addSessionCookie(context, base, staff.cookie);
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    const failures: string[] = [];
+    const { failures, check } = axeChecker(page);
     for (const path of ["/stats", "/admin/stats"]) {
       const res = await page.goto(`${base}${path}`, { waitUntil: "load" });
       expect(res?.status(), path).toBe(200);
       expect(await page.locator("figure.chart svg").count(), path).toBeGreaterThanOrEqual(3);
-      const violations = await axeViolations(page);
-      if (violations.length > 0) failures.push(formatViolations(path, violations));
+      await check(path);
     }
     await context.close();
     expect(problems).toEqual([]);

@@ -8,6 +8,7 @@ import {
   type TestBrowser,
   watchPageProblems,
   axeChecker,
+  addSessionCookie,
 } from "../helpers/browser.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { signInAs } from "../helpers/staff.js";
@@ -22,7 +23,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
   let base: string;
   let original: string;
   let reference: string;
-  let cookie: { name: string; value: string };
+  let cookie: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -32,9 +33,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     browser = await launchBrowser();
     original = (await makeReport(h.app, { email: null })).reference;
     reference = (await makeReport(h.app, { email: null })).reference;
-    const admin = await signInAs(h.app, "admin@example.org", "admin");
-    const [name, value] = admin.cookie.split("=") as [string, string];
-    cookie = { name, value };
+    cookie = (await signInAs(h.app, "admin@example.org", "admin")).cookie;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -43,7 +42,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
 
   it("the staff forms pass axe, show errors accessibly and work by keyboard without JavaScript", async () => {
     const context = await browser.newContext();
-    await context.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(context, base, cookie);
     const p = await context.newPage();
     const problems = watchPageProblems(p);
     const { failures, check } = axeChecker(p);
@@ -61,7 +60,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await check("staff view with a duplicate error");
 
     const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await noJs.addCookies([{ ...cookie, url: base }]);
+    await addSessionCookie(noJs, base, cookie);
     const q = await noJs.newPage();
     await q.goto(`${base}/admin/reports/${reference}`);
     await q.focus("#staff-assignee");

@@ -117,6 +117,12 @@ export function axeChecker(page: Page): { failures: string[]; check: (label: str
   };
 }
 
+/** Gives `context` a session: `cookie` is a Cookie header value ("name=value", as SignedIn.cookie), sent to `base`. */
+export async function addSessionCookie(context: BrowserContext, base: string, cookie: string): Promise<void> {
+  const at = cookie.indexOf("=");
+  await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: base }]);
+}
+
 /** Collects Content-Security-Policy violations and page errors, which must stay empty. */
 export function watchPageProblems(page: Page): string[] {
   const problems: string[] = [];
