@@ -23,21 +23,9 @@ export interface OutgoingMail {
  * address is suppressed (it refused mail permanently before), in which case nothing is queued.
  */
 export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number | null> {
-  return (await enqueueMails(db, [mail], now))[0] ?? null;
-}
-
-/**
- * enqueueMail for several messages in two statements (one look-up of the suppressed addresses, one insert), e.g. a
- * new report's confirmation and council copy. Returns each message's outbox id, or null where it was suppressed.
- */
-export async function enqueueMails(db: Kysely<DB>, mails: OutgoingMail[], now: Date): Promise<(number | null)[]> {
-  const queued = await withoutSuppressed(db, mails);
-  if (queued.length === 0) return mails.map(() => null);
-  const rows = await insertOutbox(db, queued, now).returning("id").execute();
-  // One statement's rows get increasing ids in the order given (the order of RETURNING itself is not promised).
-  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
-  const byMail = new Map(queued.map((mail, i) => [mail, ids[i] ?? null]));
-  return mails.map((mail) => byMail.get(mail) ?? null);
+  const [queued] = await withoutSuppressed(db, [mail]);
+  if (!queued) return null;
+  return (await insertOutbox(db, [queued], now).returning("id").executeTakeFirstOrThrow()).id;
 }
 
 /**
