@@ -42,7 +42,8 @@ import { publicCategories, publicCategory, toService, toServiceDefinition } from
 import { CatalogueCache } from "../catalogue/version.js";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
-import { AnswerCache, type CachedAnswer, entityTag, publicReadVersion } from "./answer-cache.js";
+import { AnswerCache, type CachedAnswer, entityTag } from "./answer-cache.js";
+import { publicReadVersion } from "../reports/data-version.js";
 
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";
@@ -322,7 +323,7 @@ export const open311Routes = fp(
         // Searches are answered from this process's answer cache while the public data is unchanged (service ids
         // are not: their keys are long and each answer small). The version is read before anything else.
         const key = filter.kind === "search" ? answerKey(format, filter, request.query) : null;
-        const version = key ? await publicReadVersion(db()) : 0;
+        const version = key && answers.enabled ? await publicReadVersion(db()) : 0;
         const kept = key ? answers.get(key, version, now.getTime()) : undefined;
         reply.header("cache-control", READ_CACHE);
         if (kept) return sendAnswer(request, reply, kept);

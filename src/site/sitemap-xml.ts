@@ -7,7 +7,7 @@ import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
 import { moderationGeneration, publicReport } from "../moderation/visibility.js";
-import { publicReportCount } from "../reports/counts.js";
+import { publicReadVersion } from "../reports/data-version.js";
 
 /**
  * Limits per file (sitemaps.org allows up to 50,000 URLs and 50 MB); a sitemap past either is split into a sitemap
@@ -56,11 +56,12 @@ function prepared(text: string): PreparedFile {
 }
 
 /**
- * A cheap fingerprint of what the sitemap lists: counts and high-water marks that move whenever a project,
- * business, public report or report status changes (all answered from indexes).
+ * A cheap fingerprint of what the sitemap lists: the public read version of reports (any report, update or photo
+ * written) and counts and high-water marks that move whenever a project, business, idea, sent newsletter issue or
+ * moderation decision changes (all answered from indexes or a few rows).
  */
 async function dataVersion(db: Kysely<DB>): Promise<string> {
-  const [projects, businesses, reports, publicReports, updates, decisions, ideas, issues] = await Promise.all([
+  const [projects, businesses, reports, decisions, ideas, issues] = await Promise.all([
     db
       .selectFrom("projects")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
@@ -69,16 +70,8 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
       .selectFrom("business_changes")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("seq").as("m")])
       .executeTakeFirst(),
-    db
-      .selectFrom("reports")
-      .select((eb) => eb.fn.max("id").as("m"))
-      .executeTakeFirst(),
-    // Kept by triggers (reports/counts.ts): no count over a million rows.
-    publicReportCount(db, {}),
-    db
-      .selectFrom("report_updates")
-      .select((eb) => eb.fn.max("id").as("m"))
-      .executeTakeFirst(),
+    // Moved by triggers on every write to reports, their updates and photos (reports/data-version.ts).
+    publicReadVersion(db),
     // Every moderation decision (hide, unhide, remove, redact) changes the version, even when counts stay equal.
     db
       .selectFrom("moderation_decisions")
@@ -100,9 +93,7 @@ async function dataVersion(db: Kysely<DB>): Promise<string> {
     projects?.m,
     businesses?.n,
     businesses?.m,
-    reports?.m,
-    publicReports,
-    updates?.m,
+    reports,
     decisions?.m,
     ideas?.n,
     ideas?.m,
