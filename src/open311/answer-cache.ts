@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 
 /** A serialised answer, ready to send again. */
@@ -20,10 +19,6 @@ export interface AnswerCacheOptions {
 
 /** Answers larger than this are not kept (a page of 1,000 requests is ~550 KB of JSON, ~800 KB of XML). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-
-export function entityTag(payload: Buffer | string): string {
-  return `"${createHash("sha1").update(payload).digest("base64url")}"`;
-}
 
 /**
  * Serialised answers of one process, valid for one public read version only. A process keeps what it built and

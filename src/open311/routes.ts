@@ -40,9 +40,9 @@ import {
 } from "./schemas.js";
 import { publicCategories, publicCategory, toService, toServiceDefinition } from "./services.js";
 import { CatalogueCache } from "../catalogue/version.js";
-import { noneMatchSatisfied } from "../core/http/conditional.js";
+import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
-import { AnswerCache, type CachedAnswer, entityTag } from "./answer-cache.js";
+import { AnswerCache, type CachedAnswer } from "./answer-cache.js";
 import { publicReadVersion } from "../reports/data-version.js";
 
 const PREFIX = "/api/v2";
@@ -337,7 +337,7 @@ export const open311Routes = fp(
         const requests = await findServiceRequests(db(), filter, presenter);
         if (!key) return sendFormat(reply, format, "service_requests", requests);
         const { payload, contentType } = serialise(format, "service_requests", requests);
-        const answer = { payload, contentType, etag: entityTag(payload), builtAt: now.getTime() };
+        const answer = { payload, contentType, etag: contentEtag(payload), builtAt: now.getTime() };
         answers.set(key, version, answer);
         return sendAnswer(request, reply, answer);
       },

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { noneMatchSatisfied } from "../core/http/conditional.js";
+import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 
 interface Prepared {
   body: Buffer;
@@ -9,7 +8,7 @@ interface Prepared {
 
 function prepare(text: string): Prepared {
   const body = Buffer.from(text, "utf8");
-  return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
+  return { body, etag: contentEtag(body) };
 }
 
 const CACHE_CONTROL = "public, max-age=3600";

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
-import { noneMatchSatisfied } from "../core/http/conditional.js";
+import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
@@ -52,7 +51,7 @@ interface Prepared {
 
 function prepared(text: string): PreparedFile {
   const body = Buffer.from(text);
-  return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
+  return { body, etag: contentEtag(body) };
 }
 
 /**

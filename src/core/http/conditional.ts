@@ -1,7 +1,18 @@
+import { createHash } from "node:crypto";
+
 /**
  * RFC 9110 conditional requests, shared by every cacheable resource (the business API, the dataset export, the
  * OpenAPI description).
  */
+
+/**
+ * A strong entity tag computed from the bytes of a representation (SHA-256, 32 base64url characters), so every
+ * process gives the same bytes the same tag.
+ */
+export function contentEtag(body: Buffer | string): string {
+  return `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
+}
+
 const ENTITY_TAG = /\s*(?:(W\/)?"([^"]*)"|(\*))\s*(?:,|$)/y;
 
 /**
