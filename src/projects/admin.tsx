@@ -6,7 +6,6 @@ import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
 import { Select, TextArea } from "../community/components.js";
 import type { Project } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
 import { stringFields } from "../core/http/public-form.js";
 import type { PageContext } from "../core/web/layout.js";
 import {
@@ -15,6 +14,7 @@ import {
   type ProjectInput,
   postProjectUpdate,
   projectInput,
+  projectOr404,
   saveProject,
 } from "./service.js";
 import { STATUS_LABEL } from "./status.js";
@@ -104,11 +104,6 @@ function ProjectForm(p: {
 export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  const loadProject = async (id: string) => {
-    const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
-    if (!p) throw notFound("There is no project at this address.");
-    return p;
-  };
 
   function showNew(request: FastifyRequest, reply: FastifyReply, values: ProjectInput, problems: Problem[]) {
     return renderAdminPage(
@@ -257,13 +252,13 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
       "/admin/projects/:id",
       { schema: { hide: true, params: idParams, querystring: savedQuery } },
       async (request, reply) => {
-        const project = await loadProject(request.params.id);
+        const project = await projectOr404(db(), request.params.id);
         return showEdit(request, reply, project, { notice: request.query.saved ? "Saved." : undefined });
       },
     );
 
     scope.post("/admin/projects/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-      const project = await loadProject(request.params.id);
+      const project = await projectOr404(db(), request.params.id);
       const values = { ...readProject(request.body), slug: project.id };
       const result = await saveProject(civic, staffViewer(request).accountId, values, project);
       if ("problems" in result) return showEdit(request, reply, project, { values, problems: result.problems });
@@ -271,7 +266,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
     });
 
     scope.post("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-      const project = await loadProject(request.params.id);
+      const project = await projectOr404(db(), request.params.id);
       const f = stringFields(request.body);
       const update = { title: (f.updateTitle ?? "").slice(0, 400), body: (f.updateBody ?? "").slice(0, 30_000) };
       const problems = await postProjectUpdate(civic, staffViewer(request).accountId, project, update);

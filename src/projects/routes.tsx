@@ -2,13 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import type { Project } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { Prose } from "../community/components.js";
 import { markdownToHtml } from "../community/markdown.js";
 import { projectAdminRoutes } from "./admin.js";
-import { parseRoles } from "./service.js";
+import { parseRoles, projectOr404 } from "./service.js";
 import { STATUS_LABEL } from "./status.js";
 import { ProjectExtras, projectUpdateRoutes } from "./updates.js";
 
@@ -60,8 +59,7 @@ export async function projectRoutes(app: FastifyInstance): Promise<void> {
     { schema: { hide: true, params: Type.Object({ id: Type.String({ maxLength: 100 }) }) } },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
-      if (!p) throw notFound("There is no project at this address.");
+      const p = await projectOr404(db(), id);
       const [ideas, updates] = await Promise.all([
         db()
           .selectFrom("ideas")

@@ -1,8 +1,17 @@
 import type { Problem } from "../accounts/components.js";
 import { recordAudit } from "../admin/audit.js";
+import type { Kysely } from "kysely";
 import type { Civic } from "../core/context.js";
-import type { Project } from "../core/db/schema.js";
+import type { DB, Project } from "../core/db/schema.js";
+import { notFound } from "../core/http/errors.js";
 import { MARKDOWN_MAX_CHARS } from "../community/markdown.js";
+
+/** The project with this id (its web address), or a 404. */
+export async function projectOr404(db: Kysely<DB>, id: string): Promise<Project> {
+  const p = await db.selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!p) throw notFound("There is no project at this address.");
+  return p;
+}
 
 export const PROJECT_STATUSES: Project["status"][] = ["planned", "active", "completed"];
 export const MAX_ROLES = 20;

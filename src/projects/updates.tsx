@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { atomFeed, Prose } from "../community/components.js";
 import { markdownToHtml } from "../community/markdown.js";
 import type { Project } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
+import { projectOr404 } from "./service.js";
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 
@@ -76,14 +76,9 @@ const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export async function projectUpdateRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  const loadProject = async (id: string) => {
-    const p = await db().selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
-    if (!p) throw notFound("There is no project at this address.");
-    return p;
-  };
 
   app.get("/projects/:id/updates.atom", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const p = await loadProject((request.params as { id: string }).id);
+    const p = await projectOr404(db(), (request.params as { id: string }).id);
     const updates = await db()
       .selectFrom("project_updates")
       .selectAll()
