@@ -78,6 +78,16 @@ describeEachDb("Open311 answer cache", (dialect) => {
     expect(notModified.statusCode).toBe(304);
     expect(notModified.body).toBe("");
     expect(notModified.headers.etag).toBe(first.headers.etag);
+    // A malformed, hostile or foreign If-None-Match is no match: the whole answer.
+    for (const header of ["\u0001garbage", '"unterminated', "W/", `${"x".repeat(8000)}`, '"a", , "b"']) {
+      const res = await t.app.inject({
+        method: "GET",
+        url: "/api/v2/requests.json",
+        headers: { "if-none-match": header },
+      });
+      expect(res.statusCode, header.slice(0, 20)).toBe(200);
+      expect(res.body).toBe(first.body);
+    }
     // XML is its own answer.
     const xml = await t.app.inject({ method: "GET", url: "/api/v2/requests.xml" });
     expect(xml.headers["content-type"]).toBe("text/xml; charset=utf-8");
