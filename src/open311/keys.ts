@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import { firstPrepared } from "../core/db/prepared.js";
 import type { DB } from "../core/db/schema.js";
 
 /** Every key starts with this, so a leaked key is recognisable (e.g. by secret scanners). */
@@ -90,12 +91,14 @@ export interface ApiClient {
 /** Finds the active (not revoked) key with this value; null for an unknown or revoked key. */
 export async function findActiveApiKey(db: Kysely<DB>, key: string): Promise<ApiClient | null> {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-  const row = await db
-    .selectFrom("api_keys")
-    .select(["id", "name"])
-    .where("key_hash", "=", hashApiKey(key))
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
+  const row = await firstPrepared(
+    db,
+    db
+      .selectFrom("api_keys")
+      .select(["id", "name"])
+      .where("key_hash", "=", hashApiKey(key))
+      .where("revoked_at", "is", null),
+  );
   return row ?? null;
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { firstPrepared } from "../core/db/prepared.js";
 import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { categoryAttributes } from "../reports/attributes.js";
@@ -16,12 +17,10 @@ export async function publicCategories(db: Kysely<DB>): Promise<Category[]> {
 }
 
 async function findPublic(db: Kysely<DB>, code: string): Promise<Category> {
-  const category = await db
-    .selectFrom("categories")
-    .selectAll()
-    .where("code", "=", code)
-    .where("is_public", "=", 1)
-    .executeTakeFirst();
+  const category = await firstPrepared(
+    db,
+    db.selectFrom("categories").selectAll().where("code", "=", code).where("is_public", "=", 1),
+  );
   if (!category) throw new AppError("not_found", `service_code "${code}" was not found.`);
   return category;
 }

@@ -1,6 +1,7 @@
 import { type Insertable, type QueryCreator, sql } from "kysely";
 import { inCommittedTransaction } from "../core/db/commit-group.js";
 import type { Database } from "../core/db/database.js";
+import { firstPrepared } from "../core/db/prepared.js";
 import type { DB, ReportPhotosTable, ReportsTable, ReportVisibility } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import {
@@ -73,7 +74,10 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
         insertOutboxUnlessSuppressed(db as unknown as QueryCreator<DB>, mail, r.now).returning("id"),
       ) as unknown as typeof q;
     });
-    return (await q.selectFrom("new_report").select("id").executeTakeFirstOrThrow()).id;
+    // Parsed and planned once per connection (a few shapes: with or without photos and each mail).
+    const stored = await firstPrepared(database.db, q.selectFrom("new_report").select("id"));
+    if (!stored) throw new Error("storeReport: the insert returned no row");
+    return stored.id;
   }
 
   return inCommittedTransaction(database, async (tx) => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from "kysely";
 import pg from "pg";
+import { preparingPool } from "./prepared.js";
 import type { DB } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -65,7 +66,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     });
     // A broken idle connection must not crash the process; the next query gets a fresh one.
     pool.on("error", () => {});
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     return {
       db,
       dialect: "postgres",

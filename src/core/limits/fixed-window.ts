@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
+import { firstPrepared } from "../db/prepared.js";
 import type { DB } from "../db/schema.js";
 import { AppError } from "../http/errors.js";
 
@@ -42,7 +43,8 @@ export class FixedWindowLimiter {
     const nowMs = this.now().getTime();
     const windowStart = Math.floor(nowMs / limit.windowMs) * limit.windowMs;
     const expiresAt = windowStart + limit.windowMs;
-    const row = await this.db()
+    const db = this.db();
+    const counted = db
       .insertInto("rate_limit_counters")
       .values({ key: this.key(limit, subject), window_start: windowStart, hits: 1, expires_at: expiresAt })
       .onConflict((oc) =>
@@ -57,8 +59,10 @@ export class FixedWindowLimiter {
           expires_at: expiresAt,
         })),
       )
-      .returning("hits")
-      .executeTakeFirstOrThrow();
+      .returning("hits");
+    // Every request counts a hit: parsed and planned once per connection on PostgreSQL.
+    const row = await firstPrepared(db, counted);
+    if (!row) throw new Error("rate limit: the counter returned no row");
     if (++this.hitsSincePurge >= 500) {
       this.hitsSincePurge = 0;
       await this.purge();

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Kysely, QueryCreator } from "kysely";
 import type { DB } from "../db/schema.js";
 import { addressHash, suppressedOf } from "./suppressions.js";
@@ -51,7 +51,8 @@ function outboxRow(mail: OutgoingMail, now: Date) {
     subject: mail.subject,
     text_body: mail.text,
     html_body: mail.html,
-    message_id: `<${now.getTime().toString(36)}.${randomBytes(12).toString("hex")}@${mail.domain ?? "civic.invalid"}>`,
+    // randomUUID draws from a pooled buffer of random bytes: several times cheaper than randomBytes per mail.
+    message_id: `<${now.getTime().toString(36)}.${randomUUID().replaceAll("-", "")}@${mail.domain ?? "civic.invalid"}>`,
     created_at: at,
     attempts: 0,
     next_attempt_at: at,
