@@ -13,7 +13,12 @@ import {
   processPhoto,
 } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
-import { type AttributeValues, categoryAttributes, validateAttributes } from "./attributes.js";
+import {
+  type AttributeDefinition,
+  type AttributeValues,
+  categoryAttributes,
+  validateAttributes,
+} from "./attributes.js";
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
@@ -104,6 +109,8 @@ interface Checked {
   placeName: string | null;
   addressId: string | null;
   attributes: AttributeValues;
+  /** The category's attribute definitions (parsed once for the check and the council's mail). */
+  definitions: AttributeDefinition[];
   email: string | null;
   name: string | null;
   phone: string | null;
@@ -206,8 +213,9 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   }
 
   let attributes: AttributeValues = {};
+  const definitions = category ? categoryAttributes(category) : [];
   if (category) {
-    const result = validateAttributes(categoryAttributes(category), input.attributes);
+    const result = validateAttributes(definitions, input.attributes);
     attributes = result.values;
     problems.push(...result.problems);
   }
@@ -252,6 +260,7 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
     placeName,
     addressId: clean(input.addressId),
     attributes,
+    definitions,
     email,
     name,
     phone,
@@ -313,7 +322,6 @@ export async function submitReport(
   const notice = serviceNotice(civic.config.village.councilName);
   const domain = new URL(baseUrl).hostname;
   const departmentEmail = c.category.department_email;
-  const definitions = categoryAttributes(c.category);
 
   for (let attempt = 1; ; attempt++) {
     const reference = makeReference();
@@ -341,7 +349,7 @@ export async function submitReport(
         forwardMail(
           departmentEmail,
           facts,
-          { definitions, values: c.attributes },
+          { definitions: c.definitions, values: c.attributes },
           c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
           c.mediaUrl,
           share ? { name: c.name, email: c.email, phone: c.phone } : null,
