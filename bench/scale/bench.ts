@@ -24,8 +24,8 @@ import {
   type Database,
   type Dialect,
   openDatabase,
+  openSqlite,
   sqlitePath,
-  withStatementCache,
 } from "../../src/core/db/database.js";
 import type { DB } from "../../src/core/db/schema.js";
 import { village } from "../../src/demo/village.js";
@@ -130,26 +130,19 @@ function record(dialect: Dialect, part: string, name: string, r: Result, target 
   );
 }
 
-/** A SQLite connection set up as openDatabase sets up the app's. */
-function appSqlite(ds: Dataset): SQLite.Database {
-  const sqlite = new SQLite(sqlitePath(ds.dataDir));
-  for (const pragma of ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = FULL"])
-    sqlite.pragma(pragma);
-  return sqlite;
-}
-
 /** An app database whose Kysely logs every query (for the plans); otherwise as openDatabase makes it. */
 function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => void): Database {
   const onLog = (e: LogEvent) => log(e.query, e.queryDurationMillis);
-  const dialect =
-    ds.url === null
-      ? new SqliteDialect({ database: withStatementCache(appSqlite(ds)) })
-      : new PostgresDialect({ pool: new pg.Pool({ connectionString: ds.url, max: 4, options: "-c TimeZone=UTC" }) });
+  const sqlite = ds.url === null ? openSqlite(sqlitePath(ds.dataDir)) : null;
+  const dialect = sqlite
+    ? new SqliteDialect({ database: sqlite.connection })
+    : new PostgresDialect({ pool: new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" }) });
   const db = new Kysely<DB>({ dialect, log: onLog });
   return {
     db,
-    dialect: ds.url === null ? "sqlite" : "postgres",
+    dialect: sqlite ? "sqlite" : "postgres",
     ping: async () => true,
+    durable: () => sqlite?.walSync?.durable() ?? Promise.resolve(),
     close: () => db.destroy(),
   };
 }
