@@ -23,6 +23,7 @@ import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
@@ -223,6 +224,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }
   });
 
+  // Before the features' routes: each write route gets the hook that waits until its writes are on disk.
+  registerDurableAnswers(app, database);
   await app.register(sessionPlugin);
   // Everything under /admin is for staff, whichever feature registers it: checked before the body is read or the
   // form token is looked at (admin-only pages add their own stricter guard, see admin/guard.ts).

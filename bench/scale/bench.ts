@@ -20,13 +20,7 @@ import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDiale
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import {
-  type Database,
-  type Dialect,
-  openDatabase,
-  openSqlite,
-  sqlitePath,
-} from "../../src/core/db/database.js";
+import { type Database, type Dialect, openDatabase, openSqlite, sqlitePath } from "../../src/core/db/database.js";
 import type { DB } from "../../src/core/db/schema.js";
 import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
@@ -136,7 +130,9 @@ function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => voi
   const sqlite = ds.url === null ? openSqlite(sqlitePath(ds.dataDir)) : null;
   const dialect = sqlite
     ? new SqliteDialect({ database: sqlite.connection })
-    : new PostgresDialect({ pool: new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" }) });
+    : new PostgresDialect({
+        pool: new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" }),
+      });
   const db = new Kysely<DB>({ dialect, log: onLog });
   return {
     db,
