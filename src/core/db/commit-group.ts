@@ -11,14 +11,15 @@ interface Job {
 }
 
 /**
- * Group commit for SQLite. With `synchronous=FULL` every commit waits for an fsync of the WAL (0.2 ms on a quiet
- * disk, several ms on a busy one), and better-sqlite3 waits on the event loop's thread: one commit per report caps a
- * process at a few hundred reports a second whatever the CPU. Writes handed to `run` in the same turn of the event
- * loop (e.g. several clients' reports parsed from the same batch of sockets) are made in one transaction, each
- * inside its own savepoint, and committed together: one fsync for all of them. Durability is unchanged: no `run`
- * settles before the commit that holds its writes returned, so a 201 still means "on disk". A work that throws is
- * rolled back to its savepoint and rejects alone; a failed commit rejects every work of the group (nothing of any
- * of them was stored). A lone write runs in a plain transaction, as without the group.
+ * Group commit for SQLite. Writes handed to `run` in the same turn of the event loop (e.g. several clients' reports
+ * parsed from the same batch of sockets) are made in one transaction, each inside its own savepoint, and committed
+ * together. better-sqlite3 runs every statement on the event loop's thread, and each COMMIT writes every page it
+ * changed to the WAL: one COMMIT for the group writes the reports table's and its indexes' pages (mostly the same ones
+ * for all its reports) once, and the answers then share one fdatasync of the WAL (the connection runs with
+ * `synchronous=NORMAL`; answers to write requests wait for WalSync, see wal-sync.ts, so a 201 still means "on disk").
+ * No `run` settles before the commit that holds its writes returned. A work that throws is rolled back to its savepoint
+ * and rejects alone; a failed commit rejects every work of the group (nothing of any of them was stored). A lone write
+ * runs in a plain transaction, as without the group.
  */
 export class CommitGroup {
   private queue: Job[] = [];
