@@ -68,6 +68,13 @@ function watch<T>(promise: Promise<T>): { settled: () => boolean; promise: Promi
   return { settled: () => done, promise: watched };
 }
 
+/** Stores a banned sender pattern: a small write of its own. */
+const ban = (db: Database["db"], pattern: string) =>
+  db
+    .insertInto("banned_senders")
+    .values({ pattern, reason: "test", created_by: null, created_at: "2026-11-24T08:00:00.000Z" })
+    .execute();
+
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface DurableApp {
@@ -90,10 +97,7 @@ async function durableApp(): Promise<DurableApp> {
   });
   app.post("/test/ban", { config: { csrf: false } }, async (request, reply) => {
     const pattern = (request.body as { pattern: string }).pattern;
-    await database.db
-      .insertInto("banned_senders")
-      .values({ pattern, reason: "test", created_by: null, created_at: "2026-11-24T08:00:00.000Z" })
-      .execute();
+    await ban(database.db, pattern);
     return reply.redirect("/test/banned", 303);
   });
   await app.ready();
@@ -215,10 +219,7 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     const writes = Array.from({ length: 8 }, (_, i) =>
       watch(
         (async () => {
-          await t.database.db
-            .insertInto("banned_senders")
-            .values({ pattern: `share${i}.example`, reason: "t", created_by: null, created_at: "2026-11-24" })
-            .execute();
+          await ban(t.database.db, `share${i}.example`);
           await t.database.durable();
         })(),
       ),
@@ -256,10 +257,7 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     await t.database.durable();
     const before = t.probe.calls;
     await t.database.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto("banned_senders")
-        .values({ pattern: "tx.example", reason: "t", created_by: null, created_at: "2026-11-24" })
-        .execute();
+      await ban(tx, "tx.example");
       // Not committed yet: nothing to sync.
       await t.database.durable();
       expect(t.probe.calls).toBe(before);
@@ -345,10 +343,7 @@ describeEachDb("Database.durable()", (dialect) => {
   it("resolves after a committed write (at once on PostgreSQL, whose COMMIT already flushed its WAL)", async () => {
     const t = await createTestDatabase(dialect);
     try {
-      await t.database.db
-        .insertInto("banned_senders")
-        .values({ pattern: "d.example", reason: "t", created_by: null, created_at: "2026-11-24T08:00:00.000Z" })
-        .execute();
+      await ban(t.database.db, "d.example");
       await expect(t.database.durable()).resolves.toBeUndefined();
     } finally {
       await t.cleanup();
