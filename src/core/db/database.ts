@@ -17,8 +17,8 @@ export interface Database {
   ping(): Promise<boolean>;
   /**
    * Resolves once every write this process committed before the call is on disk; answers to write requests wait
-   * for it (core/http/durable-answers.ts). SQLite files: see WalSync. PostgreSQL: at once, its COMMIT already waited for the WAL flush;
-   * an in-memory SQLite has no disk.
+   * for it (core/http/durable-answers.ts). SQLite files: see WalSync. PostgreSQL: at once, its COMMIT already
+   * waited for the WAL flush; an in-memory SQLite has no disk.
    */
   durable(): Promise<void>;
   close(): Promise<void>;
@@ -112,8 +112,8 @@ export function openSqlite(file: string, syncWal?: SyncFile): { connection: Sqli
   // NORMAL: a commit writes the WAL without syncing it; SQLite syncs the WAL before each checkpoint and the database
   // file after it, so a power loss leaves a consistent database that may lack the newest commits. Those are covered
   // by WalSync: an fdatasync of the WAL in the threadpool, off the event loop, that every answer to a write request
-  // waits for (core/http/durable-answers.ts). So no acknowledged write can be lost, as with FULL, whose fsync per COMMIT blocked the event
-  // loop for 20-35 % of its time under a load of reports.
+  // waits for (core/http/durable-answers.ts). So no acknowledged write can be lost, as with FULL, whose fsync per
+  // COMMIT blocked the event loop for 20-35 % of its time under a load of reports.
   sqlite.pragma("synchronous = NORMAL");
   const walSync = file === ":memory:" ? null : new WalSync(`${file}-wal`, { sync: syncWal });
   const connection = withStatementCache(sqlite, () => walSync?.noteCommit());
