@@ -21,6 +21,7 @@ import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { type Database, type Dialect, openDatabase, openSqlite, sqlitePath } from "../../src/core/db/database.js";
+import { preparingPool } from "../../src/core/db/prepared.js";
 import type { DB } from "../../src/core/db/schema.js";
 import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
@@ -131,7 +132,7 @@ function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => voi
   const dialect = sqlite
     ? new SqliteDialect({ database: sqlite.connection })
     : new PostgresDialect({
-        pool: new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" }),
+        pool: preparingPool(new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" })),
       });
   const db = new Kysely<DB>({ dialect, log: onLog });
   return {
@@ -139,7 +140,10 @@ function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => voi
     dialect: sqlite ? "sqlite" : "postgres",
     ping: async () => true,
     durable: () => sqlite?.walSync?.durable() ?? Promise.resolve(),
-    close: () => db.destroy(),
+    close: async () => {
+      await sqlite?.checkpointer?.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from "kysely";
 import pg from "pg";
+import { BACKSTOP_CHECKPOINT_PAGES, Checkpointer } from "./checkpointer.js";
 import { preparingPool } from "./prepared.js";
 import type { DB } from "./schema.js";
 import { type SyncFile, WalSync } from "./wal-sync.js";
@@ -86,7 +87,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
   const file = options.sqliteFile ?? sqlitePath(options.dataDir);
   if (file !== ":memory:") mkdirSync(options.dataDir, { recursive: true });
-  const { connection, walSync } = openSqlite(file, options.syncWal);
+  const { connection, walSync, checkpointer } = openSqlite(file, options.syncWal);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
   return {
     db,
@@ -94,12 +95,19 @@ export function openDatabase(options: DatabaseOptions): Database {
     // A process that can no longer make its writes durable is not healthy: the health checks take it out of service.
     ping: async () => !walSync?.failed && (await ping(db)),
     durable: () => (walSync ? walSync.durable() : Promise.resolve()),
-    close: () => db.destroy(),
+    close: async () => {
+      // The checkpointing thread's connection first, so the app's is the last: closing it checkpoints the WAL.
+      await checkpointer?.close().catch(() => {});
+      await db.destroy();
+    },
   };
 }
 
 /** The app's SQLite connection: its settings, kept statements and commit tracking, and the WAL's sync (files only). */
-export function openSqlite(file: string, syncWal?: SyncFile): { connection: SqliteDatabase; walSync: WalSync | null } {
+export function openSqlite(
+  file: string,
+  syncWal?: SyncFile,
+): { connection: SqliteDatabase; walSync: WalSync | null; checkpointer: Checkpointer | null } {
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
@@ -115,9 +123,15 @@ export function openSqlite(file: string, syncWal?: SyncFile): { connection: Sqli
   // waits for (core/http/durable-answers.ts). So no acknowledged write can be lost, as with FULL, whose fsync per
   // COMMIT blocked the event loop for 20-35 % of its time under a load of reports.
   sqlite.pragma("synchronous = NORMAL");
+  // Checkpoints run on a thread of their own (core/db/checkpointer.ts); this connection only as a backstop.
+  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const walSync = file === ":memory:" ? null : new WalSync(`${file}-wal`, { sync: syncWal });
-  const connection = withStatementCache(sqlite, () => walSync?.noteCommit());
-  return { connection, walSync };
+  const checkpointer = file === ":memory:" ? null : new Checkpointer(file);
+  const connection = withStatementCache(sqlite, () => {
+    walSync?.noteCommit();
+    checkpointer?.noteCommit();
+  });
+  return { connection, walSync, checkpointer };
 }
 
 /** Prepared statements kept per connection, at most (the app has a few hundred distinct queries). */
