@@ -1,28 +1,37 @@
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { expect, it } from "vitest";
-import { openDatabase } from "../../src/core/db/database.js";
+import { type Database, openDatabase } from "../../src/core/db/database.js";
 import { firstPrepared, runPrepared } from "../../src/core/db/prepared.js";
+import type { DB } from "../../src/core/db/schema.js";
 import { FixedWindowLimiter } from "../../src/core/limits/fixed-window.js";
 import { createApiKey, findActiveApiKey } from "../../src/open311/keys.js";
 import { openCategory } from "../../src/open311/services.js";
-import { createTestDatabase, describeEachDb } from "../helpers/app.js";
+import { createTestDatabase, describeEachDb, type TestDatabase } from "../helpers/app.js";
 
 /**
  * The statements every request or report runs are named prepared statements on PostgreSQL
  * (core/db/prepared.ts): parsed once per connection, with the same answers as before, also after another
  * instance changed the schema under them. On SQLite they are ordinary queries.
  */
+/** One connection (PostgreSQL), so the session's prepared statements can be listed; SQLite has one anyway. */
+function oneConnection(t: TestDatabase): Database {
+  return t.url ? openDatabase({ databaseUrl: t.url, dataDir: t.dataDir, poolSize: 1 }) : t.database;
+}
+
+function addCategory(db: Kysely<DB>, code: string, name: string) {
+  return db
+    .insertInto("categories")
+    .values({ code, name, description: "", is_public: 1, sort_order: 1 } as never)
+    .execute();
+}
+
 describeEachDb("prepared statements for the hot statements", (dialect) => {
   it("answer as ordinary queries; on PostgreSQL each is parsed once per connection under a name", async () => {
     const t = await createTestDatabase(dialect);
-    // One connection, so the session's prepared statements can be listed.
-    const one = t.url ? openDatabase({ databaseUrl: t.url, dataDir: t.dataDir, poolSize: 1 }) : t.database;
+    const one = oneConnection(t);
     try {
       const db = one.db;
-      await db
-        .insertInto("categories")
-        .values({ code: "pothole", name: "Pothole", description: "", is_public: 1, sort_order: 1 } as never)
-        .execute();
+      await addCategory(db, "pothole", "Pothole");
       const { key } = await createApiKey(db, "App", new Date("2026-11-24T10:00:00Z"));
       const limiter = new FixedWindowLimiter(
         () => db,
@@ -60,14 +69,11 @@ describeEachDb("prepared statements for the hot statements", (dialect) => {
 
   it("keeps answering after another instance adds a column to a table a kept statement reads", async () => {
     const t = await createTestDatabase(dialect);
-    const one = t.url ? openDatabase({ databaseUrl: t.url, dataDir: t.dataDir, poolSize: 1 }) : t.database;
+    const one = oneConnection(t);
     const other = t.reopen();
     try {
       const db = one.db;
-      await db
-        .insertInto("categories")
-        .values({ code: "litter", name: "Litter", description: "", is_public: 1, sort_order: 1 } as never)
-        .execute();
+      await addCategory(db, "litter", "Litter");
       const read = () => firstPrepared(db, db.selectFrom("categories").selectAll().where("code", "=", "litter"));
       for (let k = 0; k < 6; k++) expect((await read())?.name).toBe("Litter");
       // A newer release's migration run by another process: `select *` now has one more column.
@@ -86,7 +92,7 @@ describeEachDb("prepared statements for the hot statements", (dialect) => {
   // PostgreSQL only, and last: the names are kept per process, so it fills the set for any test after it.
   it.runIf(dialect === "postgres")("names at most 64 statements in a process; more run unnamed", async () => {
     const t = await createTestDatabase(dialect);
-    const one = t.url ? openDatabase({ databaseUrl: t.url, dataDir: t.dataDir, poolSize: 1 }) : t.database;
+    const one = oneConnection(t);
     try {
       const db = one.db;
       for (let n = 1; n <= 80; n++) {

@@ -243,6 +243,22 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     expect((await post.promise).statusCode).toBe(200);
   });
 
+  it("sends an error answer to a write request at once: it promises nothing was stored", async () => {
+    const gate = t.probe.hold();
+    const post = watch(open311Post(t, "Lamp out by the bridge, while a bad request comes in."));
+    await gate.reached;
+    const refused = await t.app.inject({
+      method: "POST",
+      url: "/api/v2/requests.json",
+      payload: form([["api_key", "wrong"]]).payload,
+      headers: form([["api_key", "wrong"]]).headers,
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(post.settled()).toBe(false);
+    gate.release();
+    expect((await post.promise).statusCode).toBe(200);
+  });
+
   it("does no sync when nothing was committed since the last one: reads, a read-only transaction, a durable() again", async () => {
     await t.database.durable();
     const before = t.probe.calls;

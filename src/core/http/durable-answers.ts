@@ -8,9 +8,11 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const refused = new WeakSet<FastifyRequest>();
 
 /**
- * Every answer to a write request (POST, PUT, PATCH, DELETE: a 201, the 303 after a form, an error) leaves only
+ * Every successful answer to a write request (POST, PUT, PATCH, DELETE: a 201, the 303 after a form) leaves only
  * once the writes committed so far are on disk (Database.durable: on SQLite an fdatasync of the WAL off the event
- * loop, see core/db/wal-sync.ts). GET and HEAD never wait.
+ * loop, see core/db/wal-sync.ts). GET and HEAD never wait, nor do error answers (4xx, 5xx): they promise nothing
+ * was stored, and a refused upload's answer must leave at once (core/media/uploads.ts starts reading and dropping
+ * the rest of the body when the answer is sent, and closes the connection after 4 MB of it).
  *
  * The wait is an onSend hook appended to each write route's own hooks, not an app-wide one: route-level hooks run
  * after the app's, and the last of them (e.g. the idempotency hook storing the answer for a retry) still write, so
@@ -21,14 +23,13 @@ const refused = new WeakSet<FastifyRequest>();
  */
 export function registerDurableAnswers(app: FastifyInstance, database: Database): void {
   const hook = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    if (!WRITE_METHODS.has(request.method) || refused.has(request)) return payload;
+    if (!WRITE_METHODS.has(request.method) || reply.statusCode >= 400 || refused.has(request)) return payload;
     try {
       await database.durable();
       return payload;
     } catch (error) {
       refused.add(request);
       request.log.fatal({ err: error }, "the database could not sync its writes to disk: this write is refused");
-      if (reply.statusCode >= 400) return payload;
       // A 303 must not send the browser on to a "sent" page.
       reply.removeHeader("location");
       throw new AppError(
