@@ -74,8 +74,8 @@ function send(url: string, init?: RequestInit): Promise<number> {
     const headers: Record<string, string | number> = { ...(init?.headers as Record<string, string> | undefined) };
     if (body !== undefined) headers["content-length"] = Buffer.byteLength(body);
     const req = request(url, { method: init?.method ?? "GET", headers, agent }, (res) => {
-      res.on("data", () => {});
       res.on("end", () => resolve(res.statusCode ?? 0));
+      res.resume();
       res.on("error", reject);
     });
     req.on("error", reject);
