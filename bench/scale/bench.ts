@@ -16,13 +16,11 @@ import { Agent, request } from "node:http";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
-import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { type CompiledQuery, type LogEvent, sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { type Database, type Dialect, openDatabase, openSqlite, sqlitePath } from "../../src/core/db/database.js";
-import { preparingPool } from "../../src/core/db/prepared.js";
-import type { DB } from "../../src/core/db/schema.js";
+import { type Database, type Dialect, openDatabase, sqlitePath } from "../../src/core/db/database.js";
 import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { type Dataset, openDataset } from "./dataset.js";
@@ -128,23 +126,7 @@ function record(dialect: Dialect, part: string, name: string, r: Result, target 
 /** An app database whose Kysely logs every query (for the plans); otherwise as openDatabase makes it. */
 function loggingDatabase(ds: Dataset, log: (q: CompiledQuery, ms: number) => void): Database {
   const onLog = (e: LogEvent) => log(e.query, e.queryDurationMillis);
-  const sqlite = ds.url === null ? openSqlite(sqlitePath(ds.dataDir)) : null;
-  const dialect = sqlite
-    ? new SqliteDialect({ database: sqlite.connection })
-    : new PostgresDialect({
-        pool: preparingPool(new pg.Pool({ connectionString: ds.url ?? "", max: 4, options: "-c TimeZone=UTC" })),
-      });
-  const db = new Kysely<DB>({ dialect, log: onLog });
-  return {
-    db,
-    dialect: sqlite ? "sqlite" : "postgres",
-    ping: async () => true,
-    durable: () => sqlite?.walSync?.durable() ?? Promise.resolve(),
-    close: async () => {
-      await sqlite?.checkpointer?.close();
-      await db.destroy();
-    },
-  };
+  return openDatabase({ databaseUrl: ds.url, dataDir: ds.dataDir, poolSize: 4, log: onLog });
 }
 
 function env(ds: Dataset): Record<string, string> {

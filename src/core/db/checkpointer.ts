@@ -49,6 +49,8 @@ export interface CheckpointerOptions {
 export class Checkpointer {
   private worker: Worker | null = null;
   private commits = 0;
+  /** Started once: a thread that fails is not started again (the backstop checkpoints from then on). */
+  private started = false;
   private readonly startAfter: number;
   private readonly everyMs: number;
 
@@ -67,8 +69,9 @@ export class Checkpointer {
 
   /** Called after each commit of the app's connection. */
   noteCommit(): void {
-    if (this.worker || this.commits > this.startAfter) return;
-    if (++this.commits >= this.startAfter) this.start();
+    if (this.started || ++this.commits < this.startAfter) return;
+    this.started = true;
+    this.start();
   }
 
   private start(): void {

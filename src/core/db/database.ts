@@ -1,7 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from "kysely";
+import {
+  Kysely,
+  type LogEvent,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDatabase,
+  type SqliteStatement,
+  sql,
+} from "kysely";
 import pg from "pg";
 import { BACKSTOP_CHECKPOINT_PAGES, Checkpointer } from "./checkpointer.js";
 import { preparingPool } from "./prepared.js";
@@ -34,6 +42,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** How SQLite's WAL is synced to disk (tests slow it down or make it fail); fdatasync by default. */
   syncWal?: SyncFile;
+  /** Called with every query and its duration (the scale benchmark's plans). */
+  log?: (event: LogEvent) => void;
 }
 
 let pgParsersInstalled = false;
@@ -76,7 +86,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     });
     // A broken idle connection must not crash the process; the next query gets a fresh one.
     pool.on("error", () => {});
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: options.log });
     return {
       db,
       dialect: "postgres",
@@ -88,7 +98,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? sqlitePath(options.dataDir);
   if (file !== ":memory:") mkdirSync(options.dataDir, { recursive: true });
   const { connection, walSync, checkpointer } = openSqlite(file, options.syncWal);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }), log: options.log });
   return {
     db,
     dialect: "sqlite",
@@ -104,7 +114,7 @@ export function openDatabase(options: DatabaseOptions): Database {
 }
 
 /** The app's SQLite connection: its settings, kept statements and commit tracking, and the WAL's sync (files only). */
-export function openSqlite(
+function openSqlite(
   file: string,
   syncWal?: SyncFile,
 ): { connection: SqliteDatabase; walSync: WalSync | null; checkpointer: Checkpointer | null } {

@@ -4,9 +4,6 @@ import { AppError } from "./errors.js";
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** Requests whose answer was turned into an error here: that error answer goes out without waiting again. */
-const refused = new WeakSet<FastifyRequest>();
-
 /**
  * Every successful answer to a write request (POST, PUT, PATCH, DELETE: a 201, the 303 after a form) leaves only
  * once the writes committed so far are on disk (Database.durable: on SQLite an fdatasync of the WAL off the event
@@ -23,12 +20,12 @@ const refused = new WeakSet<FastifyRequest>();
  */
 export function registerDurableAnswers(app: FastifyInstance, database: Database): void {
   const hook = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    if (!WRITE_METHODS.has(request.method) || reply.statusCode >= 400 || refused.has(request)) return payload;
+    // The 503 thrown below comes back through here as an error answer, so it goes out without waiting again.
+    if (!WRITE_METHODS.has(request.method) || reply.statusCode >= 400) return payload;
     try {
       await database.durable();
       return payload;
     } catch (error) {
-      refused.add(request);
       request.log.fatal({ err: error }, "the database could not sync its writes to disk: this write is refused");
       // A 303 must not send the browser on to a "sent" page.
       reply.removeHeader("location");
