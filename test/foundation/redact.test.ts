@@ -28,13 +28,18 @@ describe("email redaction for logs", () => {
     expect(out.api_key).toBe("[redacted]");
   });
 
-  /** Best of five runs, in ms. */
-  const time = (f: () => void) => {
-    let best = Infinity;
-    for (let r = 0; r < 5; r++) {
-      const t0 = performance.now();
-      f();
-      best = Math.min(best, performance.now() - t0);
+  /**
+   * Best of nine runs of each, in ms, the two runs taken in turn: a busy moment of the machine (the suite runs
+   * beside PostgreSQL and browsers) then slows both alike instead of one of them.
+   */
+  const times = (f: () => void, g: () => void): [number, number] => {
+    const best: [number, number] = [Infinity, Infinity];
+    for (let r = 0; r < 9; r++) {
+      for (const [i, h] of [f, g].entries()) {
+        const t0 = performance.now();
+        h();
+        best[i] = Math.min(best[i] as number, performance.now() - t0);
+      }
     }
     return best;
   };
@@ -50,8 +55,10 @@ describe("email redaction for logs", () => {
   it.each(Object.entries(hostile))("is linear on hostile input (%s)", (_name, make) => {
     const small = make(32 * 1024);
     const large = make(64 * 1024);
-    const tSmall = time(() => redactEmails(small));
-    const tLarge = time(() => redactEmails(large));
+    const [tSmall, tLarge] = times(
+      () => redactEmails(small),
+      () => redactEmails(large),
+    );
     // The old pattern took ~270 ms on 16 KB and grew with the square of the length.
     expect(tLarge).toBeLessThan(25);
     // Twice the input, at most about twice the time (generous: timers are coarse at this scale).
