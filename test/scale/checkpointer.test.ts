@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { BACKSTOP_CHECKPOINT_PAGES, Checkpointer } from "../../src/core/db/checkpointer.js";
 import { openDatabase, sqlitePath } from "../../src/core/db/database.js";
+import { runScript } from "../helpers/run-script.js";
 
 /**
  * SQLite checkpoints run on a thread of their own (core/db/checkpointer.ts), not on the event loop's thread of the
@@ -78,4 +79,22 @@ it("stops its thread when the database closes, and the WAL is folded into the fi
   const again = new SQLite(sqlitePath(dir), { readonly: true });
   expect(again.prepare("select count(*) as c from t").get()).toEqual({ c: 210 });
   again.close();
+});
+
+it("never keeps the process alive: a command that commits enough to start the thread exits without close()", async () => {
+  const dir = tempDir();
+  const result = await runScript(
+    `
+    import { setTimeout as sleep } from "node:timers/promises";
+    import { sql } from "kysely";
+    import { openDatabase } from "./src/core/db/database.ts";
+    const database = openDatabase({ databaseUrl: null, dataDir: ${JSON.stringify(dir)} });
+    await sql\`create table t (n integer not null)\`.execute(database.db);
+    for (let n = 0; n < 300; n++) await sql\`insert into t (n) values (\${n})\`.execute(database.db);
+    await sleep(300);
+    console.log("done");
+  `,
+    10_000,
+  );
+  expect(result).toEqual({ code: 0, output: "done\n" });
 });

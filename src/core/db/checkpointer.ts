@@ -80,8 +80,6 @@ export class Checkpointer {
       eval: true,
       workerData: { file: this.file, driver, everyMs: this.everyMs },
     });
-    // Never keeps the process alive; the backstop checkpoints if the thread fails.
-    worker.unref();
     worker.on("message", (message: { error?: string }) => {
       if (message.error) process.emitWarning(`SQLite checkpoint failed: ${message.error}`);
     });
@@ -89,6 +87,9 @@ export class Checkpointer {
       process.emitWarning(`SQLite checkpoint thread stopped: ${String(error)}`);
       if (this.worker === worker) this.worker = null;
     });
+    // Never keeps the process alive; the backstop checkpoints if the thread fails. After the listeners: adding a
+    // "message" listener refs the thread again.
+    worker.unref();
     this.worker = worker;
   }
 
