@@ -12,8 +12,8 @@ import { createTestDatabase, describeEachDb, testConfig, testDialects } from "..
 import { form } from "../open311/support.js";
 
 /**
- * SQLite runs with synchronous=NORMAL; answers to write requests wait for an fdatasync of the WAL made in the
- * threadpool (core/db/wal-sync.ts, core/http/durable-answers.ts). These tests use real SQLite files; only the sync
+ * SQLite runs with synchronous=NORMAL; answers to write requests wait for an fdatasync of the WAL made off the event
+ * loop (core/db/wal-sync.ts, core/db/sync-thread.ts, core/http/durable-answers.ts). These tests use real SQLite files; only the sync
  * function is replaced, by one that counts, waits on a gate the test opens, or fails, and otherwise does the real
  * fdatasync.
  */

@@ -13,6 +13,7 @@ import {
 import pg from "pg";
 import { BACKSTOP_CHECKPOINT_PAGES, Checkpointer } from "./checkpointer.js";
 import { preparingPool } from "./prepared.js";
+import { SyncThread } from "./sync-thread.js";
 import type { DB } from "./schema.js";
 import { type SyncFile, WalSync } from "./wal-sync.js";
 
@@ -97,7 +98,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
   const file = options.sqliteFile ?? sqlitePath(options.dataDir);
   if (file !== ":memory:") mkdirSync(options.dataDir, { recursive: true });
-  const { connection, walSync, checkpointer } = openSqlite(file, options.syncWal);
+  const { connection, walSync, checkpointer, syncThread } = openSqlite(file, options.syncWal);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }), log: options.log });
   return {
     db,
@@ -109,6 +110,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       // The checkpointing thread's connection first, so the app's is the last: closing it checkpoints the WAL.
       await checkpointer?.close().catch(() => {});
       await db.destroy();
+      await syncThread?.close();
     },
   };
 }
@@ -117,7 +119,12 @@ export function openDatabase(options: DatabaseOptions): Database {
 function openSqlite(
   file: string,
   syncWal?: SyncFile,
-): { connection: SqliteDatabase; walSync: WalSync | null; checkpointer: Checkpointer | null } {
+): {
+  connection: SqliteDatabase;
+  walSync: WalSync | null;
+  checkpointer: Checkpointer | null;
+  syncThread: SyncThread | null;
+} {
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
@@ -129,19 +136,20 @@ function openSqlite(
   sqlite.pragma("temp_store = MEMORY");
   // NORMAL: a commit writes the WAL without syncing it; SQLite syncs the WAL before each checkpoint and the database
   // file after it, so a power loss leaves a consistent database that may lack the newest commits. Those are covered
-  // by WalSync: an fdatasync of the WAL in the threadpool, off the event loop, that every answer to a write request
-  // waits for (core/http/durable-answers.ts). So no acknowledged write can be lost, as with FULL, whose fsync per
+  // by WalSync: an fdatasync of the WAL on a thread of its own (core/db/sync-thread.ts), off the event loop, that
+  // every answer to a write request waits for (core/http/durable-answers.ts). So no acknowledged write can be lost, as with FULL, whose fsync per
   // COMMIT blocked the event loop for 20-35 % of its time under a load of reports.
   sqlite.pragma("synchronous = NORMAL");
   // Checkpoints run on a thread of their own (core/db/checkpointer.ts); this connection only as a backstop.
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  const walSync = file === ":memory:" ? null : new WalSync(`${file}-wal`, { sync: syncWal });
+  const syncThread = file === ":memory:" || syncWal ? null : new SyncThread();
+  const walSync = file === ":memory:" ? null : new WalSync(`${file}-wal`, { sync: syncWal ?? syncThread?.sync });
   const checkpointer = file === ":memory:" ? null : new Checkpointer(file);
   const connection = withStatementCache(sqlite, () => {
     walSync?.noteCommit();
     checkpointer?.noteCommit();
   });
-  return { connection, walSync, checkpointer };
+  return { connection, walSync, checkpointer, syncThread };
 }
 
 /** Prepared statements kept per connection, at most (the app has a few hundred distinct queries). */

@@ -49,7 +49,7 @@ function waiters(): Waiters {
 }
 
 export interface WalSyncOptions {
-  /** The sync itself (tests slow it down or make it fail); fdatasyncFile by default. */
+  /** The sync itself (openDatabase passes its SyncThread's; tests slow it down or make it fail); fdatasyncFile by default. */
   sync?: SyncFile;
 }
 
@@ -57,8 +57,8 @@ export interface WalSyncOptions {
  * Acknowledges SQLite commits once they are on disk, without blocking the event loop. The connection runs with
  * `synchronous = NORMAL`: a commit only writes the WAL (the page cache), so a power loss could take the newest
  * commits with it. `durable()` closes that gap for whoever must not answer before the disk has their writes: it
- * resolves once everything this process committed before the call is synced, by an fdatasync of the WAL in the
- * threadpool.
+ * resolves once everything this process committed before the call is synced, by an fdatasync of the WAL off the
+ * event loop (on the SyncThread that openDatabase gives it).
  *
  * Syncs are shared: at most one is in flight; callers arriving meanwhile whose commits it does not cover (it started
  * before them) all wait for one following sync, so under load a sync covers every commit of the time the previous
