@@ -34,11 +34,12 @@ export function banCandidates(email: string): string[] {
 }
 
 /**
- * Whether reports from this address are to be stored but never published, as a condition to put into the statement
- * that stores the report (no query of its own); null when there is no address to check.
+ * Whether reports from an address are to be stored but never published, as a condition to put into the statement
+ * that stores the report (no query of its own), from the address's banCandidates; null when there are none (no
+ * address). Takes the candidates rather than the address so that a statement template (core/db/templates.ts) can
+ * make each one a parameter.
  */
-export function bannedSenderCondition(email: string | null | undefined): Expression<SqlBool> | null {
-  const candidates = email ? banCandidates(email) : [];
+export function bannedCondition(candidates: readonly string[]): Expression<SqlBool> | null {
   if (candidates.length === 0) return null;
   const eb = expressionBuilder<DB, never>();
   return eb.exists(eb.selectFrom("banned_senders").select("id").where("pattern", "in", candidates));

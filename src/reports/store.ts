@@ -2,6 +2,7 @@ import { type Insertable, type QueryCreator, sql } from "kysely";
 import { inCommittedTransaction } from "../core/db/commit-group.js";
 import type { Database } from "../core/db/database.js";
 import { firstPrepared } from "../core/db/prepared.js";
+import { StatementTemplates } from "../core/db/templates.js";
 import type { DB, ReportPhotosTable, ReportsTable, ReportVisibility } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import {
@@ -10,7 +11,7 @@ import {
   type OutgoingMail,
   withoutSuppressed,
 } from "../core/mail/outbox.js";
-import { bannedSenderCondition } from "../moderation/ban-list.js";
+import { banCandidates, bannedCondition } from "../moderation/ban-list.js";
 
 /** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
 export interface NewReport {
@@ -28,6 +29,38 @@ export interface NewReport {
 const HIDDEN: ReportVisibility = "hidden";
 const PUBLIC: ReportVisibility = "public";
 
+/** A report's row and the ban-list entries that would match its reporter's address. */
+type ReportValues = NewReport["row"] & { ban_candidates: string[] };
+
+/**
+ * The insert of a report. A sender on the ban list gets the usual answer; the report is kept but never published
+ * (decided in the insert itself: no statement of its own).
+ */
+function buildReportInsert(db: QueryCreator<DB>, values: ReportValues) {
+  const { ban_candidates, ...row } = values;
+  const banned = bannedCondition(ban_candidates);
+  return db
+    .insertInto("reports")
+    .values((eb) => ({
+      ...row,
+      // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
+      visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
+      withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
+    }))
+    .returning("id");
+}
+
+/** The insert compiled once per shape of row (SQLite; PostgreSQL's is part of one larger statement). */
+const reportInserts = new WeakMap<Database, StatementTemplates<ReportValues, { id: number }>>();
+function reportInsert(database: Database): StatementTemplates<ReportValues, { id: number }> {
+  let templates = reportInserts.get(database);
+  if (!templates) {
+    templates = new StatementTemplates((values) => buildReportInsert(database.db, values));
+    reportInserts.set(database, templates);
+  }
+  return templates;
+}
+
 /**
  * Stores a new report, its first "open" history entry, its photos and its mails (not those to a suppressed address)
  * atomically, and returns its id once committed. PostgreSQL: one statement (data-modifying WITH), so one round trip and an implicit transaction, unless
@@ -36,19 +69,8 @@ const PUBLIC: ReportVisibility = "public";
  */
 export async function storeReport(database: Database, r: NewReport): Promise<number> {
   const at = r.now.toISOString();
-  // A sender on the ban list gets the usual answer; the report is kept but never published (decided in the
-  // insert itself: no statement of its own).
-  const banned = bannedSenderCondition(r.reporterEmail);
-  const insertReport = (db: QueryCreator<DB>) =>
-    db
-      .insertInto("reports")
-      .values((eb) => ({
-        ...r.row,
-        // Literals, not parameters: PostgreSQL would type a CASE of parameters as text (wrong for `withheld`).
-        visibility: banned ? eb.case().when(banned).then(sql.lit(HIDDEN)).else(sql.lit(PUBLIC)).end() : PUBLIC,
-        withheld: banned ? eb.case().when(banned).then(sql.lit(1)).else(sql.lit(0)).end() : 0,
-      }))
-      .returning("id");
+  const values: ReportValues = { ...r.row, ban_candidates: r.reporterEmail ? banCandidates(r.reporterEmail) : [] };
+  const insertReport = (db: QueryCreator<DB>) => buildReportInsert(db, values);
   const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
 
   if (database.dialect === "postgres" && !r.formSubmission) {
@@ -82,7 +104,9 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
 
   return inCommittedTransaction(database, async (tx) => {
     if (r.formSubmission) await recordSubmission(tx, r.formSubmission, String(r.row.reference), r.now);
-    const { id } = await insertReport(tx).executeTakeFirstOrThrow();
+    const [stored] = (await tx.executeQuery(reportInsert(database).compile(values))).rows;
+    if (!stored) throw new Error("storeReport: the insert returned no row");
+    const { id } = stored;
     await tx
       .insertInto("report_updates")
       .values({ report_id: id, ...first })
