@@ -36,6 +36,13 @@ const { values: opts } = parseArgs({
     /** Comma list of scenario names (substring match) to run; default all. */
     scenarios: { type: "string", default: "" },
     "generate-only": { type: "boolean", default: false },
+    /**
+     * Seconds of warm-up before each throughput scenario: a fresh server process takes 5-10 s of POSTs to reach
+     * its steady rate (V8 compiles the hot code on background threads that share the two cores), see README.md.
+     */
+    warmup: { type: "string", default: "10" },
+    /** Print each second's count of answers in the throughput part (to see a run settle). */
+    "per-second": { type: "boolean", default: false },
   },
 });
 const DIALECTS: Dialect[] = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db as Dialect];
@@ -44,6 +51,7 @@ const SECONDS = Number(opts.seconds);
 const CLIENTS = Number(opts.clients);
 const PARTS = new Set((opts.only ?? "").split(","));
 const PICK = (opts.scenarios ?? "").split(",").filter(Boolean);
+const WARMUP = Number(opts.warmup);
 const MAX_REQUESTS = 200_000;
 
 interface Scenario {
@@ -82,8 +90,15 @@ function send(url: string, init?: RequestInit): Promise<number> {
 }
 
 /** `clients` loops of requests for `seconds` against the given bases (round robin); latencies in ms. */
-async function load(bases: string[], s: Scenario, seconds: number, clients: number): Promise<Result> {
+async function load(
+  bases: string[],
+  s: Scenario,
+  seconds: number,
+  clients: number,
+  perSecond = false,
+): Promise<Result> {
   const latencies: number[] = [];
+  const answersBySecond: number[] = [];
   let errors = 0;
   let n = 0;
   const started = performance.now();
@@ -96,7 +111,10 @@ async function load(bases: string[], s: Scenario, seconds: number, clients: numb
         const t0 = performance.now();
         try {
           const status = await send(`${base}${path}`, init);
-          latencies.push(performance.now() - t0);
+          const t1 = performance.now();
+          latencies.push(t1 - t0);
+          const second = Math.floor((t1 - started) / 1000);
+          answersBySecond[second] = (answersBySecond[second] ?? 0) + 1;
           if (status !== 200) {
             errors++;
             if (errors <= 3) console.log(`    ${status} from ${path.slice(0, 80)}`);
@@ -109,6 +127,7 @@ async function load(bases: string[], s: Scenario, seconds: number, clients: numb
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  if (perSecond) console.log(`    per second: ${Array.from(answersBySecond, (c) => c ?? 0).join(" ")}`);
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
   return { count: latencies.length, errors, p50: at(0.5), p99: at(0.99), rps: latencies.length / elapsed };
@@ -386,8 +405,9 @@ async function benchDialect(dialect: Dialect, serverPath: string): Promise<void>
             .join(" ")})`,
         );
         for (const s of list.filter((x) => /open311 default|^\/reports$|report page|POST/.test(x.name))) {
-          await load([server.base], s, 1, CLIENTS); // warm-up
-          record(dialect, `${CLIENTS} clients`, s.name, await load([server.base], s, SECONDS, CLIENTS), s.target);
+          await load([server.base], s, WARMUP, CLIENTS); // warm-up
+          const r = await load([server.base], s, SECONDS, CLIENTS, opts["per-second"]);
+          record(dialect, `${CLIENTS} clients`, s.name, r, s.target);
         }
       }
     } finally {
