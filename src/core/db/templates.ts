@@ -2,7 +2,15 @@ import { type CompiledQuery, createQueryId } from "kysely";
 
 /** Where a value goes in a template: compiled as a parameter, replaced by the value at each run. */
 class Slot {
-  constructor(readonly path: string) {}
+  constructor(
+    readonly name: string,
+    /** The position in a list value; undefined for a scalar. */
+    readonly index?: number,
+  ) {}
+
+  get label(): string {
+    return this.index === undefined ? this.name : `${this.name}.${this.index}`;
+  }
 }
 
 /** A value a template is built from: a scalar, or a list whose length is part of the shape. */
@@ -26,7 +34,7 @@ const MAX_SHAPES = 64;
  * (as a literal or an identifier), is a mistake in the builder and throws the first time that shape is built.
  */
 export class StatementTemplates<V extends Record<string, TemplateValue>, R> {
-  private readonly shapes = new Map<string, { compiled: CompiledQuery<R>; slots: (string | number)[][] }>();
+  private readonly shapes = new Map<string, { compiled: CompiledQuery<R>; slots: (Slot | null)[] }>();
 
   constructor(private readonly build: (values: V) => { compile(): CompiledQuery<R> }) {}
 
@@ -40,10 +48,10 @@ export class StatementTemplates<V extends Record<string, TemplateValue>, R> {
     }
     const { compiled, slots } = entry;
     const parameters = compiled.parameters.map((p, i) => {
-      const at = slots[i] as (string | number)[];
-      if (at.length === 0) return p;
-      const value = values[at[0] as string];
-      return at.length === 1 ? value : (value as readonly unknown[])[at[1] as number];
+      const slot = slots[i];
+      if (!slot) return p;
+      const value = values[slot.name];
+      return slot.index === undefined ? value : (value as readonly unknown[])[slot.index];
     });
     return { sql: compiled.sql, query: compiled.query, queryId: createQueryId(), parameters };
   }
@@ -61,32 +69,29 @@ function shapeOf(values: Record<string, TemplateValue>): string {
 function compileShape<V extends Record<string, TemplateValue>, R>(
   build: (values: V) => { compile(): CompiledQuery<R> },
   values: V,
-): { compiled: CompiledQuery<R>; slots: (string | number)[][] } {
+): { compiled: CompiledQuery<R>; slots: (Slot | null)[] } {
   const stand: Record<string, unknown> = {};
-  const made = new Set<string>();
+  const made: Slot[] = [];
   for (const name in values) {
     const v = values[name];
     if (v === null || v === undefined) stand[name] = v;
     else if (Array.isArray(v)) {
-      stand[name] = v.map((_, i) => new Slot(`${name}.${i}`));
-      v.forEach((_, i) => made.add(`${name}.${i}`));
+      const list = v.map((_, i) => new Slot(name, i));
+      made.push(...list);
+      stand[name] = list;
     } else {
-      stand[name] = new Slot(name);
-      made.add(name);
+      const slot = new Slot(name);
+      made.push(slot);
+      stand[name] = slot;
     }
   }
   const compiled = build(stand as V).compile();
-  const used = new Set<string>();
-  const slots = compiled.parameters.map((p) => {
-    if (!(p instanceof Slot)) return [];
-    used.add(p.path);
-    const dot = p.path.indexOf(".");
-    return dot < 0 ? [p.path] : [p.path.slice(0, dot), Number(p.path.slice(dot + 1))];
-  });
-  if (used.size !== made.size || compiled.sql.includes("[object Object]")) {
-    throw new Error(
-      `StatementTemplates: ${[...made].filter((s) => !used.has(s)).join(", ")} did not become parameters`,
-    );
+  const slots = compiled.parameters.map((p) => (p instanceof Slot ? p : null));
+  const unused = made.filter((slot) => !slots.includes(slot));
+  if (unused.length > 0) {
+    throw new Error(`StatementTemplates: ${unused.map((slot) => slot.label).join(", ")} did not become parameters`);
   }
+  // A slot used as a parameter and also turned into text (a literal or an identifier) elsewhere.
+  if (compiled.sql.includes("[object Object]")) throw new Error("StatementTemplates: a value became part of the SQL");
   return { compiled, slots };
 }
