@@ -74,7 +74,7 @@ describe("SyncThread in a process of its own", () => {
   it("exits after a database whose WAL was synced is closed", async () => {
     const dataDir = join(dir, "child-db");
     const result = await runScript(`
-            import { sql } from "kysely";
+      import { sql } from "kysely";
       import { openDatabase } from "./src/core/db/database.ts";
       const database = openDatabase({ databaseUrl: null, dataDir: ${JSON.stringify(dataDir)} });
       await sql\`create table t (n integer not null)\`.execute(database.db);
