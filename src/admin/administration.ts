@@ -1,6 +1,7 @@
 import type { Civic, Viewer } from "../core/context.js";
 import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { authorise } from "../core/policy.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/repository.js";
 import { normaliseEmail } from "../accounts/tokens.js";
 import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/keys.js";
@@ -41,6 +42,7 @@ export async function changeRole(
   if (!account) {
     throw problem("email", "There is no account with this email address. Ask them to sign in once, then try again.");
   }
+  authorise(viewer, "account.change-role", { type: "account", id: account.id, role: account.role });
   if (account.role === role) throw problem("role", `This account already has the role ${role}.`);
   const now = civic.now();
   await db.transaction().execute(async (tx) => {

@@ -9,16 +9,17 @@ import type {
   RawServerDefault,
 } from "fastify";
 import type { Viewer } from "../core/context.js";
-import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { can, type PolicyViewer, type StaffRole } from "../core/policy.js";
 
-/** The roles that may enter the staff console, and the least role each staff page needs. */
-export type StaffRole = Exclude<Role, "resident">;
+export type { StaffRole };
 
-const RANK: Record<Role, number> = { resident: 0, moderator: 1, admin: 2 };
+/** The policy's action for a staff page that needs at least `minimum`. */
+const ACTION_OF = { moderator: "staff.enter", admin: "staff.administer" } as const;
 
-export function hasRole(viewer: Pick<Viewer, "role"> | null, minimum: StaffRole): boolean {
-  return viewer !== null && RANK[viewer.role] >= RANK[minimum];
+/** Whether the viewer may open a staff page that needs at least `minimum` (asks the policy). */
+export function hasRole(viewer: Pick<PolicyViewer, "role"> | null, minimum: StaffRole): boolean {
+  return can(viewer ? { accountId: null, ...viewer } : null, ACTION_OF[minimum]);
 }
 
 /** A local path to come back to after signing in ("" when the URL is not a plain local path). */
@@ -26,15 +27,16 @@ function nextPath(url: string): string {
   return /^\/(?![/\\])[^\s\\]{0,500}$/.test(url) ? url : "";
 }
 
+/** True for the staff console's paths: /admin and everything below it. */
+export function isStaffPath(url: string): boolean {
+  return url === "/admin" || url.startsWith("/admin/") || url.startsWith("/admin?");
+}
+
 /**
  * The check every staff route runs before anything else: an anonymous visitor is sent to sign in (303, back here
  * afterwards; a form post comes back to the page, not the post), a resident gets 403, and a moderator gets 403 on
  * admin-only pages. Returns the viewer when they may pass, or null when the reply is already decided (redirect).
  */
-/** True for the staff console's paths: /admin and everything below it. */
-export function isStaffPath(url: string): boolean {
-  return url === "/admin" || url.startsWith("/admin/") || url.startsWith("/admin?");
-}
 
 export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum: StaffRole): Viewer | null {
   const viewer = request.viewer;
@@ -44,7 +46,7 @@ export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum
     void reply.redirect(`/sign-in?next=${encodeURIComponent(back || "/admin")}`, 303);
     return null;
   }
-  if (!hasRole(viewer, minimum)) {
+  if (!can(viewer, ACTION_OF[minimum])) {
     throw new AppError(
       "forbidden",
       viewer.role !== "resident"
@@ -58,7 +60,7 @@ export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum
 /** The viewer of a request that has passed a staff guard (for handlers inside a guarded scope). */
 export function staffViewer(request: FastifyRequest): Viewer {
   const viewer = request.viewer;
-  if (!viewer || viewer.role === "resident") throw new AppError("forbidden", "This page is for staff only.");
+  if (!viewer || !can(viewer, "staff.enter")) throw new AppError("forbidden", "This page is for staff only.");
   return viewer;
 }
 

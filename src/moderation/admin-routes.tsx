@@ -20,6 +20,7 @@ import {
 } from "./decisions.js";
 import "./kinds.js";
 import { accountModeration, moderationQueue, recentDecisions } from "./queue.js";
+import { can } from "../core/policy.js";
 
 registerStaffPage({ label: "Moderation", path: "/admin/moderation", minimum: "moderator", order: 20 });
 registerStaffPage({ label: "Ban list", path: "/admin/ban-list", minimum: "admin", order: 70 });
@@ -96,7 +97,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
                 ? { title: r.original_title, description: r.original_description }
                 : null
             }
-            isAdmin={request.viewer?.role === "admin"}
+            isAdmin={can(request.viewer, "staff.administer")}
           />
         ));
       },
@@ -157,7 +158,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
         return renderAdminPage(request, reply, "Account moderation", (ctx) => (
           <AccountModerationPage
             csrf={ctx.csrfToken}
-            isAdmin={request.viewer?.role === "admin"}
+            isAdmin={can(request.viewer, "staff.administer")}
             account={found.account}
             strikes={found.strikes}
           />

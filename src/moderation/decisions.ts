@@ -5,6 +5,7 @@ import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { enqueueMail } from "../core/mail/outbox.js";
+import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from "../core/policy.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
 import { noteModerationChange } from "./visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
@@ -18,6 +19,17 @@ export type ModeratorAction = (typeof MODERATOR_ACTIONS)[number];
 export interface Actor {
   accountId: string | null;
   role: "moderator" | "admin" | null;
+}
+
+/** The actor as the policy sees it (the platform itself, role null, has no authority of its own). */
+function viewerOf(actor: Actor): PolicyViewer | null {
+  return actor.role ? { accountId: actor.accountId, role: actor.role } : null;
+}
+
+/** An account as the policy's subject, or null when there is no such account. */
+async function accountSubject(db: Kysely<DB>, id: string): Promise<AccountSubject | null> {
+  const row = await db.selectFrom("accounts").select(["id", "role"]).where("id", "=", id).executeTakeFirst();
+  return row ? { type: "account", id: row.id, role: row.role } : null;
 }
 
 /** A required, bounded reason; throws a field error otherwise. */
@@ -122,7 +134,8 @@ export async function moderate(
     const item = await loadItem(tx, now, input.kind, input.id);
     const kind = moderatedKind(item.kind);
     if (!kind) throw new AppError("not_found", "There is no such kind of item.");
-    if (item.state === "removed" && action !== "dismiss" && input.actor.role !== "admin") {
+    const subject = { type: "item", authorId: item.authorAccountId, authorRole: null, state: item.state } as const;
+    if (action !== "dismiss" && !can(viewerOf(input.actor), "item.moderate", subject)) {
       throw new AppError("validation_failed", "This item was removed; only an admin can change that.", {
         fields: [{ field: "action", message: "removed items can be changed by an admin only" }],
       });
@@ -136,7 +149,7 @@ export async function moderate(
     );
     let suspended = false;
     if ((action === "hide" || action === "remove") && item.state === "public" && item.authorAccountId) {
-      suspended = await strike(civic, tx, item.authorAccountId, decisionId, now);
+      suspended = await strike(civic, tx, item.authorAccountId, decisionId, now, input.actor);
     } else if ((action === "hide" || action === "remove") && item.authorAccountId && item.state === "hidden") {
       // Upholding an auto-hide (or a hide by another moderator) counts as well, once per item.
       const earlier = await tx
@@ -146,7 +159,7 @@ export async function moderate(
         .where("moderation_decisions.kind", "=", item.kind)
         .where("moderation_decisions.item_id", "=", item.id)
         .executeTakeFirst();
-      if (!earlier) suspended = await strike(civic, tx, item.authorAccountId, decisionId, now);
+      if (!earlier) suspended = await strike(civic, tx, item.authorAccountId, decisionId, now, input.actor);
     }
     if (action === "hide" || action === "remove") await tellAuthor(civic, tx, item, action, reason);
     return { item: { ...item, state: action === "dismiss" ? item.state : STATE_OF[action] }, suspended };
@@ -201,8 +214,12 @@ export async function restoreReportText(
   civic: Civic,
   input: { reference: string; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin")
-    throw new AppError("forbidden", "This is for administrators only: only an admin can restore the original text.");
+  authorise(
+    viewerOf(input.actor),
+    "staff.administer",
+    PLATFORM,
+    "This is for administrators only: only an admin can restore the original text.",
+  );
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
@@ -249,16 +266,21 @@ export async function activeStrikes(db: Kysely<DB>, accountId: string, now: Date
   return Number(row.n);
 }
 
-/** Records a strike; suspends the account when it reaches SUSPEND_AFTER_STRIKES. Returns whether it suspended. */
-async function strike(civic: Civic, db: Kysely<DB>, accountId: string, decisionId: number, now: Date) {
-  const exists = await db.selectFrom("accounts").select("id").where("id", "=", accountId).executeTakeFirst();
-  if (!exists) return false;
+/**
+ * Records a strike when the policy lets the deciding actor's decision count against the account (never against a
+ * staff account by a lower or equal role); suspends the account when it reaches SUSPEND_AFTER_STRIKES and the
+ * policy allows that too. Returns whether it suspended.
+ */
+async function strike(civic: Civic, db: Kysely<DB>, accountId: string, decisionId: number, now: Date, actor: Actor) {
+  const target = await accountSubject(db, accountId);
+  if (!target || !can(viewerOf(actor), "account.strike", target)) return false;
   await db
     .insertInto("moderation_strikes")
     .values({ account_id: accountId, decision_id: decisionId, created_at: now.toISOString() })
     .execute();
   const n = await activeStrikes(db, accountId, now);
   if (n < civic.config.moderation.suspendAfterStrikes) return false;
+  if (!can(viewerOf(actor), "account.auto-suspend", target)) return false;
   const reason =
     `Automatic: ${n} of your contributions were hidden or removed by the moderators within ${STRIKE_WINDOW_DAYS} ` +
     `days, which breaches the terms of use.`;
@@ -270,8 +292,12 @@ export async function overruleStrike(
   civic: Civic,
   input: { strikeId: number; reason: unknown; actor: Actor },
 ): Promise<void> {
-  if (input.actor.role !== "admin")
-    throw new AppError("forbidden", "This is for administrators only: only an admin can overrule a strike.");
+  authorise(
+    viewerOf(input.actor),
+    "staff.administer",
+    PLATFORM,
+    "This is for administrators only: only an admin can overrule a strike.",
+  );
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
@@ -361,9 +387,7 @@ export async function suspendAccount(
       .where("id", "=", input.accountId)
       .executeTakeFirst();
     if (!account) throw new AppError("not_found", "There is no such account.");
-    if (account.role !== "resident" && input.actor.role !== "admin") {
-      throw new AppError("forbidden", "Only an admin can suspend a staff account.");
-    }
+    authorise(viewerOf(input.actor), "account.suspend", { type: "account", id: account.id, role: account.role });
     if (account.suspended_at !== null) {
       throw new AppError("validation_failed", "This account is suspended already.", {
         fields: [{ field: "reason", message: "the account is suspended already" }],
@@ -380,6 +404,9 @@ export async function unsuspendAccount(
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
+    const target = await accountSubject(tx, input.accountId);
+    if (!target) throw new AppError("not_found", "There is no suspended account with this id.");
+    authorise(viewerOf(input.actor), "account.unsuspend", target);
     const account = await tx
       .updateTable("accounts")
       .set({ suspended_at: null, suspended_reason: null, updated_at: now.toISOString() })

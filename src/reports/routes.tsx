@@ -34,6 +34,7 @@ import {
   publicCategories,
 } from "./repository.js";
 import { serviceNotice, submitReport } from "./submit.js";
+import { can } from "../core/policy.js";
 
 /** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
 export const MIN_FILL_MS = 3_000;
@@ -481,7 +482,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       if (reference !== raw && looksLikeReference(reference)) {
         return reply.redirect(`/reports/${reference}`, 301);
       }
-      const staff = request.viewer?.role === "moderator" || request.viewer?.role === "admin";
+      const staff = can(request.viewer, "staff.enter");
       const found = await findReport(db(), "", reference, { staff });
       if (found.kind === "removed" || found.kind === "hidden") {
         return sendPage(

@@ -3,6 +3,7 @@ import { recordAudit } from "../admin/audit.js";
 import { guardedScope, staffViewer } from "../admin/guard.js";
 import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
+import { can } from "../core/policy.js";
 
 registerStaffPage({ label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 });
 
@@ -48,7 +49,7 @@ export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> 
           <h1>Volunteers</h1>
           <p>
             Confirmed sign-ups only, per project.{" "}
-            {request.viewer?.role === "admin" ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
+            {can(request.viewer, "staff.administer") ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
           </p>
           {groups.size === 0 ? <p>No confirmed sign-ups yet.</p> : null}
           {[...groups.entries()].map(([title, list], i) => (

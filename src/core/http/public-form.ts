@@ -1,7 +1,7 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import type { Civic } from "../context.js";
 import type { FormToken } from "./csrf.js";
-import { checkStaff, type StaffRole } from "../../admin/guard.js";
+import { can } from "../policy.js";
 import type { FieldProblem } from "./errors.js";
 
 /** A person needs at least this long to fill in a public form; bots are faster. Measured from the form token. */
@@ -51,12 +51,7 @@ export function stringFields(body: unknown): Record<string, string> {
   return out;
 }
 
-/** Whether the request comes from staff (moderator or admin). */
+/** Whether the request comes from staff (moderator or admin): asks the policy. */
 export function isStaff(request: FastifyRequest): boolean {
-  return request.viewer?.role === "moderator" || request.viewer?.role === "admin";
-}
-
-/** The signed-in staff member (moderator or admin), or null after answering (see admin/guard.ts checkStaff). */
-export function requireStaff(request: FastifyRequest, reply: FastifyReply, minimum: StaffRole = "moderator") {
-  return checkStaff(request, reply, minimum);
+  return can(request.viewer, "staff.enter");
 }
