@@ -6,7 +6,7 @@ import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { loadItem } from "./decisions.js";
 import { FlagForm, type FlagFormValues, FlagThanks } from "./flag-pages.js";
-import { flaggerOf, flagItem } from "./flags.js";
+import { flagItem } from "./flags.js";
 import "./kinds.js";
 import "./personal-data.js";
 import { moderatedKind } from "./registry.js";
@@ -82,7 +82,7 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
           id: item.id,
           reason: values.reason,
           note: values.note,
-          flagger: flaggerOf(civic, request.viewer, request.ip),
+          viewer: request.viewer,
           clientIp: request.ip,
         });
         return sendPage(

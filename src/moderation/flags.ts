@@ -1,5 +1,8 @@
 import { createHmac } from "node:crypto";
+import { isIPv6 } from "node:net";
+import { type Kysely, sql } from "kysely";
 import type { Civic } from "../core/context.js";
+import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { loadItem, recordDecision, tellAuthor } from "./decisions.js";
@@ -18,26 +21,85 @@ export const MAX_FLAG_NOTE = 1000;
 export const FLAG_LIMIT = { name: "moderation-flag", max: 10, windowMs: 60 * 60 * 1000 };
 
 /**
- * Who flagged: the account when signed in, otherwise a keyed hash of the client address with the day as salt, so
- * one client flags an item once and the table never holds an address (nor a value that links days together).
+ * Auto-hide counts only independent flaggers: confirmed accounts (their address proven by signing in) at least
+ * this many days old and not suspended, at most one per client address. Other flags only queue the item.
  */
-export function flaggerOf(civic: Civic, viewer: { accountId: string } | null, clientIp: string): string {
-  if (viewer) return `account:${viewer.accountId}`;
-  const day = civic.now().toISOString().slice(0, 10);
-  const digest = createHmac("sha256", civic.config.sessionSecret).update(`flag:${day}:${clientIp}`).digest("base64url");
-  return `client:${digest}`;
+export const FLAGGER_MIN_AGE_DAYS = 7;
+
+/**
+ * The client as one flagger: an IPv4 address, or the /64 prefix of an IPv6 address (one machine or household gets
+ * a whole /64). A local stand-in until the platform floor has one client key for every limit.
+ */
+export function clientAddressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped?.[1]) return mapped[1];
+  if (!isIPv6(ip)) return ip;
+  const [head = "", tail = ""] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const gap = Math.max(0, 8 - left.length - right.length);
+  const groups = ip.includes("::") ? [...left, ...Array<string>(gap).fill("0"), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g || "0").toLowerCase().replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/**
+ * A keyed hash of the client address (IPv6 by /64) salted with the item: the same client gets the same key on one
+ * item whatever the day, and different keys on different items, so the table never holds an address nor a value
+ * that links one client's flags together.
+ */
+export function flagClientKey(civic: Civic, kind: string, id: string, clientIp: string): string {
+  return createHmac("sha256", civic.config.sessionSecret)
+    .update(`flag:${kind}:${id}:${clientAddressKey(clientIp)}`)
+    .digest("base64url");
+}
+
+/** Who flagged: the account when signed in, otherwise the client (see flagClientKey), so one client flags once. */
+export function flaggerOf(civic: Civic, viewer: { accountId: string } | null, clientKey: string): string {
+  return viewer ? `account:${viewer.accountId}` : `client:${clientKey}`;
+}
+
+/**
+ * How many independent flaggers have open flags on an item: flags from confirmed, unsuspended accounts at least
+ * FLAGGER_MIN_AGE_DAYS old, counted once per client (flags from before client keys were kept count once each).
+ */
+async function independentFlaggers(db: Kysely<DB>, kind: string, id: string, now: Date): Promise<number> {
+  const oldEnough = new Date(now.getTime() - FLAGGER_MIN_AGE_DAYS * 86_400_000).toISOString();
+  const rows = await db
+    .selectFrom("moderation_flags")
+    .innerJoin("accounts", (join) =>
+      join.on(sql<string>`${"account:"} || ${sql.ref("accounts.id")}`, "=", sql.ref("moderation_flags.flagger")),
+    )
+    .select(["moderation_flags.flagger", "moderation_flags.client_key"])
+    .where("moderation_flags.kind", "=", kind)
+    .where("moderation_flags.item_id", "=", id)
+    .where("moderation_flags.resolved_at", "is", null)
+    .where("accounts.email_verified_at", "is not", null)
+    .where("accounts.suspended_at", "is", null)
+    .where("accounts.created_at", "<=", oldEnough)
+    .execute();
+  return new Set(rows.map((r) => r.client_key ?? r.flagger)).size;
 }
 
 export type FlagOutcome = "flagged" | "already-flagged" | "hidden";
 
 /**
  * Records one flag ("Report this"). A second flag by the same account or client is accepted quietly and changes
- * nothing. Once AUTO_HIDE_FLAGS distinct flaggers have open flags on a public item, it is hidden until a moderator
- * reviews it.
+ * nothing. Every open flag puts the item in the moderation queue; once AUTO_HIDE_FLAGS independent flaggers (see
+ * FLAGGER_MIN_AGE_DAYS) have open flags on a public item, it is hidden until a moderator reviews it.
  */
 export async function flagItem(
   civic: Civic,
-  input: { kind: string; id: string; reason: unknown; note: unknown; flagger: string; clientIp: string },
+  input: {
+    kind: string;
+    id: string;
+    reason: unknown;
+    note: unknown;
+    viewer: { accountId: string } | null;
+    clientIp: string;
+  },
 ): Promise<FlagOutcome> {
   const reason = typeof input.reason === "string" ? input.reason : "";
   if (!Object.hasOwn(FLAG_REASONS, reason)) {
@@ -64,6 +126,7 @@ export async function flagItem(
   return civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(tx, now, input.kind, input.id);
     if (item.state !== "public") return "already-flagged";
+    const clientKey = flagClientKey(civic, item.kind, item.id, input.clientIp);
     const inserted = await tx
       .insertInto("moderation_flags")
       .values({
@@ -71,24 +134,18 @@ export async function flagItem(
         item_id: item.id,
         reason,
         note: note || null,
-        flagger: input.flagger,
+        flagger: flaggerOf(civic, input.viewer, clientKey),
+        client_key: clientKey,
         created_at: now.toISOString(),
       })
       .onConflict((oc) => oc.columns(["kind", "item_id", "flagger"]).doNothing())
       .returning("id")
       .executeTakeFirst();
     if (!inserted) return "already-flagged";
-    const open = await tx
-      .selectFrom("moderation_flags")
-      .select((eb) => eb.fn.count<number>("flagger").distinct().as("n"))
-      .where("kind", "=", item.kind)
-      .where("item_id", "=", item.id)
-      .where("resolved_at", "is", null)
-      .executeTakeFirstOrThrow();
     const threshold = civic.config.moderation.autoHideFlags;
-    if (Number(open.n) < threshold) return "flagged";
+    if ((await independentFlaggers(tx, item.kind, item.id, now)) < threshold) return "flagged";
     await moderatedKind(item.kind)?.setState({ db: tx, now }, item.id, "hidden");
-    const why = `Hidden automatically after ${threshold} people reported it; a moderator will review it.`;
+    const why = `Hidden automatically after ${threshold} independent people reported it; a moderator will review it.`;
     await recordDecision(
       tx,
       {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { reportSubmission } from "../../test/helpers/reports.js";
-import { signInAs } from "../../test/helpers/staff.js";
+import { type SignedIn, signInAs } from "../../test/helpers/staff.js";
 import { createApiKey } from "../open311/keys.js";
 import { submitReport } from "../reports/submit.js";
 import { addBan } from "./ban-list.js";
@@ -22,14 +22,20 @@ async function publicOutputs(t: TestApp, reference: string) {
   return { page, list, atom, sitemap, api, apiOne, status };
 }
 
-async function flag(t: TestApp, reference: string, client: string, reason = "spam") {
-  const form = await t.app.inject({ method: "GET", url: `/report-this/report/${reference}`, remoteAddress: client });
+async function flag(t: TestApp, reference: string, client: string, reason = "spam", who?: SignedIn) {
+  const cookie: Record<string, string> = who ? { cookie: who.cookie } : {};
+  const form = await t.app.inject({
+    method: "GET",
+    url: `/report-this/report/${reference}`,
+    remoteAddress: client,
+    headers: cookie,
+  });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? "";
   return t.app.inject({
     method: "POST",
     url: `/report-this/report/${reference}`,
     remoteAddress: client,
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://civic.test" },
+    headers: { ...cookie, "content-type": "application/x-www-form-urlencoded", origin: "http://civic.test" },
     payload: new URLSearchParams({ _csrf: csrf, reason, note: "Looks like an advert" }).toString(),
   });
 }
@@ -41,8 +47,16 @@ describeEachDb("moderation", (dialect) => {
   });
   afterAll(async () => t?.close());
 
-  it("hides a report after AUTO_HIDE_FLAGS distinct flags, one per client, from every public output", async () => {
+  it("hides a report after AUTO_HIDE_FLAGS independent flaggers, one per client, from every public output", async () => {
     const db = t.app.civic.database.db;
+    // Issue 27 #12: only confirmed accounts at least a week old count towards auto-hide (see flags.ts).
+    const monthAgo = new Date(t.app.civic.now().getTime() - 30 * 86_400_000).toISOString();
+    const flaggers: SignedIn[] = [];
+    for (const n of [1, 2, 3]) {
+      const who = await signInAs(t.app, `flagger${n}@example.org`, "resident");
+      await db.updateTable("accounts").set({ created_at: monthAgo }).where("id", "=", who.accountId).execute();
+      flaggers.push(who);
+    }
     const { reference } = await submitReport(
       t.app.civic,
       reportSubmission({
@@ -55,16 +69,16 @@ describeEachDb("moderation", (dialect) => {
     expect(out.page.body).toContain(`/report-this/report/${reference}`);
     expect(out.list.body).toContain(reference);
 
-    expect((await flag(t, reference, "192.0.2.1")).statusCode).toBe(200);
-    // The same client again: accepted quietly, still one flag.
-    expect((await flag(t, reference, "192.0.2.1")).statusCode).toBe(200);
-    expect((await flag(t, reference, "192.0.2.2")).statusCode).toBe(200);
+    expect((await flag(t, reference, "192.0.2.1", "spam", flaggers[0])).statusCode).toBe(200);
+    // The same flagger again: accepted quietly, still one flag.
+    expect((await flag(t, reference, "192.0.2.1", "spam", flaggers[0])).statusCode).toBe(200);
+    expect((await flag(t, reference, "192.0.2.2", "spam", flaggers[1])).statusCode).toBe(200);
     const flags = await db.selectFrom("moderation_flags").selectAll().where("item_id", "=", reference).execute();
     expect(flags).toHaveLength(2);
     expect(JSON.stringify(flags)).not.toContain("192.0.2");
     expect((await publicOutputs(t, reference)).page.statusCode).toBe(200);
 
-    const third = await flag(t, reference, "192.0.2.3");
+    const third = await flag(t, reference, "192.0.2.3", "spam", flaggers[2]);
     expect(third.body).toContain("hidden until a moderator");
     out = await publicOutputs(t, reference);
     expect(out.page.statusCode).toBe(410);

@@ -204,8 +204,10 @@ export interface ModerationFlagsTable {
   item_id: string;
   reason: string;
   note: string | null;
-  /** "account:<id>" or a keyed hash of the client address with a daily salt; never the address. */
+  /** "account:<id>" or "client:" and a keyed hash of the client address salted with the item; never the address. */
   flagger: string;
+  /** A keyed hash of the client address (IPv6 by /64) salted with the item; null on flags older than 0022. */
+  client_key: string | null;
   created_at: Timestamp;
   resolved_at: Timestamp | null;
 }
