@@ -5,6 +5,7 @@ import { AppError } from "../core/http/errors.js";
 import { formField } from "../core/http/csrf.js";
 import { Layout, type PageContext } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+import { can } from "../core/policy.js";
 
 /** Renders one of the accounts pages in the site layout. */
 export function renderPage(
@@ -41,7 +42,7 @@ export function safeNext(value: string): string {
 
 /** The signed-in person, or a redirect to the sign-in page that comes back here. */
 export function requireViewer(request: FastifyRequest, reply: FastifyReply) {
-  if (request.viewer) return request.viewer;
+  if (request.viewer && can(request.viewer, "signed-in")) return request.viewer;
   const next = safeNext(request.url);
   void reply.redirect(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in", 303);
   return null;
