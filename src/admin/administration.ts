@@ -1,7 +1,7 @@
 import type { Civic, Viewer } from "../core/context.js";
 import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { authorise } from "../core/policy.js";
+import { authorise, roleAtLeast } from "../core/policy.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/repository.js";
 import { normaliseEmail } from "../accounts/tokens.js";
 import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/keys.js";
@@ -58,7 +58,7 @@ export async function changeRole(
     await setRole(tx, account.id, role as Role, now);
     await recordAudit(tx, {
       actorId: viewer.accountId,
-      action: RANK_UP[role] > RANK_UP[account.role] ? "role.grant" : "role.revoke",
+      action: roleAtLeast(account.role, role as Role) ? "role.revoke" : "role.grant",
       itemType: "account",
       itemId: account.id,
       reason: reason.trim() || null,
@@ -67,8 +67,6 @@ export async function changeRole(
     });
   });
 }
-
-const RANK_UP: Record<Role, number> = { resident: 0, moderator: 1, admin: 2 };
 
 export const API_KEY_NAME_MAX = 100;
 

@@ -62,7 +62,10 @@ export function ModerationQueuePage(p: {
               {e.item.state !== "public" ? <strong> [{e.item.state}]</strong> : null}
             </h3>
             <p>{e.item.excerpt}</p>
-            <p>Flags ({e.flags.length}):</p>
+            <p>
+              Flags ({e.flags.length}; {e.independent} from independent flaggers, who count towards hiding it
+              automatically):
+            </p>
             <ul>
               {e.flags.map((f, j) => (
                 <li key={j}>

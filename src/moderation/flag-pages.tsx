@@ -31,8 +31,8 @@ export function FlagForm(p: {
       <h1>Report this {p.noun} to the moderators</h1>
       <p>
         You are reporting: <a href={p.item.publicPath}>{p.item.label}</a>. You do not need an account, and we do not
-        tell anyone who reported it. The moderators look at every report; after several reports the {p.noun} is hidden
-        until they have.
+        tell anyone who reported it. The moderators look at every report; when several people signed in with accounts at
+        least a week old report it, the {p.noun} is hidden until they have.
       </p>
       {p.problems.length > 0 ? (
         <div class="error-summary" role="alert" aria-labelledby="error-summary-title">

@@ -65,7 +65,7 @@ export function flaggerOf(civic: Civic, viewer: { accountId: string } | null, cl
  * How many independent flaggers have open flags on an item: flags from confirmed, unsuspended accounts at least
  * FLAGGER_MIN_AGE_DAYS old, counted once per client (flags from before client keys were kept count once each).
  */
-async function independentFlaggers(db: Kysely<DB>, kind: string, id: string, now: Date): Promise<number> {
+export async function independentFlaggers(db: Kysely<DB>, kind: string, id: string, now: Date): Promise<number> {
   const oldEnough = new Date(now.getTime() - FLAGGER_MIN_AGE_DAYS * 86_400_000).toISOString();
   const rows = await db
     .selectFrom("moderation_flags")

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
+import { independentFlaggers } from "./flags.js";
 import { moderatedKind } from "./registry.js";
 import type { ModeratedItem } from "./registry.js";
 
@@ -9,6 +10,8 @@ export const QUEUE_LIMIT = 100;
 export interface QueueEntry {
   item: ModeratedItem;
   flags: { reason: string; note: string | null; at: string }[];
+  /** How many of the flaggers count towards auto-hide (confirmed accounts of some age, one per client). */
+  independent: number;
 }
 
 /** Items with flags no moderator has looked at yet (auto-hidden ones included), oldest first. */
@@ -34,7 +37,7 @@ export async function moderationQueue(db: Kysely<DB>, now: Date): Promise<QueueE
       .orderBy("created_at")
       .limit(50)
       .execute();
-    entries.push({ item, flags });
+    entries.push({ item, flags, independent: await independentFlaggers(db, row.kind, row.item_id, now) });
   }
   return entries;
 }

@@ -68,6 +68,18 @@ export function PrivacyContent({ site }: ContentProps) {
           </tr>
           <tr>
             <td>
+              “Report this” flags: the reason, your note, your account if you were signed in, and a scrambled (keyed
+              hash) form of your internet address that is different for every item and never the address itself
+            </td>
+            <td>
+              So the moderators can look at the item, and so one person cannot hide it alone: only people signed in with
+              accounts at least a week old, one per internet address, can together hide an item until a moderator has
+              looked at it.
+            </td>
+            <td>Our moderators. We never tell anyone who reported an item.</td>
+          </tr>
+          <tr>
+            <td>
               Server logs, including <abbr title="Internet Protocol">IP</abbr> addresses
             </td>
             <td>
