@@ -46,9 +46,9 @@ export const PLATFORM: PlatformSubject = { type: "platform" };
  *   staff console, triage, hidden content), `staff.administer` (roles, API keys, catalogue, ban list, volunteer
  *   export, restoring a report's text, overruling a strike).
  * - item: `item.moderate` (hide, unhide, dismiss, edit; a removed item only by an admin), `item.support` (a
- *   signed-in person supports, follows or flags content).
+ *   signed-in person supports a public idea).
  * - account: `account.strike` and `account.auto-suspend` (a decision counts against the author), `account.suspend`,
- *   `account.unsuspend`, `account.change-role`, `account.manage` (the account's own settings and data).
+ *   `account.unsuspend`, `account.change-role`.
  */
 export const ACTIONS = [
   "submit",
@@ -62,7 +62,6 @@ export const ACTIONS = [
   "account.suspend",
   "account.unsuspend",
   "account.change-role",
-  "account.manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -105,8 +104,6 @@ export function can(viewer: PolicyViewer | null, action: Action, subject: Subjec
       return subject.role === "resident" || atLeast(v, "admin");
     case "account.change-role":
       return subject.type === "account" && atLeast(v, "admin");
-    case "account.manage":
-      return subject.type === "account" && v !== null && v.accountId === subject.id;
   }
 }
 

@@ -15,6 +15,7 @@ import { sendPage } from "../core/web/render.js";
 import { ReportThisLink } from "../moderation/flag-pages.js";
 import { emptyIdea, IdeaForm } from "./pages.js";
 import { ideaStaffRoutes } from "./staff.js";
+import { can } from "../core/policy.js";
 import {
   checkIdea,
   confirmIdea,
@@ -340,9 +341,13 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/ideas/:id/support", { schema: { hide: true, params: idParams } }, async (request, reply) => {
     const idea = await loadPublic((request.params as { id: string }).id);
-    if (!request.viewer) return reply.redirect(`/sign-in?next=${encodeURIComponent(`/ideas/${idea.id}`)}`, 303);
+    const viewer = request.viewer;
+    const subject = { type: "item", authorId: idea.account_id, authorRole: null, state: "public" } as const;
+    if (!viewer || !can(viewer, "item.support", subject)) {
+      return reply.redirect(`/sign-in?next=${encodeURIComponent(`/ideas/${idea.id}`)}`, 303);
+    }
     const f = stringFields(request.body);
-    await setSupport(civic, idea.id, request.viewer.accountId, f.support !== "no");
+    await setSupport(civic, idea.id, viewer.accountId, f.support !== "no");
     return reply.redirect(`/ideas/${idea.id}`, 303);
   });
 }
