@@ -89,7 +89,7 @@ export interface Config {
   /** Where photos are kept: DATA_DIR/media (default) or an S3-compatible bucket. */
   media: { store: "local" } | S3Settings;
   moderation: {
-    /** Distinct "Report this" flags after which an item is hidden until a moderator reviews it. */
+    /** Independent "Report this" flaggers (see FLAGGER_MIN_AGE_DAYS) after which an item is hidden until reviewed. */
     autoHideFlags: number;
     /** Upheld strikes within 90 days after which an account is suspended automatically. */
     suspendAfterStrikes: number;
