@@ -124,6 +124,21 @@ describeEachDb("ids from users fit the columns they name (issue 27 #9)", (dialec
     }
   });
 
+  it("reads the id inside an unsubscribe link with the same parser: a link past the range is refused, not a 500", async () => {
+    const secret = "a".repeat(43);
+    for (const url of [
+      `/newsletter/unsubscribe/99999999999.${secret}`,
+      `/reports/updates/unsubscribe/f99999999999.${secret}`,
+      `/reports/updates/unsubscribe/r99999999999.${secret}`,
+    ]) {
+      for (const method of ["GET", "POST"] as const) {
+        const res = await t.app.inject({ method, url, headers: { origin: t.config.baseUrl } });
+        expect(res.statusCode, `${method} ${url}`).toBeLessThan(500);
+        expect(res.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
+      }
+    }
+  });
+
   it("answers a signed-in post with an id path past the range with 404, and an id field past it with 400", async () => {
     const support = await resident.post("/ideas/99999999999/support");
     expectFamilyError(support, "/ideas/99999999999/support", 404, "POST");
