@@ -110,12 +110,8 @@ export function administrationRoutes(scope: StaffScope): void {
       return showKeys(request, reply, problemsOf(error));
     }
   });
-  scope.post(
-    "/admin/api-keys/:id/revoke",
-    { schema: { hide: true, params: IdParams } },
-    async (request, reply) => {
-      await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
-      return reply.redirect("/admin/api-keys?done=revoked", 303);
-    },
-  );
+  scope.post("/admin/api-keys/:id/revoke", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
+    return reply.redirect("/admin/api-keys?done=revoked", 303);
+  });
 }

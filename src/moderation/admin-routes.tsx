@@ -196,8 +196,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { strike?: string; reason?: string };
-        const strikeId = formId(b.strike, "strike");
-        await overruleStrike(civic, { strikeId, reason: b.reason, actor: actorOf(request) });
+        const strikeId = await overruleStrike(civic, { strikeId: b.strike, reason: b.reason, actor: actorOf(request) });
         return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`overruled strike ${strikeId}`)}`, 303);
       },
     );

@@ -245,30 +245,26 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get(
-    "/newsletter/archive/:id",
-    { schema: { hide: true, params: IdParams } },
-    async (request, reply) => {
-      const { id } = request.params as { id: number };
-      const issue = await db()
-        .selectFrom("newsletter_issues")
-        .selectAll()
-        .where("id", "=", id)
-        .where("status", "=", "sent")
-        .executeTakeFirst();
-      if (!issue) throw notFound("There is no newsletter issue at this address.");
-      const ctx = pageContext(request);
-      return sendPage(
-        reply,
-        <Layout ctx={ctx} title={issue.title}>
-          <p>
-            <a href="/newsletter/archive">All issues</a>
-          </p>
-          <IssueArticle issue={issue} />
-        </Layout>,
-      );
-    },
-  );
+  app.get("/newsletter/archive/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const { id } = request.params as { id: number };
+    const issue = await db()
+      .selectFrom("newsletter_issues")
+      .selectAll()
+      .where("id", "=", id)
+      .where("status", "=", "sent")
+      .executeTakeFirst();
+    if (!issue) throw notFound("There is no newsletter issue at this address.");
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={issue.title}>
+        <p>
+          <a href="/newsletter/archive">All issues</a>
+        </p>
+        <IssueArticle issue={issue} />
+      </Layout>,
+    );
+  });
 
   await app.register(staffNewsletterRoutes);
 }

@@ -5,7 +5,6 @@ import { guardedScope, type StaffScope, staffViewer } from "../admin/guard.js";
 import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
 import type { DB } from "../core/db/schema.js";
-import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
 import { TextArea } from "../community/components.js";
 import { notFound } from "../core/http/errors.js";
@@ -14,7 +13,6 @@ import { stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { IssueArticle } from "./pages.js";
 import { issueMail, sendProgress, startSending, unsubscribeUrl } from "./service.js";
-
 
 interface Draft {
   title: string;
@@ -62,7 +60,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       problems: Problem[],
       options: { status?: number; preview?: boolean; notice?: string } = {},
     ) {
-      const issue = id === null ? undefined : await loadIssue(String(id));
+      const issue = id === null ? undefined : await loadIssue(id);
       const progress = issue && issue.status !== "draft" ? await sendProgress(db(), issue.id) : null;
       return renderAdminPage(
         request,
