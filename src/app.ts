@@ -137,8 +137,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       civic.config = config;
       civic.formTokens = new FormTokens(config.sessionSecret, () => now().getTime());
     }
-    if (config.seedDemo && (await isDatabaseEmpty(database.db))) {
-      await seedDemoVillage(database.db, now());
+    // Several instances may start together on one empty database: the seed runs once (see seedDemoVillage).
+    if (config.seedDemo && (await isDatabaseEmpty(database.db)) && (await seedDemoVillage(database.db, now()))) {
       app.log.info("loaded the demo village into the empty database");
     }
   } catch (error) {

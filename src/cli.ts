@@ -40,11 +40,10 @@ export const commands: Record<string, Command> = {
     summary: "Load the demo village into an empty database",
     usage: "civic seed",
     async run({ database, out, err }) {
-      if (!(await isDatabaseEmpty(database.db))) {
+      if (!(await isDatabaseEmpty(database.db)) || !(await seedDemoVillage(database.db, new Date()))) {
         err("The database already has data; the demo village is only loaded into an empty database.");
         return 1;
       }
-      await seedDemoVillage(database.db, new Date());
       out("Loaded the demo village.");
       return 0;
     },

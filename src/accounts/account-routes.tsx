@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { formId } from "../core/http/ids.js";
 import { AccountPage } from "./account-pages.js";
 import {
   cleanName,
@@ -189,11 +190,11 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   app.post("/account/sessions/end", { schema: { hide: true } }, async (request, reply) => {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
-    const id = Number(field(request, "id", 20));
+    const id = formId(field(request, "id", 20), "id");
     const own = await db()
       .selectFrom("sessions")
       .select("id")
-      .where("id", "=", Number.isSafeInteger(id) ? id : -1)
+      .where("id", "=", id)
       .where("account_id", "=", viewer.accountId)
       .executeTakeFirst();
     if (own) await endSession(db(), own.id);

@@ -1,6 +1,7 @@
 import { strToU8, zipSync } from "fflate";
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
+import { badId, parseKeyedId } from "../core/http/ids.js";
 import type { Storage } from "../core/media/storage.js";
 
 /**
@@ -49,6 +50,11 @@ export interface PersonalDataSource {
   consents?(ctx: SourceContext, subject: DataSubject): Promise<ConsentRecord[]>;
   /** Withdraws one consent by the id `consents` gave (without the source prefix); false when it is not theirs. */
   withdraw?(ctx: SourceContext, subject: DataSubject, id: string): Promise<boolean>;
+  /**
+   * Like `withdraw`, for a source whose consent ids are row ids: the form's value is read by the one id parser
+   * (core/http/ids.ts) first, so a value that is not an id is a 400 and never reaches the database.
+   */
+  withdrawRow?(ctx: SourceContext, subject: DataSubject, id: number): Promise<boolean>;
 }
 
 const sources: PersonalDataSource[] = [];
@@ -104,9 +110,15 @@ export async function listConsents(ctx: SourceContext, subject: DataSubject): Pr
   return all;
 }
 
+/** Withdraws the consent `consentId` ("<source key>:<id>", from the form field `consent`); a 400 for a bad row id. */
 export async function withdrawConsent(ctx: SourceContext, subject: DataSubject, consentId: string): Promise<boolean> {
   const colon = consentId.indexOf(":");
   if (colon <= 0) return false;
   const source = sources.find((s) => s.key === consentId.slice(0, colon));
+  if (source?.withdrawRow) {
+    const keyed = parseKeyedId(consentId);
+    if (!keyed) throw badId("consent");
+    return source.withdrawRow(ctx, subject, keyed.id);
+  }
   return (await source?.withdraw?.(ctx, subject, consentId.slice(colon + 1))) ?? false;
 }

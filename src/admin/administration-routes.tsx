@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { formField } from "../core/http/csrf.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { listApiKeys } from "../open311/keys.js";
 import { changeRole, listStaff, staffCreateApiKey, staffRevokeApiKey } from "./administration.js";
 import { ApiKeysPage, RolesPage } from "./administration-pages.js";
@@ -109,12 +110,8 @@ export function administrationRoutes(scope: StaffScope): void {
       return showKeys(request, reply, problemsOf(error));
     }
   });
-  scope.post(
-    "/admin/api-keys/:id/revoke",
-    { schema: { hide: true, params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) }) } },
-    async (request, reply) => {
-      await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
-      return reply.redirect("/admin/api-keys?done=revoked", 303);
-    },
-  );
+  scope.post("/admin/api-keys/:id/revoke", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
+    return reply.redirect("/admin/api-keys?done=revoked", 303);
+  });
 }

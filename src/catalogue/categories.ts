@@ -3,6 +3,7 @@ import { recordAudit } from "../admin/audit.js";
 import type { Civic, Viewer } from "../core/context.js";
 import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { parseId } from "../core/http/ids.js";
 import { findDepartment } from "./departments.js";
 import { CODE_PATTERN, CODE_RULE, Problems, requireReason } from "./text.js";
 
@@ -89,7 +90,7 @@ async function checkCategory(db: Kysely<DB>, input: CategoryInput, creating: boo
   if (keywords.length > MAX_KEYWORDS) p.add("keywords", `Give at most ${MAX_KEYWORDS} keywords.`);
   let department: { id: number; name: string; email: string } | null = null;
   if (input.department.trim()) {
-    const id = /^\d{1,9}$/.test(input.department.trim()) ? Number(input.department.trim()) : 0;
+    const id = parseId(input.department.trim()) ?? 0;
     department = (await findDepartment(db, id)) ?? null;
     if (!department) p.add("department", "Choose a department from the list (it may have been deleted).");
   }

@@ -7,6 +7,7 @@ import { registerStaffPage } from "../admin/nav.js";
 import type { Category } from "../core/db/schema.js";
 import { formField } from "../core/http/csrf.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { categoryAttributes } from "../reports/attributes.js";
 import {
   type CategoryInput,
@@ -53,7 +54,6 @@ const QuestionParams = Type.Object({
   code: Type.String({ minLength: 1, maxLength: 100 }),
   question: Type.String({ minLength: 1, maxLength: 100 }),
 });
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const hide = { hide: true };
 
 /** Admin-only pages for report categories, their questions and the departments reports are forwarded to. */

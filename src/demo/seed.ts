@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { toRowFields } from "../businesses/model.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import type { DemoBusiness } from "./types.js";
@@ -41,15 +41,27 @@ export function demoReference(index: number): string {
   return `DEMO-${String(index + 1).padStart(4, "0")}`;
 }
 
+/** The PostgreSQL advisory lock that seeding holds (any constant of its own; "civic-seed" in ASCII, in 32 bits). */
+const SEED_LOCK = 0x63697664;
+
 /**
- * Loads the fictional demo village: gazetteer, councillors, projects, businesses (with their change log),
- * report categories and reports with their public status history. Deterministic apart from `now`, which anchors
- * the reports' relative dates. Runs in one transaction.
+ * Loads the fictional demo village into an empty database: gazetteer, councillors, projects, businesses (with their
+ * change log), report categories and reports with their public status history. Deterministic apart from `now`,
+ * which anchors the reports' relative dates. Returns false, changing nothing, when the database is not empty.
+ *
+ * Like migrating, seeding happens once however many processes start together on one database: it runs in one
+ * transaction that first takes a transaction-scoped advisory lock on PostgreSQL and then checks the database is
+ * still empty, so a second instance waits for the first one's commit and then finds the village there. (A SQLite
+ * file has one process, and its transaction holds the write lock from the first insert.)
  */
-export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<void> {
+export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<boolean> {
   const at = now.toISOString();
   const ago = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
-  await db.transaction().execute(async (tx) => {
+  return db.transaction().execute(async (tx) => {
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      await sql`select pg_advisory_xact_lock(${SEED_LOCK})`.execute(tx);
+    }
+    if (!(await isDatabaseEmpty(tx))) return false;
     await tx
       .insertInto("places")
       .values(places.map((p) => ({ id: p.id, name: p.name, kind: p.kind, latitude: p.lat, longitude: p.lng })))
@@ -165,5 +177,6 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<void> 
         )
         .execute();
     }
+    return true;
   });
 }

@@ -1,4 +1,5 @@
 import { registerPersonalData } from "../accounts/personal-data.js";
+import { parseId } from "../core/http/ids.js";
 import { registerModeratedKind } from "../moderation/registry.js";
 
 /** Ideas can be flagged ("Report this") and hidden or removed by moderators, like reports. */
@@ -6,8 +7,9 @@ registerModeratedKind({
   kind: "idea",
   noun: "idea",
   async load({ db }, id) {
-    if (!/^\d{1,15}$/.test(id)) return null;
-    const idea = await db.selectFrom("ideas").selectAll().where("id", "=", Number(id)).executeTakeFirst();
+    const n = parseId(id);
+    if (n === null) return null;
+    const idea = await db.selectFrom("ideas").selectAll().where("id", "=", n).executeTakeFirst();
     if (!idea || idea.status === "unconfirmed") return null;
     return {
       kind: "idea",
@@ -26,7 +28,7 @@ registerModeratedKind({
     await db
       .updateTable("ideas")
       .set({ visibility: state, updated_at: now.toISOString() })
-      .where("id", "=", Number(id))
+      .where("id", "=", parseId(id) ?? 0)
       .execute();
   },
   async itemsOf({ db }, accountId) {

@@ -6,6 +6,7 @@ import { atomFeed, Select } from "../community/components.js";
 import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -28,7 +29,6 @@ import {
   setSupport,
 } from "./service.js";
 
-const idParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
 const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const listQuery = Type.Object({
   sort: Type.Optional(Type.String({ maxLength: 20 })),
@@ -45,18 +45,16 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
   const storage = mediaStorage(civic.config);
   const places = () => db().selectFrom("places").select(["id", "name"]).orderBy("name").execute();
 
-  async function loadPublic(id: string) {
-    const idea = /^\d{1,15}$/.test(id)
-      ? await db()
-          .selectFrom("ideas")
-          .leftJoin("places", "places.id", "ideas.place_id")
-          .leftJoin("projects", "projects.id", "ideas.project_id")
-          .selectAll("ideas")
-          .select(["places.name as place_name", "projects.title as project_title"])
-          .where("ideas.id", "=", Number(id))
-          .where("ideas.status", "!=", "unconfirmed")
-          .executeTakeFirst()
-      : undefined;
+  async function loadPublic(id: number) {
+    const idea = await db()
+      .selectFrom("ideas")
+      .leftJoin("places", "places.id", "ideas.place_id")
+      .leftJoin("projects", "projects.id", "ideas.project_id")
+      .selectAll("ideas")
+      .select(["places.name as place_name", "projects.title as project_title"])
+      .where("ideas.id", "=", id)
+      .where("ideas.status", "!=", "unconfirmed")
+      .executeTakeFirst();
     if (!idea || idea.visibility !== "public") throw notFound("There is no idea at this address.");
     return idea;
   }
@@ -248,8 +246,8 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
     return reply.redirect(`/ideas/${id}`, 303);
   });
 
-  app.get("/ideas/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: string }).id);
+  app.get("/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: number }).id);
     const ctx = pageContext(request);
     const supported = request.viewer
       ? await db()
@@ -332,15 +330,15 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/ideas/:id/photo.jpg", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: string }).id);
+  app.get("/ideas/:id/photo.jpg", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: number }).id);
     const data = idea.photo_hash ? await storage.get(photoKey(idea.photo_hash, "full")) : null;
     if (!data) throw notFound("This idea has no photo.");
     return reply.header("content-type", "image/jpeg").header("cache-control", "public, max-age=3600").send(data);
   });
 
-  app.post("/ideas/:id/support", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: string }).id);
+  app.post("/ideas/:id/support", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const idea = await loadPublic((request.params as { id: number }).id);
     const viewer = request.viewer;
     const subject = { type: "item", authorId: idea.account_id, authorRole: null, state: "public" } as const;
     if (!viewer || !can(viewer, "item.support", subject)) {

@@ -6,12 +6,12 @@ import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
 import { Select, TextArea } from "../community/components.js";
 import { notFound } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
 import { IDEA_STATUS_LABELS, isPublicStatus, setIdeaStatus, STAFF_STATUSES, type StaffStatus } from "./service.js";
 
 registerStaffPage({ label: "Ideas", path: "/admin/ideas", minimum: "moderator", order: 50 });
 
-const idParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
 const listQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 40 })) });
 const statusLabel = (s: string) => IDEA_STATUS_LABELS[s as keyof typeof IDEA_STATUS_LABELS] ?? s;
 
@@ -20,15 +20,13 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
 
-  async function load(id: string) {
-    const idea = /^\d{1,15}$/.test(id)
-      ? await db()
-          .selectFrom("ideas")
-          .selectAll()
-          .where("id", "=", Number(id))
-          .where("status", "!=", "unconfirmed")
-          .executeTakeFirst()
-      : undefined;
+  async function load(id: number) {
+    const idea = await db()
+      .selectFrom("ideas")
+      .selectAll()
+      .where("id", "=", id)
+      .where("status", "!=", "unconfirmed")
+      .executeTakeFirst();
     if (!idea) throw notFound("There is no idea at this address.");
     return idea;
   }
@@ -146,7 +144,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
 
     scope.get(
       "/admin/ideas/:id",
-      { schema: { hide: true, params: idParams, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } },
+      { schema: { hide: true, params: IdParams, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } },
       async (request, reply) => {
         const idea = await load(request.params.id);
         const values = {
@@ -158,7 +156,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
       },
     );
 
-    scope.post("/admin/ideas/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    scope.post("/admin/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const idea = await load(request.params.id);
       const f = stringFields(request.body);
       const values = {

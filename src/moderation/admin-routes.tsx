@@ -6,6 +6,7 @@ import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
 import { normaliseEmail } from "../accounts/tokens.js";
 import { AppError, notFound } from "../core/http/errors.js";
+import { formId } from "../core/http/ids.js";
 import { AccountModerationPage, BanListPage, ModerationQueuePage, RedactPage } from "./admin-pages.js";
 import { addBan, listBans, removeBan } from "./ban-list.js";
 import {
@@ -196,8 +197,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { strike?: string; reason?: string };
-        const strikeId = /^[1-9][0-9]{0,14}$/.test(b.strike ?? "") ? Number(b.strike) : 0;
-        await overruleStrike(civic, { strikeId, reason: b.reason, actor: actorOf(request) });
+        const strikeId = await overruleStrike(civic, { strikeId: b.strike, reason: b.reason, actor: actorOf(request) });
         return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`overruled strike ${strikeId}`)}`, 303);
       },
     );
@@ -240,7 +240,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
         const b = request.body as { id?: string; reason?: string };
         const reason = requireReason(b.reason);
         const actor = actorOf(request);
-        const id = /^[1-9][0-9]{0,14}$/.test(b.id ?? "") ? Number(b.id) : 0;
+        const id = formId(b.id, "id");
         await db()
           .transaction()
           .execute(async (tx) => {

@@ -4,6 +4,7 @@ import { endAllSessions } from "../accounts/sessions.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { formId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from "../core/policy.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
@@ -287,24 +288,28 @@ async function strike(civic: Civic, db: Kysely<DB>, accountId: string, decisionI
   return suspendWithin(civic, db, { accountId, reason, hideContent: false, actor: { accountId: null, role: null } });
 }
 
-/** Admin: overrules a strike (it no longer counts); the reason is recorded. */
+/**
+ * Admin: overrules a strike (it no longer counts); the reason is recorded. `strikeId` may be the form's text: it is
+ * read as an id only once the actor may do this (a 400 when it is not one). Returns the strike's id.
+ */
 export async function overruleStrike(
   civic: Civic,
-  input: { strikeId: number; reason: unknown; actor: Actor },
-): Promise<void> {
+  input: { strikeId: unknown; reason: unknown; actor: Actor },
+): Promise<number> {
   authorise(
     viewerOf(input.actor),
     "staff.administer",
     PLATFORM,
     "This is for administrators only: only an admin can overrule a strike.",
   );
+  const strikeId = formId(input.strikeId, "strike");
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable("moderation_strikes")
       .set({ overruled_at: now.toISOString(), overruled_by: input.actor.accountId, overrule_reason: reason })
-      .where("id", "=", input.strikeId)
+      .where("id", "=", strikeId)
       .where("overruled_at", "is", null)
       .returning(["account_id"])
       .executeTakeFirst();
@@ -313,7 +318,7 @@ export async function overruleStrike(
       tx,
       {
         kind: "strike",
-        itemId: String(input.strikeId),
+        itemId: String(strikeId),
         action: "overrule",
         reason,
         actor: input.actor,
@@ -322,6 +327,7 @@ export async function overruleStrike(
       now,
     );
   });
+  return strikeId;
 }
 
 async function suspendWithin(

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { parseId } from "../core/http/ids.js";
 import { type ModeratedItem, type ModerationContext, type ModerationState, registerModeratedKind } from "./registry.js";
 
 /** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
@@ -17,10 +18,6 @@ async function reportByReference(db: Kysely<DB>, reference: string) {
     .select(["id", "reference", "title", "description", "visibility", "account_id", "reporter_email", "withheld"])
     .where("reference", "=", reference)
     .executeTakeFirst();
-}
-
-function numericId(id: string): number | null {
-  return /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : null;
 }
 
 registerModeratedKind({
@@ -73,7 +70,7 @@ registerModeratedKind({
 /** Updates and photos of a report: their own visibility; the report's page marks the report as moderated. */
 function partOfReport(table: "report_updates" | "report_photos", kind: "update" | "photo") {
   async function find(db: Kysely<DB>, id: string) {
-    const n = numericId(id);
+    const n = parseId(id);
     if (n === null) return undefined;
     return db
       .selectFrom(table)

@@ -34,11 +34,11 @@ registerPersonalData({
       .executeTakeFirst();
     return row?.confirmed_at ? [{ id: String(row.id), label: row.consent_text, givenAt: row.confirmed_at }] : [];
   },
-  async withdraw({ db, now }, subject, id) {
+  async withdrawRow({ db, now }, subject, id) {
     const result = await db
       .updateTable("newsletter_subscribers")
       .set({ status: "unsubscribed", unsubscribed_at: now.toISOString() })
-      .where("id", "=", Number(id))
+      .where("id", "=", id)
       .where("email", "=", subject.email)
       .where("status", "=", "confirmed")
       .executeTakeFirst();

@@ -5,6 +5,7 @@ import { normaliseEmail } from "../accounts/tokens.js";
 import { atomFeed, Honeypot } from "../community/components.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
@@ -244,32 +245,26 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get(
-    "/newsletter/archive/:id",
-    { schema: { hide: true, params: Type.Object({ id: Type.String({ maxLength: 20 }) }) } },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const issue = /^\d{1,15}$/.test(id)
-        ? await db()
-            .selectFrom("newsletter_issues")
-            .selectAll()
-            .where("id", "=", Number(id))
-            .where("status", "=", "sent")
-            .executeTakeFirst()
-        : undefined;
-      if (!issue) throw notFound("There is no newsletter issue at this address.");
-      const ctx = pageContext(request);
-      return sendPage(
-        reply,
-        <Layout ctx={ctx} title={issue.title}>
-          <p>
-            <a href="/newsletter/archive">All issues</a>
-          </p>
-          <IssueArticle issue={issue} />
-        </Layout>,
-      );
-    },
-  );
+  app.get("/newsletter/archive/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const { id } = request.params as { id: number };
+    const issue = await db()
+      .selectFrom("newsletter_issues")
+      .selectAll()
+      .where("id", "=", id)
+      .where("status", "=", "sent")
+      .executeTakeFirst();
+    if (!issue) throw notFound("There is no newsletter issue at this address.");
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={issue.title}>
+        <p>
+          <a href="/newsletter/archive">All issues</a>
+        </p>
+        <IssueArticle issue={issue} />
+      </Layout>,
+    );
+  });
 
   await app.register(staffNewsletterRoutes);
 }

@@ -5,6 +5,7 @@ import { markdownToHtml, markdownToText } from "../community/markdown.js";
 import type { RecordSubmission } from "../community/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
+import { parseId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 
 /** The consent sentence shown next to the subscribe button, stored with each subscription word for word. */
@@ -27,11 +28,12 @@ export function unsubscribeUrl(civic: Civic, id: number, salt: string): string {
 /** The subscriber an unsubscribe token names, or undefined (malformed, forged or unknown). */
 export async function subscriberByUnsubscribeToken(civic: Civic, token: string) {
   const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return undefined;
+  const id = parseId(m?.[1]);
+  if (id === null) return undefined;
   const row = await civic.database.db
     .selectFrom("newsletter_subscribers")
     .selectAll()
-    .where("id", "=", Number(m[1]))
+    .where("id", "=", id)
     .executeTakeFirst();
   if (!row || !safeEqual(unsubscribeToken(civic.config.sessionSecret, row.id, row.unsubscribe_salt), token)) {
     return undefined;

@@ -5,16 +5,14 @@ import { guardedScope, type StaffScope, staffViewer } from "../admin/guard.js";
 import { renderAdminPage } from "../admin/layout.js";
 import { registerStaffPage } from "../admin/nav.js";
 import type { DB } from "../core/db/schema.js";
-import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
 import { TextArea } from "../community/components.js";
 import { notFound } from "../core/http/errors.js";
+import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { IssueArticle } from "./pages.js";
 import { issueMail, sendProgress, startSending, unsubscribeUrl } from "./service.js";
-
-const idParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
 
 interface Draft {
   title: string;
@@ -48,10 +46,8 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
   const db = () => civic.database.db;
   await guardedScope(app, "moderator", (scope) => routes(scope));
   async function routes(app: StaffScope) {
-    async function loadIssue(id: string) {
-      const issue = /^\d{1,15}$/.test(id)
-        ? await db().selectFrom("newsletter_issues").selectAll().where("id", "=", Number(id)).executeTakeFirst()
-        : undefined;
+    async function loadIssue(id: number) {
+      const issue = await db().selectFrom("newsletter_issues").selectAll().where("id", "=", id).executeTakeFirst();
       if (!issue) throw notFound("There is no newsletter issue at this address.");
       return issue;
     }
@@ -64,7 +60,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       problems: Problem[],
       options: { status?: number; preview?: boolean; notice?: string } = {},
     ) {
-      const issue = id === null ? undefined : await loadIssue(String(id));
+      const issue = id === null ? undefined : await loadIssue(id);
       const progress = issue && issue.status !== "draft" ? await sendProgress(db(), issue.id) : null;
       return renderAdminPage(
         request,
@@ -186,14 +182,14 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       return reply.redirect(`/admin/newsletter/${row.id}`, 303);
     });
 
-    app.get("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-      const issue = await loadIssue((request.params as { id: string }).id);
+    app.get("/admin/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+      const issue = await loadIssue((request.params as { id: number }).id);
       return renderIssue(request, reply, issue.id, issue, []);
     });
 
-    app.post("/admin/newsletter/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    app.post("/admin/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const viewer = staffViewer(request);
-      const issue = await loadIssue((request.params as { id: string }).id);
+      const issue = await loadIssue((request.params as { id: number }).id);
       const f = stringFields(request.body);
       if (issue.status !== "draft") {
         // A second press of "send" (or a stale form) changes nothing.

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { type Command, UsageError } from "../cli.js";
+import { parseId } from "../core/http/ids.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys.js";
 
 /** `civic api-keys create|list|revoke`: keys for Open311 clients that submit reports. */
@@ -42,8 +43,9 @@ export const apiKeyCommands: Record<string, Command> = {
     usage: "civic api-keys revoke ID",
     async run({ database, args, out, err }) {
       const [raw, extra] = args;
-      if (!raw || extra !== undefined || !/^\d+$/.test(raw)) throw new UsageError("Give the id of one key.");
-      if (!(await revokeApiKey(database.db, Number(raw), new Date()))) {
+      const id = parseId(raw);
+      if (!raw || extra !== undefined || id === null) throw new UsageError("Give the id of one key.");
+      if (!(await revokeApiKey(database.db, id, new Date()))) {
         err(`There is no active API key with id ${raw}.`);
         return 1;
       }

@@ -43,11 +43,10 @@ registerPersonalData({
       givenAt: r.confirmed_at!,
     }));
   },
-  async withdraw({ db }, subject, id) {
-    if (!/^\d{1,15}$/.test(id)) return false;
+  async withdrawRow({ db }, subject, id) {
     const result = await db
       .deleteFrom("report_followers")
-      .where("id", "=", Number(id))
+      .where("id", "=", id)
       .where("email", "=", subject.email)
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;

@@ -3,6 +3,7 @@ import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../ac
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
+import { parseId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { PUBLIC, publicReport } from "../moderation/visibility.js";
 
@@ -170,8 +171,8 @@ export type UnsubscribeTarget =
 /** The target of an unsubscribe token, or undefined (malformed, forged, or the follower already stopped). */
 export async function unsubscribeTarget(civic: Civic, token: string): Promise<UnsubscribeTarget | undefined> {
   const m = /^([fr])(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return undefined;
-  const id = Number(m[2]);
+  const id = parseId(m?.[2]);
+  if (!m || id === null) return undefined;
   const db = civic.database.db;
   const secret = civic.config.sessionSecret;
   if (m[1] === "f") {

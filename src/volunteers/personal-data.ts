@@ -52,11 +52,11 @@ registerPersonalData({
       givenAt: r.confirmed_at ?? "",
     }));
   },
-  async withdraw({ db, now }, subject, id) {
+  async withdrawRow({ db, now }, subject, id) {
     const r = await db
       .updateTable("volunteers")
       .set(withdrawnValues(now))
-      .where("id", "=", Number(id))
+      .where("id", "=", id)
       .where("email", "=", subject.email)
       .where("status", "=", "confirmed")
       .executeTakeFirst();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildApp } from "../../src/app.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
-import { categories } from "../../src/demo/village.js";
-import { createTestApp, createTestDatabase, describeEachDb, type TestApp } from "../helpers/app.js";
+import { businesses, categories, places, reports } from "../../src/demo/village.js";
+import { createTestApp, createTestDatabase, describeEachDb, type TestApp, testConfig } from "../helpers/app.js";
 
 describeEachDb("demo village", (dialect) => {
   let t: TestApp;
@@ -71,4 +72,43 @@ describeEachDb("demo village", (dialect) => {
     const types = new Set(categories.flatMap((c) => c.attributes.map((a) => a.datatype)));
     expect([...types].sort()).toEqual(["datetime", "multivaluelist", "number", "singlevaluelist", "string", "text"]);
   });
+
+  // PostgreSQL is the database several instances share; a SQLite file serves one process.
+  it.runIf(dialect === "postgres")(
+    "is loaded once when two instances start together on one empty database (issue 27 #16)",
+    async () => {
+      const shared = await createTestDatabase(dialect, { migrate: false });
+      const config = testConfig(shared.dataDir, {
+        SEED_DEMO: "true",
+        ...(shared.url ? { DATABASE_URL: shared.url } : {}),
+      });
+      const second = shared.reopen();
+      const started = await Promise.allSettled([
+        buildApp(config, { logger: false, database: shared.database }),
+        buildApp(config, { logger: false, database: second }),
+      ]);
+      try {
+        expect(started.map((s) => (s.status === "rejected" ? String(s.reason) : "started"))).toEqual([
+          "started",
+          "started",
+        ]);
+        const db = shared.database.db;
+        const count = async (table: "places" | "businesses" | "reports" | "categories") =>
+          (
+            await db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n;
+        expect(Number(await count("places"))).toBe(places.length);
+        expect(Number(await count("businesses"))).toBe(businesses.length);
+        expect(Number(await count("categories"))).toBe(categories.length);
+        expect(Number(await count("reports"))).toBe(reports.length);
+      } finally {
+        for (const s of started) if (s.status === "fulfilled") await s.value.close();
+        await second.close().catch(() => {});
+        await shared.cleanup();
+      }
+    },
+  );
 });

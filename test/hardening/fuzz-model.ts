@@ -456,3 +456,197 @@ export async function checkCase(
   const summary = `${c.method} ${c.url.slice(0, 300)} [${c.headers["content-type"] ?? "no body"}] → ${res.statusCode} ${res.body.slice(0, 300)}`;
   return { status: res.statusCode, problems, summary };
 }
+
+// --- Ids in paths and forms ----------------------------------------------------------------------------------
+
+/**
+ * Values no id can take: past the 32-bit `integer` columns, past 64 bits, past every integer a double holds,
+ * negative, fractional, not a number. Each must be a clear 4xx wherever an id is read (core/http/ids.ts).
+ */
+export const HOSTILE_IDS = ["2147483648", "9223372036854775808", "1e308", "-1", "1.5", "abc"];
+
+const ROUTE_PARAM = /:([A-Za-z_]+)/g;
+
+/** A RegExp for the concrete paths of a route pattern such as /ideas/:id or /api/v2/requests/:id.:format. */
+export function routeRegExp(url: string): RegExp {
+  const source = url
+    .split(/(:[A-Za-z_]+)/)
+    .map((part) => (part.startsWith(":") ? "([^/]+?)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${source}$`);
+}
+
+/** The distinct routes (GET and POST, no wildcard, no static asset) of the app's route list. */
+export function routeList(app: FastifyInstance): { method: string; url: string }[] {
+  const seen = new Set<string>();
+  return app.civic.routes.filter((r) => {
+    const key = `${r.method} ${r.url}`;
+    if (!["GET", "POST"].includes(r.method) || r.url.includes("*") || r.url.startsWith("/assets/") || seen.has(key))
+      return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Visits the site as one person (the `cookie`, or anonymous): every page without a parameter, then, following
+ * links, one concrete page for each route with parameters that some page links to. Returns each visited page's
+ * HTML by URL, and a concrete path per route pattern (its real ids, for filling a route's other parameters).
+ */
+export async function crawl(
+  app: FastifyInstance,
+  cookie: string | undefined,
+  extraPages: string[] = [],
+): Promise<{ pages: Map<string, string>; examples: Map<string, string> }> {
+  const gets = routeList(app).filter((r) => r.method === "GET");
+  const patterns = gets.filter((r) => r.url.includes(":")).map((r) => ({ url: r.url, re: routeRegExp(r.url) }));
+  const examples = new Map<string, string>();
+  const queue = [...gets.filter((r) => !r.url.includes(":")).map((r) => r.url), ...extraPages];
+  const pages = new Map<string, string>();
+  while (queue.length > 0 && pages.size < 400) {
+    const url = queue.shift() ?? "/";
+    if (pages.has(url)) continue;
+    const res = await app.inject({ method: "GET", url, headers: cookie ? { cookie } : {} });
+    if (!String(res.headers["content-type"] ?? "").startsWith("text/html")) continue;
+    pages.set(url, res.body);
+    for (const [, href = ""] of res.body.matchAll(/\b(?:href|action)="(\/[^"#]*)"/g)) {
+      const path = href.replace(/&amp;/g, "&").split("?")[0] ?? "/";
+      const route = patterns.find((p) => p.re.test(path));
+      if (!route || examples.has(route.url)) continue;
+      examples.set(route.url, path);
+      queue.push(href.replace(/&amp;/g, "&"));
+    }
+  }
+  return { pages, examples };
+}
+
+/** One posted form: its action, its fields with the values the page gave them. */
+export interface PostedForm {
+  page: string;
+  action: string;
+  fields: [string, string][];
+}
+
+const INPUT = /<input\b([^>]*)>/gi;
+const SELECT = /<select\b([^>]*)>([\s\S]*?)<\/select>/gi;
+const OPTION_VALUE = /<option\b[^>]*\bvalue="([^"]*)"/gi;
+const TEXTAREA = /<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gi;
+const BUTTON = /<button\b([^>]*)>/gi;
+
+const unescape = (v: string) =>
+  v
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+
+/** Every POST form of the pages, with each field's value as the page gives it (a select: every option's value). */
+export function postedForms(pages: Map<string, string>): PostedForm[] {
+  const forms: PostedForm[] = [];
+  for (const [page, html] of pages) {
+    for (const [, attrs = "", inner = ""] of html.matchAll(FORM)) {
+      if ((ATTR("method").exec(attrs)?.[1] ?? "get").toLowerCase() !== "post") continue;
+      const action = unescape(ATTR("action").exec(attrs)?.[1] ?? page).split("?")[0] ?? "/";
+      const fields: [string, string][] = [];
+      for (const [, a = ""] of [...inner.matchAll(INPUT), ...inner.matchAll(BUTTON)]) {
+        const name = ATTR("name").exec(a)?.[1];
+        if (name && name !== "_csrf") fields.push([unescape(name), unescape(ATTR("value").exec(a)?.[1] ?? "")]);
+      }
+      for (const [, a = "", options = ""] of inner.matchAll(SELECT)) {
+        const name = ATTR("name").exec(a)?.[1];
+        if (!name) continue;
+        for (const [, value = ""] of options.matchAll(OPTION_VALUE)) fields.push([unescape(name), unescape(value)]);
+      }
+      for (const [, a = "", text = ""] of inner.matchAll(TEXTAREA)) {
+        const name = ATTR("name").exec(a)?.[1];
+        if (name) fields.push([unescape(name), unescape(text)]);
+      }
+      forms.push({ page, action, fields });
+    }
+  }
+  return forms;
+}
+
+/** A field value that is an id (`12`) or holds one (`newsletter:12`). */
+export const ID_VALUE = /^(?:[A-Za-z][\w-]*:)?[1-9][0-9]*$/;
+
+/** One request of the id sweep. */
+export interface IdCase {
+  method: "GET" | "POST";
+  url: string;
+  /** Form fields (without the form token, added when sent). */
+  fields: [string, string][];
+  what: string;
+}
+
+/**
+ * Requests that put each hostile id into each path parameter of every route (the route's other parameters keep a
+ * real value from the crawl, or "1"), and into each field of every posted form that carries an id (the form's other
+ * fields keep the values the page gave them, an empty one a short text).
+ */
+export function idCases(
+  routes: { method: string; url: string }[],
+  examples: Map<string, string>,
+  forms: PostedForm[],
+): IdCase[] {
+  const cases: IdCase[] = [];
+  const formFor = (url: string) => {
+    const re = routeRegExp(url);
+    return forms.find((f) => re.test(f.action));
+  };
+  for (const route of routes) {
+    const params = [...route.url.matchAll(ROUTE_PARAM)].map((m) => m[1] ?? "");
+    if (params.length === 0) continue;
+    const real =
+      routeRegExp(route.url)
+        .exec(examples.get(route.url) ?? "")
+        ?.slice(1) ?? [];
+    const form = route.method === "POST" ? formFor(route.url) : undefined;
+    for (const [i, param] of params.entries()) {
+      for (const hostile of HOSTILE_IDS) {
+        let n = 0;
+        const url = route.url.replace(ROUTE_PARAM, (_m, name: string) => {
+          const at = n++;
+          if (at === i) return encodeURIComponent(hostile);
+          return name === "format" ? "json" : (real[at] ?? "1");
+        });
+        cases.push({
+          method: route.method === "POST" ? "POST" : "GET",
+          url,
+          fields: filled(form?.fields ?? []),
+          what: `${route.method} ${route.url} with ${param}=${hostile}`,
+        });
+      }
+    }
+  }
+  for (const form of forms) {
+    const idFields = [...new Set(form.fields.filter(([, v]) => ID_VALUE.test(v)).map(([k]) => k))];
+    for (const name of idFields) {
+      const example = form.fields.find(([k, v]) => k === name && ID_VALUE.test(v))?.[1] ?? "";
+      const prefix = example.includes(":") ? example.slice(0, example.indexOf(":") + 1) : "";
+      const others = filled(form.fields.filter(([k]) => k !== name));
+      for (const hostile of HOSTILE_IDS) {
+        cases.push({
+          method: "POST",
+          url: form.action,
+          fields: [...others, [name, prefix + hostile]],
+          what: `POST ${form.action} (form on ${form.page}) with ${name}=${prefix}${hostile}`,
+        });
+      }
+    }
+  }
+  return cases;
+}
+
+/** One value per field (the first), an empty one given a short text so that required fields pass. */
+function filled(fields: [string, string][]): [string, string][] {
+  const seen = new Set<string>();
+  const out: [string, string][] = [];
+  for (const [k, v] of fields) {
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push([k, v === "" ? "Checked by the id sweep" : v]);
+  }
+  return out;
+}

@@ -3,6 +3,8 @@ import { cellsCovering, MAX_CELLS } from "../../src/open311/geo.js";
 import { parseW3cDatetime } from "../../src/open311/query.js";
 import { isIsoDatetime } from "../../src/reports/attributes.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
+import { type SignedIn, signInAs } from "../helpers/staff.js";
+import { expectFamilyError } from "./family.js";
 
 describe("the near-here cell cover", () => {
   it("gives up (null) on non-finite or huge boxes instead of looping, whatever the caller checked", () => {
@@ -93,5 +95,62 @@ describeEachDb("numbers from users are finite and bounded", (dialect) => {
     const year0 = await get("/api/v1/diff?since=0000-02-29");
     expect(year0.statusCode, year0.body).toBe(400);
     expect(year0.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+  });
+});
+
+describeEachDb("ids from users fit the columns they name (issue 27 #9)", (dialect) => {
+  let t: TestApp;
+  let resident: SignedIn;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { seed: true, env: { RATE_LIMIT_READ_MAX: "10000" } });
+    resident = await signInAs(t.app, "resident@example.org", "resident");
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("answers an id path past the column's range, or not a whole number, with the page-not-found page", async () => {
+    for (const url of [
+      "/ideas/2147483648",
+      "/ideas/999999999999999/photo.jpg",
+      "/newsletter/archive/999999999999999",
+      "/newsletter/archive/-1",
+      "/ideas/1.5",
+      "/ideas/abc",
+      "/councillors/9223372036854775808",
+      "/report-this/idea/99999999999",
+    ]) {
+      expectFamilyError(await t.app.inject({ method: "GET", url }), url, 404);
+    }
+  });
+
+  it("reads the id inside an unsubscribe link with the same parser: a link past the range is refused, not a 500", async () => {
+    const secret = "a".repeat(43);
+    for (const url of [
+      `/newsletter/unsubscribe/99999999999.${secret}`,
+      `/reports/updates/unsubscribe/f99999999999.${secret}`,
+      `/reports/updates/unsubscribe/r99999999999.${secret}`,
+    ]) {
+      for (const method of ["GET", "POST"] as const) {
+        const res = await t.app.inject({ method, url, headers: { origin: t.config.baseUrl } });
+        expect(res.statusCode, `${method} ${url}`).toBeLessThan(500);
+        expect(res.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
+      }
+    }
+  });
+
+  it("answers a signed-in post with an id path past the range with 404, and an id field past it with 400", async () => {
+    const support = await resident.post("/ideas/99999999999/support");
+    expectFamilyError(support, "/ideas/99999999999/support", 404, "POST");
+    for (const [url, fields] of [
+      ["/account/sessions/end", { id: "99999999999" }],
+      ["/account/sessions/end", { id: "1e3" }],
+      ["/account/consents/withdraw", { consent: "newsletter:abc" }],
+      ["/account/consents/withdraw", { consent: "newsletter:99999999999" }],
+      ["/account/consents/withdraw", { consent: "volunteering:-1" }],
+      ["/account/consents/withdraw", { consent: "reportFollowing:1.5" }],
+    ] as const) {
+      expectFamilyError(await resident.post(url, fields), url, 400, "POST");
+    }
   });
 });

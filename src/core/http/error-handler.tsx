@@ -55,6 +55,9 @@ export function toAppError(error: unknown): AppError {
     validation?: { instancePath?: string; message?: string; params?: Record<string, unknown> }[];
   };
   if (Array.isArray(e.validation)) {
+    // A path parameter that does not fit its schema (an id past what its column holds, a code of the wrong shape)
+    // names no item: the address has nothing at it, like any unknown one.
+    if (e.validationContext === "params") return new AppError("not_found", "There is nothing at this address.");
     const fields: FieldProblem[] = e.validation.map((v) => {
       const missing = typeof v.params?.missingProperty === "string" ? v.params.missingProperty : undefined;
       const field = missing ?? (v.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".") ?? "";
