@@ -22,6 +22,7 @@ import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
 import { normaliseEmail } from "./tokens.js";
+import { requestClient } from "../core/http/client-address.js";
 
 /** Fixed messages shown after a change (Post/Redirect/Get), chosen by a short key in the query. */
 const NOTICES: Record<string, string> = {
@@ -128,7 +129,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const account = await getAccount(db(), viewer.accountId);
     if (account?.email === email) return fail("That is already your email address");
     try {
-      await requestEmailChange(civic, viewer.accountId, email, request.ip);
+      await requestEmailChange(civic, viewer.accountId, email, requestClient(request));
     } catch (error) {
       return fail(limitedMessage(reply, error), 429);
     }

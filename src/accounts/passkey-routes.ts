@@ -14,6 +14,7 @@ import { cleanName } from "./account-service.js";
 import { getAccount } from "./repository.js";
 import { startSession } from "./sessions.js";
 import { limiterFor } from "./sign-in.js";
+import { requestClient } from "../core/http/client-address.js";
 
 /** JSON bodies of the passkey ceremonies; `_csrf` is checked by the app's form check like any form. */
 const CEREMONY = Type.Object(
@@ -70,14 +71,14 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post("/sign-in/passkey/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (await limited(reply, request.ip)) return refuse(reply, 429, LIMIT_MESSAGE);
+    if (await limited(reply, requestClient(request))) return refuse(reply, 429, LIMIT_MESSAGE);
     return reply
       .header("cache-control", "no-store")
       .send({ ...(await authenticationOptions(civic)), csrf: nextToken(request) });
   });
 
   app.post("/sign-in/passkey", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (await limited(reply, request.ip)) return refuse(reply, 429, LIMIT_MESSAGE);
+    if (await limited(reply, requestClient(request))) return refuse(reply, 429, LIMIT_MESSAGE);
     const body = request.body as Ceremony;
     const account = await verifyPasskeySignIn(civic, body.handle, body.response);
     if (!account) return refuse(reply, 400, "That passkey did not work here. Try again, or sign in by email.");

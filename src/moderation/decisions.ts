@@ -8,6 +8,7 @@ import { enqueueMail } from "../core/mail/outbox.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
 import { noteModerationChange } from "./visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
+import { keepAnAdmin } from "../accounts/admins.js";
 
 export const STRIKE_WINDOW_DAYS = 90;
 export const MAX_REASON = 2000;
@@ -369,6 +370,7 @@ export async function suspendAccount(
         fields: [{ field: "reason", message: "the account is suspended already" }],
       });
     }
+    if (account.role === "admin") await keepAnAdmin(tx, account.id, "reason");
     await suspendWithin(civic, tx, { ...input, reason });
   });
 }

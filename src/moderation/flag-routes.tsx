@@ -10,6 +10,7 @@ import { flaggerOf, flagItem } from "./flags.js";
 import "./kinds.js";
 import "./personal-data.js";
 import { moderatedKind } from "./registry.js";
+import { requestClient } from "../core/http/client-address.js";
 
 const params = Type.Object({ kind: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 100 }) });
 type Params = { kind: string; id: string };
@@ -82,8 +83,8 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
           id: item.id,
           reason: values.reason,
           note: values.note,
-          flagger: flaggerOf(civic, request.viewer, request.ip),
-          clientIp: request.ip,
+          flagger: flaggerOf(civic, request.viewer, requestClient(request)),
+          clientIp: requestClient(request),
         });
         return sendPage(
           reply,
