@@ -12,6 +12,7 @@ import {
 } from "./passkeys.js";
 import { cleanName } from "./account-service.js";
 import { getAccount } from "./repository.js";
+import { signedInRecently, SIGN_IN_AGAIN, signInAgainPath } from "./security.js";
 import { startSession } from "./sessions.js";
 import { limiterFor } from "./sign-in.js";
 import { requestClient } from "../core/http/client-address.js";
@@ -52,8 +53,16 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
     }
   };
 
+  /** Adding a passkey is a sensitive change: it needs a recent sign-in (security.ts). */
+  const notRecent = (request: FastifyRequest, reply: FastifyReply) =>
+    request.viewer && !signedInRecently(civic, request.viewer)
+      ? reply.code(403).header("cache-control", "no-store").send({ error: SIGN_IN_AGAIN, redirect: signInAgainPath() })
+      : null;
+
   app.post("/account/passkeys/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    const stale = notRecent(request, reply);
+    if (stale) return stale;
     const account = await getAccount(civic.database.db, request.viewer.accountId);
     if (!account) throw notFound();
     return reply
@@ -63,9 +72,11 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/account/passkeys", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    const stale = notRecent(request, reply);
+    if (stale) return stale;
     const body = request.body as Ceremony;
     const name = cleanName(body.name ?? "").slice(0, PASSKEY_NAME_MAX);
-    const problem = await registerPasskey(civic, request.viewer.accountId, body.handle, body.response, name);
+    const problem = await registerPasskey(civic, request.viewer, body.handle, body.response, name);
     if (problem) return refuse(reply, 400, problem);
     return reply.header("cache-control", "no-store").send({ ok: true });
   });

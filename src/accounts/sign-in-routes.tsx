@@ -14,6 +14,7 @@ import {
 } from "./sign-in.js";
 import { headerSafeUrl } from "../core/http/redirect.js";
 import { linkPage } from "./link-page.js";
+import { SIGN_IN_AGAIN } from "./security.js";
 import { normaliseEmail } from "./tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
@@ -68,10 +69,20 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     "/sign-in",
-    { schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }) } },
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          next: Type.Optional(Type.String({ maxLength: 600 })),
+          again: Type.Optional(Type.String({ maxLength: 10 })),
+        }),
+      },
+    },
     async (request, reply) => {
-      const next = safeNext((request.query as { next?: string }).next ?? "");
-      return signInForm(request, reply, { email: "", passwordEmail: "", next }, [], 200);
+      const query = request.query as { next?: string; again?: string };
+      const next = safeNext(query.next ?? "");
+      const notice = query.again === "1" ? SIGN_IN_AGAIN : undefined;
+      return signInForm(request, reply, { email: "", passwordEmail: "", next }, [], 200, notice);
     },
   );
 

@@ -241,3 +241,135 @@ describe("header-safe redirects", () => {
     expect(localPath("/ideas/3?x=✓")).toBe("/ideas/3?x=✓");
   });
 });
+
+describeEachDb("sensitive account changes", (dialect) => {
+  let h: AccountsHarness;
+  beforeAll(async () => {
+    h = await accountsHarness(dialect);
+  });
+  afterAll(async () => h?.close());
+
+  const account = (email: string) =>
+    h.t.db.database.db.selectFrom("accounts").selectAll().where("email", "=", email).executeTakeFirst();
+
+  it("asks for a recent sign-in before changing the email address, password or passkeys", async () => {
+    const v = new Visitor(h.app);
+    await v.signIn(h, "stale@example.org");
+    h.advance(16 * 60_000);
+    const again = "/sign-in?again=1&next=%2Faccount";
+    for (const [action, fields] of [
+      ["/account/password", { password: "mossy gate by the pond" }],
+      ["/account/password/remove", {}],
+      ["/account/email", { email: "elsewhere@example.org" }],
+      ["/account/passkeys/delete", { id: "x" }],
+    ] as const) {
+      const res = await v.submit("/account", action, fields);
+      expect(res.statusCode, action).toBe(303);
+      expect(res.headers.location, action).toBe(again);
+    }
+    expect((await account("stale@example.org"))!.password_hash).toBeNull();
+    const queued = await h.t.db.database.db
+      .selectFrom("outbox")
+      .select("id")
+      .where("to_address", "=", "elsewhere@example.org")
+      .execute();
+    expect(queued).toHaveLength(0);
+    const page = await v.get(again);
+    expect(page.body).toContain("please sign in again first");
+
+    // Passkeys are added through JSON: a 403 that says where to go.
+    const csrf = tokenIn((await v.get("/account")).body);
+    const options = await h.app.inject({
+      method: "POST",
+      url: "/account/passkeys/options",
+      headers: { cookie: v.cookie!, "content-type": "application/json" },
+      payload: { _csrf: csrf },
+    });
+    expect(options.statusCode).toBe(403);
+    expect(options.json()).toMatchObject({ redirect: again });
+
+    // Signing in again makes the session recent.
+    await v.signIn(h, "stale@example.org");
+    const set = await v.submit("/account", "/account/password", { password: "mossy gate by the pond" });
+    expect(set.statusCode).toBe(303);
+    expect(set.headers.location).toBe("/account?done=password");
+  });
+
+  it("tells the address about a new password and ends the other sessions", async () => {
+    const laptop = new Visitor(h.app);
+    const phone = new Visitor(h.app);
+    await laptop.signIn(h, "pat@example.org");
+    await phone.signIn(h, "pat@example.org");
+    const set = await phone.submit("/account", "/account/password", { password: "mossy gate by the pond" });
+    expect(set.statusCode).toBe(303);
+    const mail = await h.mailTo("pat@example.org");
+    expect(mail.parsed.subject).toContain("A change to how you sign in");
+    expect(mail.parsed.text).toContain("a new password was set");
+    expect((await phone.get("/account")).statusCode).toBe(200);
+    expect((await laptop.get("/account")).statusCode).toBe(303);
+
+    // Removing it does the same.
+    await laptop.signIn(h, "pat@example.org");
+    const removed = await phone.submit("/account", "/account/password/remove", {});
+    expect(removed.statusCode).toBe(303);
+    expect((await h.mailTo("pat@example.org")).parsed.text).toContain("the password was removed");
+    expect((await laptop.get("/account")).statusCode).toBe(303);
+  });
+
+  it("mails the old address when the email changes, with a single-use link that undoes it and ends every session", async () => {
+    const laptop = new Visitor(h.app);
+    const phone = new Visitor(h.app);
+    await laptop.signIn(h, "old@example.org");
+    await phone.signIn(h, "old@example.org");
+    const asked = await phone.submit("/account", "/account/email", { email: "new@example.org" });
+    expect(asked.statusCode).toBe(303);
+    const { path, token } = signInMailParts(await h.mailTo("new@example.org"));
+    const page = await phone.get(path);
+    const confirmed = await phone.post("/account/email/confirm", { _csrf: tokenIn(page.body), token });
+    expect(confirmed.statusCode).toBe(303);
+    expect(await account("new@example.org")).toBeDefined();
+    expect((await laptop.get("/account")).statusCode).toBe(303);
+    expect((await phone.get("/account")).statusCode).toBe(200);
+
+    const told = await h.mailTo("old@example.org");
+    expect(told.parsed.subject).toContain("was changed");
+    expect(told.parsed.subject).not.toContain("new@example.org");
+    const undo = /\/account\/email\/undo\/[A-Za-z0-9_-]{43}/.exec(told.parsed.text ?? "")![0];
+    const undoToken = undo.split("/").pop()!;
+
+    // Someone who has the new address asks for another change meanwhile: the undo cancels it.
+    const pending = await phone.submit("/account", "/account/email", { email: "third@example.org" });
+    expect(pending.statusCode).toBe(303);
+    const third = signInMailParts(await h.mailTo("third@example.org"));
+
+    // The owner opens the link on another device, not signed in: a page with a button; nothing used up yet.
+    const owner = new Visitor(h.app);
+    const opened = await owner.get(undo);
+    expect(opened.statusCode).toBe(200);
+    expect(opened.headers["set-cookie"]).toBeUndefined();
+    const done = await owner.post("/account/email/undo", { _csrf: tokenIn(opened.body), token: undoToken });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain("Your email address is back");
+    expect(await account("old@example.org")).toBeDefined();
+    expect(await account("new@example.org")).toBeUndefined();
+    expect((await phone.get("/account")).statusCode).toBe(303);
+
+    const late = await owner.get(third.path);
+    expect(late.statusCode).toBe(410);
+    const reused = await owner.post("/account/email/undo", { _csrf: tokenIn(opened.body), token: undoToken });
+    expect(reused.statusCode).toBe(410);
+    expect((await owner.get(undo)).statusCode).toBe(410);
+
+    // The link expires.
+    await laptop.signIn(h, "old@example.org");
+    await laptop.submit("/account", "/account/email", { email: "fourth@example.org" });
+    const fourth = signInMailParts(await h.mailTo("fourth@example.org"));
+    const fourthPage = await laptop.get(fourth.path);
+    await laptop.post("/account/email/confirm", { _csrf: tokenIn(fourthPage.body), token: fourth.token });
+    const told2 = await h.mailTo("old@example.org");
+    const undo2 = /\/account\/email\/undo\/[A-Za-z0-9_-]{43}/.exec(told2.parsed.text ?? "")![0];
+    h.advance(8 * 24 * 60 * 60_000);
+    expect((await owner.get(undo2)).statusCode).toBe(410);
+    expect(await account("fourth@example.org")).toBeDefined();
+  });
+});
