@@ -22,6 +22,15 @@ export class LastAdminError extends AppError {
  * there; the second waits for the first and then sees what it changed.
  */
 export async function keepAnAdmin(db: Kysely<DB>, accountId: string, field = "role"): Promise<void> {
+  const target = await db
+    .selectFrom("accounts")
+    .select("id")
+    .where("id", "=", accountId)
+    .where("role", "=", "admin")
+    .where("suspended_at", "is", null)
+    .executeTakeFirst();
+  // Residents, moderators and suspended admins hold no admin powers to lose: nothing to lock.
+  if (!target) return;
   const admins = await db
     .updateTable("accounts")
     .set((eb) => ({ role: eb.ref("role") }))
