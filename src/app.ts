@@ -28,6 +28,7 @@ import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerUploads } from "./core/media/uploads.js";
+import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -51,6 +52,7 @@ import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
 import { statsRoutes } from "./stats/routes.js";
+import { requestClient } from "./core/http/client-address.js";
 
 export interface AppOptions {
   /** An already opened database (tests); otherwise one is opened from the config. */
@@ -147,6 +149,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   }
 
   registerSecurityHeaders(app, config);
+  registerSafeLocations(app);
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
@@ -172,6 +175,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    // IPv6 clients by /64, IPv4-mapped addresses as IPv4 (core/http/client-address.ts), like every other limit.
+    keyGenerator: requestClient,
     // On PostgreSQL counted in the database, so instances sharing it share each client's allowance. SQLite serves
     // one process, whose memory is the cheaper place (a counter row would cost a synced write on every request).
     ...(database.dialect === "postgres" ? { store: databaseRateLimitStore(() => limiter) } : {}),

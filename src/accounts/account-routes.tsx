@@ -10,6 +10,7 @@ import {
   listPasskeys,
   listSessions,
   NAME_MAX,
+  removePasskey,
   removePassword,
   requestEmailChange,
   setPassword,
@@ -22,7 +23,12 @@ import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
+import { signedInRecently, signInAgainPath, undoEmailChange, undoLinkIsLive } from "./security.js";
 import { normaliseEmail } from "./tokens.js";
+import { requestClient } from "../core/http/client-address.js";
+
+const UNDO_EXPIRED =
+  "This link has expired or has already been used. If someone else controls your account, write to the contact address at the bottom of the page.";
 
 /** Fixed messages shown after a change (Post/Redirect/Get), chosen by a short key in the query. */
 const NOTICES: Record<string, string> = {
@@ -88,6 +94,18 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
 
   const done = (reply: FastifyReply, key: keyof typeof NOTICES & string) => reply.redirect(`/account?done=${key}`, 303);
 
+  /**
+   * The signed-in person, for a sensitive change (email address, password, passkeys): only when they signed in
+   * recently (security.ts); otherwise a redirect to sign in again, which comes back to the account page.
+   */
+  function recentViewer(request: FastifyRequest, reply: FastifyReply): Viewer | null {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return null;
+    if (signedInRecently(civic, viewer)) return viewer;
+    void reply.redirect(signInAgainPath(), 303);
+    return null;
+  }
+
   app.get(
     "/account",
     { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 40 })) }) } },
@@ -115,7 +133,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post("/account/email", { schema: { hide: true } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
+    const viewer = recentViewer(request, reply);
     if (!viewer) return reply;
     const typed = field(request, "email", 400);
     const email = normaliseEmail(typed);
@@ -129,7 +147,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const account = await getAccount(db(), viewer.accountId);
     if (account?.email === email) return fail("That is already your email address");
     try {
-      await requestEmailChange(civic, viewer.accountId, email, request.ip);
+      await requestEmailChange(civic, viewer.accountId, email, requestClient(request));
     } catch (error) {
       return fail(limitedMessage(reply, error), 429);
     }
@@ -146,7 +164,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post("/account/email/confirm", { schema: { hide: true } }, async (request, reply) => {
-    const outcome = await confirmEmailChange(civic, field(request, "token", 100));
+    const outcome = await confirmEmailChange(civic, field(request, "token", 100), request.viewer);
     if (outcome === "changed") return reply.redirect(request.viewer ? "/account?done=email-changed" : "/sign-in", 303);
     const message =
       outcome === "taken"
@@ -170,20 +188,20 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post("/account/password", { schema: { hide: true } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
+    const viewer = recentViewer(request, reply);
     if (!viewer) return reply;
     const account = await getAccount(db(), viewer.accountId);
     if (!account) throw notFound();
-    const problem = await setPassword(civic, account.id, account.email, field(request, "password", 5000));
+    const problem = await setPassword(civic, viewer, account.email, field(request, "password", 5000));
     if (problem)
       return showAccount(request, reply, viewer, { problems: [{ field: "new-password", message: problem }] });
     return done(reply, "password");
   });
 
   app.post("/account/password/remove", { schema: { hide: true } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
+    const viewer = recentViewer(request, reply);
     if (!viewer) return reply;
-    await removePassword(civic, viewer.accountId);
+    await removePassword(civic, viewer);
     return done(reply, "password-removed");
   });
 
@@ -227,13 +245,51 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post("/account/passkeys/delete", { schema: { hide: true } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
+    const viewer = recentViewer(request, reply);
     if (!viewer) return reply;
-    await db()
-      .deleteFrom("passkeys")
-      .where("id", "=", field(request, "id", 1000))
-      .where("account_id", "=", viewer.accountId)
-      .execute();
+    await removePasskey(civic, viewer, field(request, "id", 1000));
     return done(reply, "passkey");
+  });
+
+  linkPage(app, {
+    path: "/account/email/undo",
+    isLive: (token) => undoLinkIsLive(civic, token),
+    title: "Put your email address back",
+    intro: "Press the button to give the account this email address again. Every device signed in to it is signed out.",
+    button: "Put my address back",
+    expired: UNDO_EXPIRED,
+  });
+
+  app.post("/account/email/undo", { schema: { hide: true } }, async (request, reply) => {
+    const outcome = await undoEmailChange(civic, field(request, "token", 100));
+    if (outcome.kind === "undone" && request.viewer?.accountId === outcome.accountId) {
+      clearSessionCookie(civic, reply);
+      request.viewer = null;
+    }
+    const [title, message, status] =
+      outcome.kind === "undone"
+        ? [
+            "Your email address is back",
+            "The account uses this email address again, and every device signed in to it is signed out. Sign in with a link by email, then check the password and passkeys on your account page.",
+            200,
+          ]
+        : outcome.kind === "taken"
+          ? ["Email address not changed back", "Another account now uses this address, so it cannot be put back.", 409]
+          : ["Email address not changed back", UNDO_EXPIRED, 410];
+    return renderPage(
+      request,
+      reply,
+      title,
+      () => (
+        <>
+          <h1>{title}</h1>
+          <p>{message}</p>
+          <p>
+            <a href="/sign-in">Sign in</a>
+          </p>
+        </>
+      ),
+      { status },
+    );
   });
 }

@@ -1,10 +1,11 @@
-import type { Civic } from "../core/context.js";
+import type { Civic, Viewer } from "../core/context.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { consume, findByToken } from "./challenges.js";
 import { emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
+import { afterEmailChange, afterSecurityChange } from "./security.js";
 import { mediaStorage } from "../core/media/storage.js";
 
 export const NAME_MAX = 100;
@@ -47,45 +48,97 @@ export async function requestEmailChange(
 
 export type EmailChangeOutcome = "changed" | "expired" | "taken";
 
-export async function confirmEmailChange(civic: Civic, token: unknown): Promise<EmailChangeOutcome> {
-  const db = civic.database.db;
+/**
+ * Uses a confirmation link for a new address: the account's address changes, its other sessions end (the one
+ * confirming keeps its own when it is the account's), and the old address is told, with a link that undoes it.
+ */
+export async function confirmEmailChange(
+  civic: Civic,
+  token: unknown,
+  viewer: Viewer | null,
+): Promise<EmailChangeOutcome> {
   const now = civic.now();
-  const challenge = await findByToken(db, "email-change", token, now);
-  if (!challenge?.accountId || !(await getAccount(db, challenge.accountId))) return "expired";
-  const holder = await findAccountByEmail(db, challenge.email);
-  if (holder && holder.id !== challenge.accountId) return "taken";
-  if (!(await consume(db, challenge.id, now))) return "expired";
-  await db
-    .updateTable("accounts")
-    .set({ email: challenge.email, email_verified_at: now.toISOString(), updated_at: now.toISOString() })
-    .where("id", "=", challenge.accountId)
-    .execute();
-  return "changed";
+  return civic.database.db.transaction().execute(async (db) => {
+    const challenge = await findByToken(db, "email-change", token, now);
+    const account = challenge?.accountId ? await getAccount(db, challenge.accountId) : undefined;
+    if (!challenge || !account) return "expired";
+    const holder = await findAccountByEmail(db, challenge.email);
+    if (holder && holder.id !== account.id) return "taken";
+    if (!(await consume(db, challenge.id, now))) return "expired";
+    await db
+      .updateTable("accounts")
+      .set({ email: challenge.email, email_verified_at: now.toISOString(), updated_at: now.toISOString() })
+      .where("id", "=", account.id)
+      .execute();
+    await afterEmailChange(civic, db, {
+      accountId: account.id,
+      oldEmail: account.email,
+      keepSessionId: viewer?.accountId === account.id ? viewer.sessionId : null,
+    });
+    return "changed";
+  });
 }
 
-/** Sets a new password; returns why it is refused, or null when it was set. */
+/**
+ * Sets a new password; returns why it is refused, or null when it was set. The account's other sessions end and its
+ * address is told (security.ts).
+ */
 export async function setPassword(
   civic: Civic,
-  accountId: string,
+  viewer: Viewer,
   email: string,
   password: string,
 ): Promise<string | null> {
   const problem = passwordProblem(password, email);
   if (problem) return problem;
-  await civic.database.db
-    .updateTable("accounts")
-    .set({ password_hash: await hashPassword(password), updated_at: civic.now().toISOString() })
-    .where("id", "=", accountId)
-    .execute();
+  const hash = await hashPassword(password);
+  await civic.database.db.transaction().execute(async (db) => {
+    await db
+      .updateTable("accounts")
+      .set({ password_hash: hash, updated_at: civic.now().toISOString() })
+      .where("id", "=", viewer.accountId)
+      .execute();
+    await afterSecurityChange(civic, db, {
+      accountId: viewer.accountId,
+      keepSessionId: viewer.sessionId,
+      change: "password-set",
+    });
+  });
   return null;
 }
 
-export async function removePassword(civic: Civic, accountId: string): Promise<void> {
-  await civic.database.db
-    .updateTable("accounts")
-    .set({ password_hash: null, updated_at: civic.now().toISOString() })
-    .where("id", "=", accountId)
-    .execute();
+export async function removePassword(civic: Civic, viewer: Viewer): Promise<void> {
+  await civic.database.db.transaction().execute(async (db) => {
+    const removed = await db
+      .updateTable("accounts")
+      .set({ password_hash: null, updated_at: civic.now().toISOString() })
+      .where("id", "=", viewer.accountId)
+      .where("password_hash", "is not", null)
+      .executeTakeFirst();
+    if (Number(removed.numUpdatedRows) === 0) return;
+    await afterSecurityChange(civic, db, {
+      accountId: viewer.accountId,
+      keepSessionId: viewer.sessionId,
+      change: "password-removed",
+    });
+  });
+}
+
+/** Removes one of the viewer's passkeys; the other sessions end and the address is told. */
+export async function removePasskey(civic: Civic, viewer: Viewer, passkeyId: string): Promise<void> {
+  await civic.database.db.transaction().execute(async (db) => {
+    const removed = await db
+      .deleteFrom("passkeys")
+      .where("id", "=", passkeyId)
+      .where("account_id", "=", viewer.accountId)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return;
+    await afterSecurityChange(civic, db, {
+      accountId: viewer.accountId,
+      keepSessionId: viewer.sessionId,
+      change: "passkey-removed",
+    });
+  });
 }
 
 export async function listSessions(civic: Civic, accountId: string) {

@@ -84,7 +84,11 @@ export async function consume(db: Kysely<DB>, id: number, now: Date): Promise<bo
 
 export type CodeOutcome = { ok: true; challenge: LiveChallenge } | { ok: false; reason: "wrong" | "ended" };
 
-/** Checks a typed code against the challenge the page's handle names; wrong codes count, the fifth ends it. */
+/**
+ * Checks a typed code against the challenge the page's handle names; wrong codes count, the fifth ends it.
+ * The attempt is reserved before the comparison by one conditional UPDATE … RETURNING (SQLite 3.35+ and
+ * PostgreSQL alike), so however many guesses arrive at once, at most MAX_WRONG_CODES of them are ever compared.
+ */
 export async function checkCode(
   db: Kysely<DB>,
   secret: string,
@@ -94,28 +98,25 @@ export async function checkCode(
 ): Promise<CodeOutcome> {
   if (!looksLikeToken(handle)) return { ok: false, reason: "ended" };
   const row = await db
-    .selectFrom("email_challenges")
-    .select(["id", "email", "account_id", "code_hash", "failed_attempts"])
+    .updateTable("email_challenges")
+    .set((eb) => ({ failed_attempts: eb("failed_attempts", "+", 1) }))
     .where("handle_hash", "=", hashToken(handle))
     .where("purpose", "=", "sign-in")
     .where("used_at", "is", null)
     .where("expires_at", ">", now.toISOString())
+    .where("code_hash", "is not", null)
+    .where("failed_attempts", "<", MAX_WRONG_CODES)
+    .returning(["id", "email", "account_id", "code_hash", "failed_attempts"])
     .executeTakeFirst();
-  if (!row?.code_hash || row.failed_attempts >= MAX_WRONG_CODES) return { ok: false, reason: "ended" };
+  if (!row?.code_hash) return { ok: false, reason: "ended" };
   if (/^\d{6}$/.test(code) && safeEqual(row.code_hash, keyedHash(secret, "code", `${handle}:${code}`))) {
     if (!(await consume(db, row.id, now))) return { ok: false, reason: "ended" };
     return { ok: true, challenge: { id: row.id, email: row.email, accountId: row.account_id } };
   }
-  const failed = row.failed_attempts + 1;
-  await db
-    .updateTable("email_challenges")
-    .set((eb) => ({
-      failed_attempts: eb("failed_attempts", "+", 1),
-      ...(failed >= MAX_WRONG_CODES ? { used_at: now.toISOString() } : {}),
-    }))
-    .where("id", "=", row.id)
-    .execute();
-  return { ok: false, reason: failed >= MAX_WRONG_CODES ? "ended" : "wrong" };
+  // The reserved attempt stays counted; the fifth also ends the link in the same message.
+  if (row.failed_attempts < MAX_WRONG_CODES) return { ok: false, reason: "wrong" };
+  await consume(db, row.id, now);
+  return { ok: false, reason: "ended" };
 }
 
 /** Removes challenges that ended more than a day ago (they hold addresses). */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { findByToken } from "./challenges.js";
@@ -20,6 +21,7 @@ import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { normaliseEmail } from "./tokens.js";
+import { requestClient } from "../core/http/client-address.js";
 
 const EXPIRED = "This link has expired. Ask for a new one on the “Your personal data” page.";
 
@@ -86,8 +88,8 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     action: string,
     hidden?: Record<string, string>,
   ) {
-    if (field(request, "confirm") !== "yes") {
-      return renderPage(
+    const refuse = (message: string, status: number) =>
+      renderPage(
         request,
         reply,
         "Erase your data",
@@ -99,16 +101,23 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
               action={action}
               hidden={hidden}
               hasAccount={subject.accountId !== null}
-              problems={[{ field: "confirm", message: "Tick the box to confirm that you want your data erased" }]}
+              problems={[{ field: "confirm", message }]}
             />
           </>
         ),
-        { status: 400, hasErrors: true },
+        { status, hasErrors: true },
       );
+    if (field(request, "confirm") !== "yes") {
+      return refuse("Tick the box to confirm that you want your data erased", 400);
     }
-    await erasePersonalData(sourceContext(civic), subject, {
-      removePublicContent: field(request, "remove_public") === "yes",
-    });
+    try {
+      await erasePersonalData(sourceContext(civic), subject, {
+        removePublicContent: field(request, "remove_public") === "yes",
+      });
+    } catch (error) {
+      if (error instanceof LastAdminError) return refuse(error.message, 409);
+      throw error;
+    }
     const signedOut = request.viewer !== null && request.viewer.accountId === subject.accountId;
     if (signedOut) {
       clearSessionCookie(civic, reply);
@@ -184,7 +193,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
         purpose: "my-data",
         email,
         accountId: null,
-        client: request.ip,
+        client: requestClient(request),
         linkPath: "/my-data/open",
         compose: (link) => myDataMail(civic.site, email, link),
       });

@@ -88,6 +88,8 @@ export const accountData: PersonalDataSource = {
   async erase({ db }, subject) {
     await scrubOutbox(db, subject.email);
     await db.deleteFrom("email_challenges").where("email", "=", subject.email).execute();
+    // Undo links sent to this address after an email change hold the address (an account's own go with it).
+    await db.deleteFrom("email_change_undos").where("old_email", "=", subject.email).execute();
     if (!subject.accountId) return;
     const account = await db
       .selectFrom("accounts")

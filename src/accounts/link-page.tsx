@@ -13,7 +13,10 @@ export function linkPage(
   app: FastifyInstance,
   page: {
     path: string;
-    purpose: EmailChallengesTable["purpose"];
+    /** The kind of email challenge the link's token names... */
+    purpose?: EmailChallengesTable["purpose"];
+    /** ...or, for links kept elsewhere, whether a token is still usable. */
+    isLive?: (token: string) => Promise<boolean>;
     title: string;
     intro: string;
     button: string;
@@ -33,7 +36,10 @@ export function linkPage(
     async (request, reply) => {
       const { token } = request.params as { token: string };
       const next = safeNext((request.query as { next?: string }).next ?? "");
-      const live = await findByToken(civic.database.db, page.purpose, token, civic.now());
+      const live = page.isLive
+        ? await page.isLive(token)
+        : page.purpose !== undefined &&
+          (await findByToken(civic.database.db, page.purpose, token, civic.now())) !== null;
       // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
       // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
       reply.header("referrer-policy", "same-origin");

@@ -58,3 +58,48 @@ export function myDataMail(site: SiteInfo, to: string, link: string): OutgoingMa
     domain: domainOf(site),
   };
 }
+
+/** How long the undo link sent to the old address after an email change works. */
+export const UNDO_DAYS = 7;
+
+/** To the old address, once an account's address has changed: what happened and the link that undoes it. */
+export function emailChangedMail(site: SiteInfo, oldEmail: string, undoLink: string): OutgoingMail {
+  return {
+    kind: "account-email-changed",
+    to: oldEmail,
+    subject: `The email address of your ${site.villageName} Community Platform account was changed`,
+    text:
+      `The account on the ${site.villageName} Community Platform that used this address now uses another one, ` +
+      `and its other devices were signed out.\n\nIf you did this, there is nothing to do.\n\nIf you did not, open ` +
+      `this link and press "Put my address back": it gives the account this address again and signs out every ` +
+      `device, whoever uses it.\n${undoLink}\n\nThe link works once, for ${UNDO_DAYS} days, and does not need you ` +
+      `to be signed in.${signature(site)}`,
+    html: null,
+    domain: domainOf(site),
+  };
+}
+
+export type SecurityChange = "password-set" | "password-removed" | "passkey-added" | "passkey-removed";
+
+const CHANGE_WORDS: Record<SecurityChange, string> = {
+  "password-set": "a new password was set",
+  "password-removed": "the password was removed",
+  "passkey-added": "a passkey was added",
+  "passkey-removed": "a passkey was removed",
+};
+
+/** To the account's address after a change of how it signs in. */
+export function securityChangeMail(site: SiteInfo, to: string, change: SecurityChange): OutgoingMail {
+  return {
+    kind: "account-security-change",
+    to,
+    subject: `A change to how you sign in to the ${site.villageName} Community Platform`,
+    text:
+      `On your account on the ${site.villageName} Community Platform, ${CHANGE_WORDS[change]}, and every other ` +
+      `device was signed out.\n\nIf you did this, there is nothing to do.\n\nIf you did not, sign in with a link ` +
+      `by email at ${site.baseUrl}/sign-in, then on your account page remove any password or passkey you do not ` +
+      `know and press "Sign out everywhere". Questions: ${site.contactEmail}${signature(site)}`,
+    html: null,
+    domain: domainOf(site),
+  };
+}

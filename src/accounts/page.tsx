@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import { pageContext } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
 import { formField } from "../core/http/csrf.js";
+import { localPath, redirectTo } from "../core/http/redirect.js";
 import { Layout, type PageContext } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { can } from "../core/policy.js";
@@ -37,14 +38,15 @@ export function field(request: FastifyRequest, name: string, max = 1000): string
 
 /** A local path to go to after signing in, or "" when the value is not one. */
 export function safeNext(value: string): string {
-  return /^\/(?![/\\])[^\s\\]{0,500}$/.test(value) && !value.startsWith("/sign-") ? value : "";
+  const path = localPath(value);
+  return path.startsWith("/sign-") ? "" : path;
 }
 
 /** The signed-in person, or a redirect to the sign-in page that comes back here. */
 export function requireViewer(request: FastifyRequest, reply: FastifyReply) {
   if (request.viewer && can(request.viewer, "signed-in")) return request.viewer;
   const next = safeNext(request.url);
-  void reply.redirect(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in", 303);
+  void redirectTo(reply, next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in");
   return null;
 }
 

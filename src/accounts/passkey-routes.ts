@@ -12,8 +12,10 @@ import {
 } from "./passkeys.js";
 import { cleanName } from "./account-service.js";
 import { getAccount } from "./repository.js";
+import { signedInRecently, SIGN_IN_AGAIN, signInAgainPath } from "./security.js";
 import { startSession } from "./sessions.js";
 import { limiterFor } from "./sign-in.js";
+import { requestClient } from "../core/http/client-address.js";
 
 /** JSON bodies of the passkey ceremonies; `_csrf` is checked by the app's form check like any form. */
 const CEREMONY = Type.Object(
@@ -51,8 +53,16 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
     }
   };
 
+  /** Adding a passkey is a sensitive change: it needs a recent sign-in (security.ts). */
+  const notRecent = (request: FastifyRequest, reply: FastifyReply) =>
+    request.viewer && !signedInRecently(civic, request.viewer)
+      ? reply.code(403).header("cache-control", "no-store").send({ error: SIGN_IN_AGAIN, redirect: signInAgainPath() })
+      : null;
+
   app.post("/account/passkeys/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    const stale = notRecent(request, reply);
+    if (stale) return stale;
     const account = await getAccount(civic.database.db, request.viewer.accountId);
     if (!account) throw notFound();
     return reply
@@ -62,22 +72,24 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/account/passkeys", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    const stale = notRecent(request, reply);
+    if (stale) return stale;
     const body = request.body as Ceremony;
     const name = cleanName(body.name ?? "").slice(0, PASSKEY_NAME_MAX);
-    const problem = await registerPasskey(civic, request.viewer.accountId, body.handle, body.response, name);
+    const problem = await registerPasskey(civic, request.viewer, body.handle, body.response, name);
     if (problem) return refuse(reply, 400, problem);
     return reply.header("cache-control", "no-store").send({ ok: true });
   });
 
   app.post("/sign-in/passkey/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (await limited(reply, request.ip)) return refuse(reply, 429, LIMIT_MESSAGE);
+    if (await limited(reply, requestClient(request))) return refuse(reply, 429, LIMIT_MESSAGE);
     return reply
       .header("cache-control", "no-store")
       .send({ ...(await authenticationOptions(civic)), csrf: nextToken(request) });
   });
 
   app.post("/sign-in/passkey", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (await limited(reply, request.ip)) return refuse(reply, 429, LIMIT_MESSAGE);
+    if (await limited(reply, requestClient(request))) return refuse(reply, 429, LIMIT_MESSAGE);
     const body = request.body as Ceremony;
     const account = await verifyPasskeySignIn(civic, body.handle, body.response);
     if (!account) return refuse(reply, 400, "That passkey did not work here. Try again, or sign in by email.");

@@ -7,10 +7,11 @@ import {
   verifyRegistrationResponse,
   type WebAuthnCredential,
 } from "@simplewebauthn/server";
-import type { Civic } from "../core/context.js";
+import type { Civic, Viewer } from "../core/context.js";
 import type { Account } from "../core/db/schema.js";
 import { hashToken, looksLikeToken, newToken } from "./tokens.js";
 import { getAccount } from "./repository.js";
+import { afterSecurityChange } from "./security.js";
 
 /**
  * Passkeys (WebAuthn) with @simplewebauthn/server. The relying party is BASE_URL's host. A ceremony's challenge is
@@ -83,11 +84,12 @@ export async function registrationOptions(civic: Civic, account: Account) {
 /** Verifies a new passkey and stores it; returns a message when it is refused. */
 export async function registerPasskey(
   civic: Civic,
-  accountId: string,
+  viewer: Viewer,
   handle: unknown,
   response: unknown,
   name: string,
 ): Promise<string | null> {
+  const accountId = viewer.accountId;
   const expectedChallenge = await takeChallenge(civic, handle, accountId);
   if (!expectedChallenge) return "This attempt took too long. Please try again.";
   const rp = relyingParty(civic);
@@ -110,20 +112,24 @@ export async function registerPasskey(
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("account_id", "=", accountId)
     .executeTakeFirst();
-  await civic.database.db
-    .insertInto("passkeys")
-    .values({
-      id: credential.id,
-      account_id: accountId,
-      public_key: Buffer.from(credential.publicKey).toString("base64url"),
-      counter: credential.counter,
-      transports: JSON.stringify(credential.transports ?? []),
-      name: name || `Passkey ${Number(count?.n ?? 0) + 1}`,
-      created_at: civic.now().toISOString(),
-      last_used_at: null,
-    })
-    .onConflict((oc) => oc.column("id").doNothing())
-    .execute();
+  await civic.database.db.transaction().execute(async (db) => {
+    const added = await db
+      .insertInto("passkeys")
+      .values({
+        id: credential.id,
+        account_id: accountId,
+        public_key: Buffer.from(credential.publicKey).toString("base64url"),
+        counter: credential.counter,
+        transports: JSON.stringify(credential.transports ?? []),
+        name: name || `Passkey ${Number(count?.n ?? 0) + 1}`,
+        created_at: civic.now().toISOString(),
+        last_used_at: null,
+      })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .executeTakeFirst();
+    if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0) return;
+    await afterSecurityChange(civic, db, { accountId, keepSessionId: viewer.sessionId, change: "passkey-added" });
+  });
   return null;
 }
 

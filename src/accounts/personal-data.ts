@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { badId, parseKeyedId } from "../core/http/ids.js";
 import type { Storage } from "../core/media/storage.js";
+import { keepAnAdmin } from "./admins.js";
 
 /**
  * The personal-data registry: every feature that stores something about a person registers a source here, and the
@@ -91,13 +92,17 @@ export async function exportPersonalData(ctx: SourceContext, subject: DataSubjec
   return zipSync(entries, { level: 6 });
 }
 
-/** Erases the person's data from every source in one transaction (all or nothing). */
+/**
+ * Erases the person's data from every source in one transaction (all or nothing). Refuses (accounts/admins.ts)
+ * before anything is erased when the account is the last active admin.
+ */
 export async function erasePersonalData(
   ctx: SourceContext,
   subject: DataSubject,
   options: EraseOptions,
 ): Promise<void> {
   await ctx.db.transaction().execute(async (tx) => {
+    if (subject.accountId) await keepAnAdmin(tx, subject.accountId, "confirm");
     for (const source of [...sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
   });
 }

@@ -75,6 +75,13 @@ export async function endAllSessions(db: Kysely<DB>, accountId: string): Promise
   return Number(result.numDeletedRows);
 }
 
+/** Ends every session of an account but `keep` (after a sensitive change made in that session). */
+export async function endOtherSessions(db: Kysely<DB>, accountId: string, keep: number | null): Promise<number> {
+  let query = db.deleteFrom("sessions").where("account_id", "=", accountId);
+  if (keep !== null) query = query.where("id", "!=", keep);
+  return Number((await query.executeTakeFirst()).numDeletedRows);
+}
+
 export function clearSessionCookie(civic: Civic, reply: FastifyReply): void {
   reply.header("set-cookie", sessionCookie(civic.config.baseUrl, "", 0));
 }
@@ -98,6 +105,7 @@ export async function resolveViewer(civic: Civic, request: FastifyRequest, reply
     .innerJoin("accounts", "accounts.id", "sessions.account_id")
     .select([
       "sessions.id as sessionId",
+      "sessions.created_at",
       "sessions.last_seen_at",
       "sessions.expires_at",
       "accounts.id as accountId",
@@ -127,6 +135,7 @@ export async function resolveViewer(civic: Civic, request: FastifyRequest, reply
     label: row.name ?? row.email,
     role: row.role,
     sessionId: row.sessionId,
+    signedInAt: row.created_at,
     formToken: () => issueSessionFormToken(secret, tokenHash, civic.now().getTime()),
     checkFormToken: (token) => isSessionFormToken(secret, tokenHash, token),
   };

@@ -12,8 +12,11 @@ import {
   signInWithLink,
   signInWithPassword,
 } from "./sign-in.js";
+import { headerSafeUrl } from "../core/http/redirect.js";
 import { linkPage } from "./link-page.js";
+import { SIGN_IN_AGAIN } from "./security.js";
 import { normaliseEmail } from "./tokens.js";
+import { requestClient } from "../core/http/client-address.js";
 
 /** /sign-in (email link and code, password), /sign-in/link/{token}, /sign-out. */
 export async function signInRoutes(app: FastifyInstance): Promise<void> {
@@ -36,10 +39,17 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     );
   }
 
+  /**
+   * Where a sign-in goes on to: the posted `next` when it is a local page, else /account; header-safe. Worked out
+   * before anything is used up (a link, a code), so the answer cannot fail after the session is written.
+   */
+  const afterSignIn = (request: FastifyRequest) => headerSafeUrl(safeNext(field(request, "next")) || "/account");
+
   /** Turns a sign-in outcome into a session and a redirect, the suspension page, or the form with the message. */
   async function finish(
     request: FastifyRequest,
     reply: FastifyReply,
+    location: string,
     outcome: SignInOutcome,
     onFailure: (message: string) => FastifyReply,
   ) {
@@ -54,15 +64,25 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
       );
     }
     await startSession(civic, request, reply, outcome.account.id);
-    return reply.redirect(safeNext(field(request, "next")) || "/account", 303);
+    return reply.redirect(location, 303);
   }
 
   app.get(
     "/sign-in",
-    { schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }) } },
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          next: Type.Optional(Type.String({ maxLength: 600 })),
+          again: Type.Optional(Type.String({ maxLength: 10 })),
+        }),
+      },
+    },
     async (request, reply) => {
-      const next = safeNext((request.query as { next?: string }).next ?? "");
-      return signInForm(request, reply, { email: "", passwordEmail: "", next }, [], 200);
+      const query = request.query as { next?: string; again?: string };
+      const next = safeNext(query.next ?? "");
+      const notice = query.again === "1" ? SIGN_IN_AGAIN : undefined;
+      return signInForm(request, reply, { email: "", passwordEmail: "", next }, [], 200, notice);
     },
   );
 
@@ -77,7 +97,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     }
     let handle: string;
     try {
-      handle = await requestSignInMail(civic, email, request.ip, values.next);
+      handle = await requestSignInMail(civic, email, requestClient(request), values.next);
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "email", message: limitedMessage(reply, error) }], 429);
     }
@@ -104,13 +124,14 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
         ),
         { status, hasErrors: true },
       );
+    const location = afterSignIn(request);
     let outcome: SignInOutcome;
     try {
-      outcome = await signInWithCode(civic, handle, field(request, "code", 20), request.ip);
+      outcome = await signInWithCode(civic, handle, field(request, "code", 20), requestClient(request));
     } catch (error) {
       return again(limitedMessage(reply, error), 429);
     }
-    return finish(request, reply, outcome, (message) => again(message));
+    return finish(request, reply, location, outcome, (message) => again(message));
   });
 
   linkPage(app, {
@@ -124,13 +145,14 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/sign-in/link", { schema: { hide: true } }, async (request, reply) => {
     const values = { email: "", passwordEmail: "", next: "" };
+    const location = afterSignIn(request);
     let outcome: SignInOutcome;
     try {
-      outcome = await signInWithLink(civic, field(request, "token", 100), request.ip);
+      outcome = await signInWithLink(civic, field(request, "token", 100), requestClient(request));
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "email", message: limitedMessage(reply, error) }], 429);
     }
-    return finish(request, reply, outcome, (message) =>
+    return finish(request, reply, location, outcome, (message) =>
       signInForm(request, reply, values, [{ field: "email", message }], 410),
     );
   });
@@ -146,13 +168,14 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
       if (password === "") problems.push({ field: "password", message: "Enter your password" });
       return signInForm(request, reply, values, problems);
     }
+    const location = afterSignIn(request);
     let outcome: SignInOutcome;
     try {
-      outcome = await signInWithPassword(civic, email, password, request.ip);
+      outcome = await signInWithPassword(civic, email, password, requestClient(request));
     } catch (error) {
       return signInForm(request, reply, values, [{ field: "password", message: limitedMessage(reply, error) }], 429);
     }
-    return finish(request, reply, outcome, (message) =>
+    return finish(request, reply, location, outcome, (message) =>
       signInForm(request, reply, values, [{ field: "password", message }], 401),
     );
   });

@@ -2,6 +2,7 @@ import type { Civic, Viewer } from "../core/context.js";
 import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { authorise, roleAtLeast } from "../core/policy.js";
+import { keepAnAdmin } from "../accounts/admins.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/repository.js";
 import { normaliseEmail } from "../accounts/tokens.js";
 import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/keys.js";
@@ -24,8 +25,8 @@ export async function listStaff(civic: Civic) {
 }
 
 /**
- * Gives an existing account a role (resident takes the staff role away). The last admin cannot be demoted, so the
- * console always has someone who can administer it. Audited.
+ * Gives an existing account a role (resident takes the staff role away). The last active admin cannot be demoted
+ * (accounts/admins.ts), so the console always has someone who can administer it. Audited.
  */
 export async function changeRole(
   civic: Civic,
@@ -46,15 +47,7 @@ export async function changeRole(
   if (account.role === role) throw problem("role", `This account already has the role ${role}.`);
   const now = civic.now();
   await db.transaction().execute(async (tx) => {
-    if (account.role === "admin") {
-      const admins = await tx
-        .selectFrom("accounts")
-        .select((eb) => eb.fn.countAll<string | number>().as("n"))
-        .where("role", "=", "admin")
-        .executeTakeFirstOrThrow();
-      if (Number(admins.n) <= 1)
-        throw problem("role", "This is the last administrator; make someone else an administrator first.");
-    }
+    if (account.role === "admin") await keepAnAdmin(tx, account.id, "role");
     await setRole(tx, account.id, role as Role, now);
     await recordAudit(tx, {
       actorId: viewer.accountId,

@@ -35,6 +35,8 @@ export interface Viewer {
   label: string;
   role: "resident" | "moderator" | "admin";
   sessionId: number;
+  /** When this session was started by a sign-in (ISO 8601): sensitive changes ask for a recent one. */
+  signedInAt: string;
   /** A form token bound to this session (it is also a valid ordinary form token). */
   formToken(): string;
   /** Whether a posted form token was issued for this session. */

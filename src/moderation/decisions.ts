@@ -10,6 +10,7 @@ import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
 import { noteModerationChange } from "./visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
+import { keepAnAdmin } from "../accounts/admins.js";
 
 export const STRIKE_WINDOW_DAYS = 90;
 export const MAX_REASON = 2000;
@@ -399,6 +400,7 @@ export async function suspendAccount(
         fields: [{ field: "reason", message: "the account is suspended already" }],
       });
     }
+    if (account.role === "admin") await keepAnAdmin(tx, account.id, "reason");
     await suspendWithin(civic, tx, { ...input, reason });
   });
 }

@@ -10,6 +10,7 @@ import { flagItem } from "./flags.js";
 import "./kinds.js";
 import "./personal-data.js";
 import { moderatedKind } from "./registry.js";
+import { requestClient } from "../core/http/client-address.js";
 
 const params = Type.Object({ kind: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 100 }) });
 type Params = { kind: string; id: string };
@@ -83,7 +84,7 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
           reason: values.reason,
           note: values.note,
           viewer: request.viewer,
-          clientIp: request.ip,
+          clientIp: requestClient(request),
         });
         return sendPage(
           reply,

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { isIPv6 } from "node:net";
+import { clientKey } from "../core/http/client-address.js";
 import { type Kysely, sql } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
@@ -27,32 +27,13 @@ export const FLAG_LIMIT = { name: "moderation-flag", max: 10, windowMs: 60 * 60 
 export const FLAGGER_MIN_AGE_DAYS = 7;
 
 /**
- * The client as one flagger: an IPv4 address, or the /64 prefix of an IPv6 address (one machine or household gets
- * a whole /64). A local stand-in until the platform floor has one client key for every limit.
- */
-export function clientAddressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped?.[1]) return mapped[1];
-  if (!isIPv6(ip)) return ip;
-  const [head = "", tail = ""] = ip.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const gap = Math.max(0, 8 - left.length - right.length);
-  const groups = ip.includes("::") ? [...left, ...Array<string>(gap).fill("0"), ...right] : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (g || "0").toLowerCase().replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
-}
-
-/**
- * A keyed hash of the client address (IPv6 by /64) salted with the item: the same client gets the same key on one
+ * A keyed hash of the client address (IPv6 by /64, core/http/client-address.ts) salted with the item: the same client gets the same key on one
  * item whatever the day, and different keys on different items, so the table never holds an address nor a value
  * that links one client's flags together.
  */
 export function flagClientKey(civic: Civic, kind: string, id: string, clientIp: string): string {
   return createHmac("sha256", civic.config.sessionSecret)
-    .update(`flag:${kind}:${id}:${clientAddressKey(clientIp)}`)
+    .update(`flag:${kind}:${id}:${clientKey(clientIp)}`)
     .digest("base64url");
 }
 

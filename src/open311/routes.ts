@@ -44,6 +44,7 @@ import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
 import { AnswerCache, type CachedAnswer } from "./answer-cache.js";
 import { publicReadVersion } from "../reports/data-version.js";
+import { requestClient } from "../core/http/client-address.js";
 
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";
@@ -159,7 +160,7 @@ export const open311Routes = fp(
     const clients = new WeakMap<FastifyRequest, ApiClient>();
     const bucket = (kind: string) => (request: FastifyRequest) => {
       const client = clients.get(request);
-      return client ? `${kind}:key:${client.id}` : `${kind}:addr:${request.ip}`;
+      return client ? `${kind}:key:${client.id}` : `${kind}:addr:${requestClient(request)}`;
     };
     const readLimiter = app.createRateLimit({ max: readMax, timeWindow: windowMs, keyGenerator: bucket("read") });
     const writeLimiter = app.createRateLimit({ max: writeMax, timeWindow: windowMs, keyGenerator: bucket("write") });

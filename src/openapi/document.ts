@@ -100,8 +100,8 @@ again. The key is optional on Open311 and required on \`/api/app/reports\`; erro
 ## Rate limits
 
 The Open311 API is rate-limited: ${config.rateLimit.readMax} reads and ${config.rateLimit.writeMax} submissions per
-${windowSeconds} seconds, counted per API key when a valid key is sent and per client address otherwise
-(operators can change the values). Every answer carries the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\`
+${windowSeconds} seconds, counted per API key when a valid key is sent and per client address otherwise (an IPv6
+client counts by its /64, an IPv4-mapped IPv6 address as its IPv4 address; operators can change the values). Every answer carries the IETF draft \`RateLimit-Limit\`, \`RateLimit-Remaining\`
 and \`RateLimit-Reset\` headers; a \`429\` carries \`Retry-After\` (seconds). The business directory is not
 rate-limited: it is served from prepared, cacheable responses.
 

@@ -384,6 +384,17 @@ export interface EmailChallengesTable {
   used_at: Timestamp | null;
 }
 
+/** An undo link sent to the old address when an account's address changed (migration 0021). */
+export interface EmailChangeUndosTable {
+  id: Id;
+  account_id: string;
+  old_email: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface PasskeysTable {
   /** The credential id, base64url. */
   id: string;
@@ -604,6 +615,7 @@ export interface DB {
   accounts: AccountsTable;
   sessions: SessionsTable;
   email_challenges: EmailChallengesTable;
+  email_change_undos: EmailChangeUndosTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;

@@ -210,6 +210,11 @@ export function PrivacyContent({ site }: ContentProps) {
         argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
         under your email address, on <a href="/my-data">your personal data</a> page, with or without an account.
       </p>
+      <p>
+        When you change your email address, password or passkeys, we email your account's address about it and sign out
+        your other devices. After an email address change, we keep your previous address for 7 days with a link sent to
+        it that can undo the change; then we delete it.
+      </p>
 
       <h2>Changes to this notice</h2>
       <p>If we change this notice, we will update the "Last updated" date at the top of this page.</p>

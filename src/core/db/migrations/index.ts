@@ -18,6 +18,7 @@ import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
 import * as m0020 from "./0020_public_data_version.js";
 import * as m0020b from "./0020b_unlogged_counters.js";
+import * as m0021 from "./0021_trust_signin.js";
 import * as m0022 from "./0022_trust_policy.js";
 
 /**
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   "0019_scale_counts": m0019,
   "0020_public_data_version": m0020,
   "0020b_unlogged_counters": m0020b,
+  "0021_trust_signin": m0021,
   "0022_trust_policy": m0022,
 };
 

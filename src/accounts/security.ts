@@ -1,0 +1,146 @@
+import type { Kysely } from "kysely";
+import type { Civic, Viewer } from "../core/context.js";
+import type { DB } from "../core/db/schema.js";
+import type { Job } from "../core/jobs/runner.js";
+import { enqueueMail } from "../core/mail/outbox.js";
+import { emailChangedMail, type SecurityChange, securityChangeMail, UNDO_DAYS } from "./mails.js";
+import { findAccountByEmail, getAccount } from "./repository.js";
+import { endAllSessions, endOtherSessions } from "./sessions.js";
+import { hashToken, looksLikeToken, newToken } from "./tokens.js";
+
+/**
+ * Sensitive account changes (the email address, the password, passkeys) ask for a recent sign-in: a session started
+ * by a sign-in (link, code, password or passkey) at most this many minutes ago. An older session, or a stolen
+ * cookie, is sent to sign in again first; signing in starts a new session, which is then recent.
+ */
+export const RECENT_SIGN_IN_MINUTES = 15;
+
+/** Whether the viewer's session was signed in recently enough for a sensitive change. */
+export function signedInRecently(civic: Civic, viewer: Viewer): boolean {
+  return civic.now().getTime() - Date.parse(viewer.signedInAt) <= RECENT_SIGN_IN_MINUTES * 60_000;
+}
+
+/** Where a sensitive change that needs a fresh sign-in sends the person: the sign-in page, then back. */
+export function signInAgainPath(back = "/account"): string {
+  return `/sign-in?again=1&next=${encodeURIComponent(back)}`;
+}
+
+export const SIGN_IN_AGAIN =
+  `To change your email address, password or passkeys, please sign in again first (your sign-in on this device ` +
+  `was more than ${RECENT_SIGN_IN_MINUTES} minutes ago). This makes sure it is you.`;
+
+/**
+ * After a change of how an account signs in (password, passkeys): every other session ends and the account's own
+ * (confirmed) address is told, in the same transaction as the change when `db` is one.
+ */
+export async function afterSecurityChange(
+  civic: Civic,
+  db: Kysely<DB>,
+  input: { accountId: string; keepSessionId: number | null; change: SecurityChange },
+): Promise<void> {
+  const account = await getAccount(db, input.accountId);
+  if (!account) return;
+  await endOtherSessions(db, account.id, input.keepSessionId);
+  await enqueueMail(db, securityChangeMail(civic.site, account.email, input.change), civic.now());
+}
+
+/**
+ * After an account's address changed from `oldEmail`: every other session ends, and the old address gets a link
+ * that undoes the change. Call in the transaction that changes the address.
+ */
+export async function afterEmailChange(
+  civic: Civic,
+  db: Kysely<DB>,
+  input: { accountId: string; oldEmail: string; keepSessionId: number | null },
+): Promise<void> {
+  const now = civic.now();
+  await endOtherSessions(db, input.accountId, input.keepSessionId);
+  await db.deleteFrom("email_change_undos").where("expires_at", "<", now.toISOString()).execute();
+  const token = newToken();
+  await db
+    .insertInto("email_change_undos")
+    .values({
+      account_id: input.accountId,
+      old_email: input.oldEmail,
+      token_hash: hashToken(token),
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + UNDO_DAYS * 24 * 60 * 60_000).toISOString(),
+      used_at: null,
+    })
+    .execute();
+  const link = `${civic.site.baseUrl}/account/email/undo/${token}`;
+  await enqueueMail(db, emailChangedMail(civic.site, input.oldEmail, link), now);
+}
+
+/** Whether an undo link is still usable (for the page it opens; using it is `undoEmailChange`). */
+export async function undoLinkIsLive(civic: Civic, token: unknown): Promise<boolean> {
+  if (!looksLikeToken(token)) return false;
+  const row = await civic.database.db
+    .selectFrom("email_change_undos")
+    .select("id")
+    .where("token_hash", "=", hashToken(token))
+    .where("used_at", "is", null)
+    .where("expires_at", ">", civic.now().toISOString())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type UndoOutcome = { kind: "undone"; accountId: string } | { kind: "expired" } | { kind: "taken" };
+
+/**
+ * Uses an undo link: the account gets its old address back, every session of it ends (whoever holds them), and
+ * pending confirmations of a new address are cancelled. Works without being signed in; once.
+ */
+export async function undoEmailChange(civic: Civic, token: unknown): Promise<UndoOutcome> {
+  if (!looksLikeToken(token)) return { kind: "expired" };
+  const now = civic.now().toISOString();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const undo = await tx
+      .selectFrom("email_change_undos")
+      .select(["id", "account_id", "old_email"])
+      .where("token_hash", "=", hashToken(token))
+      .where("used_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    if (!undo) return { kind: "expired" } as const;
+    // Someone has since taken the old address for another account (only its owner could): the link stays unused.
+    const holder = await findAccountByEmail(tx, undo.old_email);
+    if (holder && holder.id !== undo.account_id) return { kind: "taken" } as const;
+    const used = await tx
+      .updateTable("email_change_undos")
+      .set({ used_at: now })
+      .where("id", "=", undo.id)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
+    if (Number(used.numUpdatedRows) !== 1) return { kind: "expired" } as const;
+    await tx
+      .updateTable("accounts")
+      .set({ email: undo.old_email, email_verified_at: now, updated_at: now })
+      .where("id", "=", undo.account_id)
+      .execute();
+    await tx
+      .updateTable("email_challenges")
+      .set({ used_at: now })
+      .where("account_id", "=", undo.account_id)
+      .where("purpose", "=", "email-change")
+      .where("used_at", "is", null)
+      .execute();
+    await endAllSessions(tx, undo.account_id);
+    return { kind: "undone", accountId: undo.account_id } as const;
+  });
+}
+
+/** Deletes undo links (and with them the old addresses) once they have expired; hourly. */
+export function expiredUndoLinksJob(db: Kysely<DB>): Job {
+  return {
+    name: "account-undo-links",
+    intervalMs: 60 * 60_000,
+    async run({ now }) {
+      const result = await db
+        .deleteFrom("email_change_undos")
+        .where("expires_at", "<", now.toISOString())
+        .executeTakeFirst();
+      return { undoLinksDeleted: Number(result.numDeletedRows) };
+    },
+  };
+}
