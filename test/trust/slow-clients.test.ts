@@ -100,7 +100,7 @@ describeEachDb("slow clients", (dialect) => {
       const photo = await jpegWithGps();
       const form = new FormData();
       for (const [n, v] of fields()) form.append(n, v);
-      form.append("media", new Blob([photo], { type: "image/jpeg" }), "pothole.jpg");
+      form.append("media", new Blob([new Uint8Array(photo)], { type: "image/jpeg" }), "pothole.jpg");
       const res = await fetch(`${base}/api/v2/requests.json`, { method: "POST", body: form });
       const answer = await res.text();
       expect(res.status, answer).toBe(200);
