@@ -63,9 +63,13 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
       DOWNLOAD_LIMIT_MESSAGE,
     );
     if (!(await exportSlots.take(0))) {
-      throw new AppError("service_unavailable", "Many downloads are being prepared at the moment. Please try again soon.", {
-        headers: { "retry-after": String(EXPORT_RETRY_AFTER_SECONDS) },
-      });
+      throw new AppError(
+        "service_unavailable",
+        "Many downloads are being prepared at the moment. Please try again soon.",
+        {
+          headers: { "retry-after": String(EXPORT_RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     let held = true;
     const release = () => {

@@ -121,7 +121,8 @@ export const reportData: PersonalDataSource = {
     for (const p of photos) {
       const report = byId.get(p.report_id);
       const key = photoKey(p.hash, "full");
-      if (report) files.push({ path: `photos/${report.reference}-${p.position + 1}.jpg`, read: () => storage.get(key) });
+      if (report)
+        files.push({ path: `photos/${report.reference}-${p.position + 1}.jpg`, read: () => storage.get(key) });
     }
     return {
       data: reports.map((r) => ({

@@ -4,7 +4,14 @@ import { strFromU8, unzipSync } from "fflate";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { photoKey } from "../../src/core/media/images.js";
 import { mediaStorage } from "../../src/core/media/storage.js";
-import { type AccountsHarness, accountsHarness, makeReport, signInMailParts, tokenIn, Visitor } from "../accounts/support.js";
+import {
+  type AccountsHarness,
+  accountsHarness,
+  makeReport,
+  signInMailParts,
+  tokenIn,
+  Visitor,
+} from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { jpegWithGps } from "../helpers/images.js";
 
@@ -127,7 +134,8 @@ describeEachDb("streamed personal-data download", (dialect) => {
     const data = JSON.parse(strFromU8(zip["data.json"]!)) as { reports: { reference: string; photos: string[] }[] };
     expect(data.reports.map((r) => r.reference)).toEqual([report.reference]);
     expect(data.reports[0]!.photos).toHaveLength(BIG_PHOTOS + 1);
-    for (let i = 2; i <= BIG_PHOTOS + 1; i++) expect(zip[`photos/${report.reference}-${i}.jpg`]?.length).toBe(BIG_BYTES);
+    for (let i = 2; i <= BIG_PHOTOS + 1; i++)
+      expect(zip[`photos/${report.reference}-${i}.jpg`]?.length).toBe(BIG_BYTES);
     expect(unzipSync(new Uint8Array(after.rawPayload))["data.json"]).toBeDefined();
   }, 120_000);
 
