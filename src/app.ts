@@ -92,6 +92,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // also have a minimum rate (core/media/uploads.ts).
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
+    // A connection on which nothing moves either way (a client that stopped reading a download) is closed.
+    connectionTimeout: config.timeouts.idleMs,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();

@@ -96,6 +96,11 @@ export interface Config {
     headersMs: number;
     /** An idle keep-alive connection is closed after this (Node's keepAliveTimeout). */
     keepAliveMs: number;
+    /**
+     * A connection on which nothing moves either way for this long is closed (the socket timeout), e.g. a client
+     * that stops reading a download: the download's export slot is freed.
+     */
+    idleMs: number;
     /** An upload must send at least this many bytes a second on average over every `uploadWindowMs`... */
     uploadMinBytesPerSecond: number;
     /** ...or it is aborted, its slot freed and its temporary file removed. */
@@ -199,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestMs: int("REQUEST_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
     headersMs: int("HEADERS_TIMEOUT_SECONDS", 20, 1, 600) * 1000,
     keepAliveMs: int("KEEP_ALIVE_SECONDS", 72, 1, 3600) * 1000,
+    idleMs: int("CONNECTION_IDLE_SECONDS", 120, 1, 3600) * 1000,
     uploadMinBytesPerSecond: int("UPLOAD_MIN_BYTES_PER_SECOND", 1024, 0, 10 * 1024 * 1024),
     uploadWindowMs: int("UPLOAD_RATE_WINDOW_SECONDS", 10, 1, 600) * 1000,
   };

@@ -24,6 +24,67 @@ const HOUR = 60 * 60 * 1000;
 const BIG_PHOTOS = 6;
 const BIG_BYTES = 4 * 1024 * 1024;
 
+/** A report with one real photo and BIG_PHOTOS more rows pointing at one 4 MB stored file: a ~25 MB archive. */
+async function bigReport(h: AccountsHarness, email: string) {
+  const report = await makeReport(h.app, { email, name: "Big Exporter" }, null, [await jpegWithGps()]);
+  const db = h.app.civic.database.db;
+  const { id: _id, ...photo } = await db
+    .selectFrom("report_photos")
+    .innerJoin("reports", "reports.id", "report_photos.report_id")
+    .selectAll("report_photos")
+    .where("reports.reference", "=", report.reference)
+    .executeTakeFirstOrThrow();
+  const hash = randomBytes(32).toString("hex");
+  await mediaStorage(h.app.civic.config).put(photoKey(hash, "full"), randomBytes(BIG_BYTES));
+  for (let i = 1; i <= BIG_PHOTOS; i++) {
+    await db
+      .insertInto("report_photos")
+      .values({ ...photo, position: i, hash })
+      .execute();
+  }
+  return report;
+}
+
+/** A download over a real connection that reads nothing until `resume()`. */
+function heldDownload(port: number, cookie: string, csrf: string) {
+  const body = new URLSearchParams({ _csrf: csrf }).toString();
+  let response: IncomingMessage | null = null;
+  const req = httpRequest({
+    host: "127.0.0.1",
+    port,
+    method: "POST",
+    path: "/account/data/download",
+    headers: {
+      cookie,
+      host: "civic.test",
+      "content-type": "application/x-www-form-urlencoded",
+      "content-length": Buffer.byteLength(body),
+    },
+  });
+  req.on("error", () => {});
+  const started = new Promise<IncomingMessage>((resolve) => {
+    req.on("response", (res) => {
+      response = res;
+      res.pause();
+      resolve(res);
+    });
+  });
+  req.end(body);
+  return {
+    started,
+    async read(): Promise<Buffer> {
+      const res = await started;
+      const parts: Buffer[] = [];
+      for await (const chunk of res) parts.push(chunk as Buffer);
+      return Buffer.concat(parts);
+    },
+    abort() {
+      req.destroy();
+      response?.destroy();
+    },
+  };
+}
+
 describeEachDb("streamed personal-data download", (dialect) => {
   let h: AccountsHarness;
   let port: number;
@@ -34,77 +95,16 @@ describeEachDb("streamed personal-data download", (dialect) => {
   });
   afterAll(async () => h?.close());
 
-  /** A report with one real photo and BIG_PHOTOS more rows pointing at one 4 MB stored file: a ~25 MB archive. */
-  async function bigReport(email: string) {
-    const report = await makeReport(h.app, { email, name: "Big Exporter" }, null, [await jpegWithGps()]);
-    const db = h.app.civic.database.db;
-    const { id: _id, ...photo } = await db
-      .selectFrom("report_photos")
-      .innerJoin("reports", "reports.id", "report_photos.report_id")
-      .selectAll("report_photos")
-      .where("reports.reference", "=", report.reference)
-      .executeTakeFirstOrThrow();
-    const hash = randomBytes(32).toString("hex");
-    await mediaStorage(h.app.civic.config).put(photoKey(hash, "full"), randomBytes(BIG_BYTES));
-    for (let i = 1; i <= BIG_PHOTOS; i++) {
-      await db
-        .insertInto("report_photos")
-        .values({ ...photo, position: i, hash })
-        .execute();
-    }
-    return report;
-  }
-
-  /** A download over a real connection that reads nothing until `resume()`. */
-  function heldDownload(cookie: string, csrf: string) {
-    const body = new URLSearchParams({ _csrf: csrf }).toString();
-    let response: IncomingMessage | null = null;
-    const req = httpRequest({
-      host: "127.0.0.1",
-      port,
-      method: "POST",
-      path: "/account/data/download",
-      headers: {
-        cookie,
-        host: "civic.test",
-        "content-type": "application/x-www-form-urlencoded",
-        "content-length": Buffer.byteLength(body),
-      },
-    });
-    req.on("error", () => {});
-    const started = new Promise<IncomingMessage>((resolve) => {
-      req.on("response", (res) => {
-        response = res;
-        res.pause();
-        resolve(res);
-      });
-    });
-    req.end(body);
-    return {
-      started,
-      async read(): Promise<Buffer> {
-        const res = await started;
-        const parts: Buffer[] = [];
-        for await (const chunk of res) parts.push(chunk as Buffer);
-        return Buffer.concat(parts);
-      },
-      abort() {
-        req.destroy();
-        response?.destroy();
-      },
-    };
-  }
-
   it("streams the archive, two at a time at most (503 with Retry-After beyond), and frees the slot of a client that left", async () => {
     h.advance(HOUR);
     const email = "big@example.org";
-    const report = await bigReport(email);
+    const report = await bigReport(h, email);
     const v = new Visitor(h.app);
     await v.signIn(h, email);
     const csrf = tokenIn((await v.get("/account/data")).body);
 
-    const first = heldDownload(v.cookie!, csrf);
-    const second = heldDownload(v.cookie!, csrf);
+    const first = heldDownload(port, v.cookie!, csrf);
+    const second = heldDownload(port, v.cookie!, csrf);
     const [a, b] = await Promise.all([first.started, second.started]);
     for (const res of [a, b]) {
       expect(res.statusCode).toBe(200);
@@ -169,4 +169,36 @@ describeEachDb("streamed personal-data download", (dialect) => {
     expect(again.statusCode).toBe(200);
     expect(again.headers["content-type"]).toBe("application/zip");
   }, 120_000);
+});
+
+describeEachDb("a download whose client stopped reading", (dialect) => {
+  let h: AccountsHarness;
+  let port: number;
+  beforeAll(async () => {
+    h = await accountsHarness(dialect, { CONNECTION_IDLE_SECONDS: "2" });
+    await h.app.listen({ port: 0, host: "127.0.0.1" });
+    port = (h.app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => h?.close());
+
+  it("is closed after CONNECTION_IDLE_SECONDS, which frees its export slot", async () => {
+    expect(h.app.server.timeout).toBe(2_000);
+    const email = "stalled@example.org";
+    await bigReport(h, email);
+    const v = new Visitor(h.app);
+    await v.signIn(h, email);
+    const csrf = tokenIn((await v.get("/account/data")).body);
+    const held = [heldDownload(port, v.cookie!, csrf), heldDownload(port, v.cookie!, csrf)];
+    await Promise.all(held.map((d) => d.started));
+    expect((await v.post("/account/data/download", { _csrf: csrf })).statusCode).toBe(503);
+
+    // Neither reads: nothing moves on their connections, which the server closes after 2 s.
+    const connections = () => new Promise<number>((resolve) => h.app.server.getConnections((_e, n) => resolve(n)));
+    for (let i = 0; i < 400 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await connections()).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    const after = await v.post("/account/data/download", { _csrf: csrf });
+    expect(after.statusCode).toBe(200);
+    for (const d of held) d.abort();
+  }, 60_000);
 });

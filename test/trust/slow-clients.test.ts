@@ -82,10 +82,11 @@ describeEachDb("slow clients", (dialect) => {
     };
   }
 
-  it("gives requests, headers and idle connections time limits", () => {
+  it("gives requests, headers, keep-alive and idle connections time limits", () => {
     expect(t.app.server.requestTimeout).toBe(300_000);
     expect(t.app.server.headersTimeout).toBe(20_000);
     expect(t.app.server.keepAliveTimeout).toBe(72_000);
+    expect(t.app.server.timeout).toBe(120_000);
   });
 
   it("stops uploads that send a byte every second, frees their slots and files; a normal upload gets through", async () => {
