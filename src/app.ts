@@ -89,6 +89,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController: options.logController ?? new AccessLogController(),
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
+    // Slow clients (README "Configuration"): a whole request must arrive within REQUEST_TIMEOUT_SECONDS and idle
+    // keep-alive connections close after KEEP_ALIVE_SECONDS; headersTimeout is set on the server below. Uploads
+    // also have a minimum rate (core/media/uploads.ts).
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    // A connection on which nothing moves either way (a client that stopped reading a download) is closed.
+    connectionTimeout: config.timeouts.idleMs,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
@@ -102,6 +109,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.headersTimeout = Math.min(config.timeouts.headersMs, config.timeouts.requestMs);
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const now = options.now ?? (() => new Date());
@@ -167,6 +175,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     dataDir: config.dataDir,
     maxConcurrent: config.uploads.maxConcurrent,
     slotWaitMs: config.uploads.slotWaitMs,
+    minBytesPerSecond: config.timeouts.uploadMinBytesPerSecond,
+    rateWindowMs: config.timeouts.uploadWindowMs,
   });
   // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
   // checked once.

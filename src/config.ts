@@ -88,6 +88,26 @@ export interface Config {
   };
   /** Where photos are kept: DATA_DIR/media (default) or an S3-compatible bucket. */
   media: { store: "local" } | S3Settings;
+  /** Slow clients: how long a connection may take to send its request, and how slowly an upload may arrive. */
+  timeouts: {
+    /** Time to receive a whole request, headers and body (Node's requestTimeout). */
+    requestMs: number;
+    /** Time to receive a request's headers (Node's headersTimeout). */
+    headersMs: number;
+    /** An idle keep-alive connection is closed after this (Node's keepAliveTimeout). */
+    keepAliveMs: number;
+    /**
+     * A connection on which nothing moves either way for this long is closed (the socket timeout), e.g. a client
+     * that stops reading a download: the download's export slot is freed.
+     */
+    idleMs: number;
+    /** An upload must send at least this many bytes a second on average over every `uploadWindowMs`... */
+    uploadMinBytesPerSecond: number;
+    /** ...or it is aborted, its slot freed and its temporary file removed. */
+    uploadWindowMs: number;
+  };
+  /** Personal-data downloads (zip archives) streamed at once per process; one more is answered 503. */
+  exports: { maxConcurrent: number };
   moderation: {
     /** Independent "Report this" flaggers (see FLAGGER_MIN_AGE_DAYS) after which an item is hidden until reviewed. */
     autoHideFlags: number;
@@ -180,6 +200,15 @@ export function loadConfig(env: Env = process.env): Config {
   const maxPhotoBytes = int("MAX_PHOTO_MB", 10, 1, 50) * 1024 * 1024;
   const maxConcurrentUploads = int("MAX_CONCURRENT_UPLOADS", 4, 1, 64);
   const uploadWaitMs = int("UPLOAD_WAIT_SECONDS", 10, 0, 60) * 1000;
+  const timeouts = {
+    requestMs: int("REQUEST_TIMEOUT_SECONDS", 300, 1, 3600) * 1000,
+    headersMs: int("HEADERS_TIMEOUT_SECONDS", 20, 1, 600) * 1000,
+    keepAliveMs: int("KEEP_ALIVE_SECONDS", 72, 1, 3600) * 1000,
+    idleMs: int("CONNECTION_IDLE_SECONDS", 120, 1, 3600) * 1000,
+    uploadMinBytesPerSecond: int("UPLOAD_MIN_BYTES_PER_SECOND", 1024, 0, 10 * 1024 * 1024),
+    uploadWindowMs: int("UPLOAD_RATE_WINDOW_SECONDS", 10, 1, 600) * 1000,
+  };
+  const maxConcurrentExports = int("MAX_CONCURRENT_EXPORTS", 2, 1, 16);
 
   const autoHideFlags = int("AUTO_HIDE_FLAGS", 3, 1, 1000);
   const suspendAfterStrikes = int("SUSPEND_AFTER_STRIKES", 3, 1, 1000);
@@ -226,6 +255,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     uploads: { maxPhotos, maxPhotoBytes, maxConcurrent: maxConcurrentUploads, slotWaitMs: uploadWaitMs },
     media,
+    timeouts,
+    exports: { maxConcurrent: maxConcurrentExports },
     moderation: { autoHideFlags, suspendAfterStrikes },
   };
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { AppError, notFound } from "../core/http/errors.js";
+import { Slots } from "../core/limits/slots.js";
 import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
@@ -12,23 +13,29 @@ import { myDataMail } from "./mails.js";
 import {
   type DataSubject,
   erasePersonalData,
-  exportPersonalData,
   listConsents,
+  streamPersonalData,
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
+import { DOWNLOAD_LIMIT_MESSAGE, LIMITS } from "./limits.js";
+import { limiterFor } from "./sign-in.js";
 import { normaliseEmail } from "./tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const EXPIRED = "This link has expired. Ask for a new one on the “Your personal data” page.";
+/** Seconds a client is asked to wait when every export slot is busy. */
+const EXPORT_RETRY_AFTER_SECONDS = 30;
 
 /** /account/reports, /account/data, /account/delete and /my-data (the same rights without an account). */
 export async function dataRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
+  /** Downloads being streamed in this process (MAX_CONCURRENT_EXPORTS); one more is answered 503. */
+  const exportSlots = new Slots(civic.config.exports.maxConcurrent);
 
   async function accountSubject(viewer: Viewer): Promise<DataSubject> {
     const account = await getAccount(db(), viewer.accountId);
@@ -43,14 +50,48 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     return { subject: { accountId: account?.id ?? null, email: challenge.email } };
   }
 
-  async function sendZip(reply: FastifyReply, subject: DataSubject) {
-    const zip = await exportPersonalData(sourceContext(civic), subject);
-    const day = civic.now().toISOString().slice(0, 10);
-    return reply
-      .header("content-type", "application/zip")
-      .header("content-disposition", `attachment; filename="my-data-${day}.zip"`)
-      .header("cache-control", "no-store")
-      .send(Buffer.from(zip));
+  /**
+   * The download, for both routes: counted against the person's and the client's download limits (429), then, if
+   * one of the process's export slots is free (503 with Retry-After otherwise), streamed as it is produced. The
+   * slot is held until the answer is sent or the client goes away.
+   */
+  async function sendZip(request: FastifyRequest, reply: FastifyReply, subject: DataSubject) {
+    const who = subject.accountId ? `account:${subject.accountId}` : `email:${subject.email}`;
+    await limiterFor(civic).enforce(
+      [
+        [LIMITS.downloadsPerSubject, who],
+        [LIMITS.downloadsPerClient, requestClient(request)],
+      ],
+      DOWNLOAD_LIMIT_MESSAGE,
+    );
+    if (!(await exportSlots.take(0))) {
+      throw new AppError(
+        "service_unavailable",
+        "Many downloads are being prepared at the moment. Please try again soon.",
+        {
+          headers: { "retry-after": String(EXPORT_RETRY_AFTER_SECONDS) },
+        },
+      );
+    }
+    let held = true;
+    const release = () => {
+      if (held) exportSlots.give();
+      held = false;
+    };
+    try {
+      const zip = await streamPersonalData(sourceContext(civic), subject);
+      zip.once("close", release);
+      reply.raw.once("close", release);
+      const day = civic.now().toISOString().slice(0, 10);
+      return reply
+        .header("content-type", "application/zip")
+        .header("content-disposition", `attachment; filename="my-data-${day}.zip"`)
+        .header("cache-control", "no-store")
+        .send(zip);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   async function choices(
@@ -150,7 +191,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   app.post("/account/data/download", { schema: { hide: true } }, async (request, reply) => {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
-    return sendZip(reply, await accountSubject(viewer));
+    return sendZip(request, reply, await accountSubject(viewer));
   });
 
   app.get("/account/delete", { schema: { hide: true } }, async (request, reply) => {
@@ -264,7 +305,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.post("/my-data/download", { schema: { hide: true } }, async (request, reply) =>
-    withToken(request, reply, (subject) => sendZip(reply, subject)),
+    withToken(request, reply, (subject) => sendZip(request, reply, subject)),
   );
 
   app.post("/my-data/withdraw", { schema: { hide: true } }, async (request, reply) =>

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { photoKey } from "../core/media/images.js";
-import { type DataSubject, type PersonalDataSource, registerPersonalData } from "./personal-data.js";
+import { type DataSubject, type ExportedFile, type PersonalDataSource, registerPersonalData } from "./personal-data.js";
 
 /** Reports that belong to the person: made while signed in, or made with their verified address. */
 export function ownReports(db: Kysely<DB>, subject: DataSubject) {
@@ -117,11 +117,14 @@ export const reportData: PersonalDataSource = {
     const photos = ids.length
       ? await db.selectFrom("report_photos").selectAll().where("report_id", "in", ids).orderBy("position").execute()
       : [];
-    const files = [];
+    // Read one at a time while the download is streamed, not here (personal-data.ts).
+    const byId = new Map(reports.map((r) => [r.id, r]));
+    const files: ExportedFile[] = [];
     for (const p of photos) {
-      const data = await storage.get(photoKey(p.hash, "full"));
-      const report = reports.find((r) => r.id === p.report_id);
-      if (data && report) files.push({ path: `photos/${report.reference}-${p.position + 1}.jpg`, data });
+      const report = byId.get(p.report_id);
+      const key = photoKey(p.hash, "full");
+      if (report)
+        files.push({ path: `photos/${report.reference}-${p.position + 1}.jpg`, read: () => storage.get(key) });
     }
     return {
       data: reports.map((r) => ({

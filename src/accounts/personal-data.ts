@@ -1,7 +1,9 @@
-import { strToU8, zipSync } from "fflate";
+import type { Readable } from "node:stream";
+import { strToU8 } from "fflate";
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { badId, parseKeyedId } from "../core/http/ids.js";
+import { worthCompressing, type ZipEntry, zipStream, zipToBuffer } from "../core/http/zip-stream.js";
 import type { Storage } from "../core/media/storage.js";
 import { keepAnAdmin } from "./admins.js";
 
@@ -23,11 +25,21 @@ export interface SourceContext {
   now: Date;
 }
 
-export interface ExportedFile {
-  /** Path inside the zip, e.g. "photos/AB12-CD34-1.jpg". */
-  path: string;
-  data: Uint8Array;
-}
+/**
+ * A file of the download. Large files (photos) give `read` instead of `data`: the archive is streamed and reads
+ * them one at a time when it reaches them, so the download's memory does not grow with the number of photos.
+ */
+export type ExportedFile =
+  | {
+      /** Path inside the zip, e.g. "photos/AB12-CD34-1.jpg". */
+      path: string;
+      data: Uint8Array;
+    }
+  | {
+      path: string;
+      /** The bytes, read when the archive reaches the file; null leaves it out (e.g. gone from the store). */
+      read: () => Promise<Uint8Array | null>;
+    };
 
 /** A consent the person gave, shown with its date and withdrawn with one button. */
 export interface ConsentRecord {
@@ -71,25 +83,35 @@ export function personalDataSources(): readonly PersonalDataSource[] {
   return sources;
 }
 
-/** The download: data.json with every source's part, plus the files (original photos) they add. */
-export async function exportPersonalData(ctx: SourceContext, subject: DataSubject): Promise<Uint8Array> {
+/**
+ * The download as a zip stream: data.json with every source's part, plus the files (original photos) they add.
+ * The sources' rows are collected before this resolves (so a failure is an ordinary error answer); the files are
+ * read one at a time while the stream is read (core/http/zip-stream.ts). Both download routes send this stream.
+ */
+export async function streamPersonalData(ctx: SourceContext, subject: DataSubject): Promise<Readable> {
   const data: Record<string, unknown> = {
     exportedAt: ctx.now.toISOString(),
     about: "Everything this platform holds about you. Photos are in the photos folder.",
   };
-  const files: Record<string, Uint8Array> = {};
+  const files = new Map<string, ExportedFile>();
   for (const source of sources) {
     const part = await source.collect(ctx, subject);
     data[source.key] = part.data;
-    for (const f of part.files ?? []) files[f.path] = f.data;
+    // A later file with the same path replaces the earlier one.
+    for (const f of part.files ?? []) files.set(f.path, f);
   }
   data.consents = await listConsents(ctx, subject);
-  // Photos are JPEGs already; storing them uncompressed saves time and loses nothing.
-  const entries: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {
-    "data.json": strToU8(`${JSON.stringify(data, null, 2)}\n`),
-  };
-  for (const [path, bytes] of Object.entries(files)) entries[path] = [bytes, { level: 0 }];
-  return zipSync(entries, { level: 6 });
+  const json = strToU8(`${JSON.stringify(data, null, 2)}\n`);
+  const entries: ZipEntry[] = [{ path: "data.json", compress: true, read: async () => json }];
+  for (const f of files.values()) {
+    entries.push({ path: f.path, compress: worthCompressing(f.path), read: "data" in f ? async () => f.data : f.read });
+  }
+  return zipStream(entries);
+}
+
+/** The download in memory, through the same stream: for tests and tools, never for an HTTP answer. */
+export async function exportPersonalData(ctx: SourceContext, subject: DataSubject): Promise<Uint8Array> {
+  return new Uint8Array(await zipToBuffer(await streamPersonalData(ctx, subject)));
 }
 
 /**

@@ -187,6 +187,8 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
           415: problem("Not multipart/form-data."),
           422: problem("This Idempotency-Key was used for a different report."),
           429: problem("Too many reports from this address: retry after `Retry-After`."),
+          408: problem("The photos arrived too slowly (under 1 KB/s over 10 s by default) and were not kept."),
+          503: problem("Too many uploads are in progress: retry after `Retry-After`."),
         },
       },
     },

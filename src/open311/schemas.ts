@@ -296,11 +296,12 @@ export const IdempotencyKeyHeaders = Type.Object(
 );
 
 /** The Open311 error responses a route may give. */
-export function errorResponses(...statuses: (400 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503)[]) {
+export function errorResponses(...statuses: (400 | 403 | 404 | 408 | 409 | 413 | 415 | 422 | 429 | 503)[]) {
   const text: Record<number, string> = {
     400: "Bad request: the errors say which parameter is wrong.",
     403: "Missing or invalid api_key.",
     404: "No such service, request or format.",
+    408: "The upload arrived too slowly (under UPLOAD_MIN_BYTES_PER_SECOND, 1 KB/s by default, over a 10-s window) or the request took longer than REQUEST_TIMEOUT_SECONDS: it was stopped and nothing was stored.",
     409: "A request with the same Idempotency-Key is still being processed: retry after Retry-After seconds.",
     422: "The Idempotency-Key was already used with a different request body.",
     413: "The body is too large (too many fields, or photos past the size or count limit).",

@@ -144,6 +144,17 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
       err.status,
     );
   }
+  if (err.code === "service_unavailable" && err.headers["retry-after"]) {
+    // Busy (every upload or export slot taken), not broken: say so, and when to try again.
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Please try again soon">
+        <h1>Please try again soon</h1>
+        <p>{err.message}</p>
+      </Layout>,
+      err.status,
+    );
+  }
   if (err.status >= 500) {
     return sendPage(
       reply,

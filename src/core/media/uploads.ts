@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { unreadableBody } from "../http/error-handler.js";
 import { AppError, isAppError } from "../http/errors.js";
 import { assertCleanText } from "../http/input.js";
+import { Slots } from "../limits/slots.js";
 
 /**
  * Multipart uploads without buffering before the checks:
@@ -19,6 +20,9 @@ import { assertCleanText } from "../http/input.js";
  *    all are busy), streams each file to a size-capped temporary file under DATA_DIR/tmp/uploads, adds the fields
  *    that come after the files to `request.body`, runs the handler's work, and removes the files afterwards in
  *    every case: success, failure, or a client that went away half way.
+ * 4. While it holds a slot, an upload must keep arriving at a minimum rate (UPLOAD_MIN_BYTES_PER_SECOND, averaged
+ *    over every UPLOAD_RATE_WINDOW_SECONDS): a body that trickles in slower is stopped with 408, its slot freed at
+ *    once, its temporary file removed and its connection closed, so a few stalled clients cannot hold every slot.
  * Clients must therefore send their fields (form token, api_key) before their files; browsers send a form's fields
  * in document order.
  */
@@ -29,6 +33,9 @@ export const MAX_CONCURRENT_UPLOADS = 4;
 export const SLOT_WAIT_MS = 10_000;
 /** Seconds a client is asked to wait when every upload slot is busy. */
 const RETRY_AFTER_SECONDS = 5;
+/** Defaults of UPLOAD_MIN_BYTES_PER_SECOND and UPLOAD_RATE_WINDOW_SECONDS (config.ts). */
+export const MIN_BYTES_PER_SECOND = 1024;
+export const RATE_WINDOW_MS = 10_000;
 /** Leftover temporary files older than this (a crashed process) are removed at start. */
 const STALE_MS = 60 * 60 * 1000;
 
@@ -49,6 +56,8 @@ interface PendingUpload {
 type FieldBody = Record<string, string | string[]>;
 
 const pending = new WeakMap<FastifyRequest, PendingUpload>();
+/** Uploads stopped for arriving too slowly: answered 408 and their connections closed. */
+const stalled = new WeakSet<FastifyRequest>();
 const filesHooks = new WeakMap<FastifyRequest, ((files: ReceivedFile[]) => Promise<void>)[]>();
 
 /** Whether this request still has files to read: its body so far holds only the fields sent before them. */
@@ -83,49 +92,15 @@ async function readFieldsUntilFile(parts: AsyncIterator<Multipart>, body: FieldB
   }
 }
 
-/** A counting semaphore: at most `size` holders. */
-/** A counting semaphore: at most `size` holders; the others wait in order, each for at most its own time limit. */
-class Slots {
-  private used = 0;
-  private readonly waiting: { grant: () => void }[] = [];
-  constructor(private readonly size: number) {}
-
-  /** Takes a slot, waiting at most `waitMs` for one; false when none came free in time. */
-  async take(waitMs: number): Promise<boolean> {
-    if (this.used < this.size) {
-      this.used++;
-      return true;
-    }
-    if (waitMs <= 0) return false;
-    return new Promise<boolean>((resolve) => {
-      const entry = {
-        grant: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(entry), 1);
-        resolve(false);
-      }, waitMs);
-      this.waiting.push(entry);
-    });
-  }
-
-  give(): void {
-    // The slot passes straight to the next waiter, if any.
-    const next = this.waiting.shift();
-    if (next) next.grant();
-    else this.used = Math.max(0, this.used - 1);
-  }
-}
-
 export interface UploadStore {
   /** Where temporary files live: DATA_DIR/tmp/uploads. */
   readonly dir: string;
   readonly slots: Slots;
   /** How long an upload waits for a slot. */
   readonly slotWaitMs: number;
+  /** The minimum rate an upload holding a slot must keep, in bytes a second over every `rateWindowMs` (0: none). */
+  readonly minBytesPerSecond: number;
+  readonly rateWindowMs: number;
 }
 
 declare module "fastify" {
@@ -146,7 +121,13 @@ async function removeStale(dir: string, now: number): Promise<void> {
 /** Registers the field-reading hook and the temporary store. Call once, after @fastify/multipart. */
 export async function registerUploads(
   app: FastifyInstance,
-  options: { dataDir: string; maxConcurrent?: number; slotWaitMs?: number },
+  options: {
+    dataDir: string;
+    maxConcurrent?: number;
+    slotWaitMs?: number;
+    minBytesPerSecond?: number;
+    rateWindowMs?: number;
+  },
 ): Promise<void> {
   const dir = join(options.dataDir, "tmp", "uploads");
   await removeStale(dir, Date.now());
@@ -154,6 +135,8 @@ export async function registerUploads(
     dir,
     slots: new Slots(options.maxConcurrent ?? MAX_CONCURRENT_UPLOADS),
     slotWaitMs: options.slotWaitMs ?? SLOT_WAIT_MS,
+    minBytesPerSecond: options.minBytesPerSecond ?? MIN_BYTES_PER_SECOND,
+    rateWindowMs: options.rateWindowMs ?? RATE_WINDOW_MS,
   });
   // Synchronous for every request that is not multipart: this hook runs on the hot paths too.
   app.addHook("preValidation", (request, _reply, done) => {
@@ -167,7 +150,7 @@ export async function registerUploads(
     }, done);
   });
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (pending.has(request)) {
+    if (pending.has(request) || stalled.has(request)) {
       reply.header("connection", "close");
       lingerThenClose(request);
     }
@@ -219,6 +202,36 @@ async function saveFile(part: MultipartFile, path: string): Promise<number> {
 }
 
 /**
+ * Watches the body of an upload that holds a slot: when fewer than `minBytesPerSecond × window` bytes arrived in a
+ * window, calls `onStall` once. A window in which the body was paused by the server itself (back-pressure from the
+ * disk) does not count. `stop()` ends the watch.
+ */
+function watchRate(request: FastifyRequest, store: UploadStore, onStall: () => void): () => void {
+  if (store.minBytesPerSecond <= 0) return () => {};
+  const raw = request.raw;
+  const needed = (store.minBytesPerSecond * store.rateWindowMs) / 1000;
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+  };
+  raw.on("data", count);
+  const timer = setInterval(() => {
+    const pausedByUs = raw.readableFlowing === false;
+    if (received < needed && !pausedByUs && !raw.readableEnded) {
+      stop();
+      onStall();
+    }
+    received = 0;
+  }, store.rateWindowMs);
+  timer.unref();
+  function stop() {
+    clearInterval(timer);
+    raw.off("data", count);
+  }
+  return stop;
+}
+
+/**
  * Receives the request's files (those whose field `accept`s) into the temporary store, adds the fields sent after
  * them to `request.body`, and runs `work` with them; the files are removed when `work` settles, whatever happens.
  * A request without files runs `work` at once with none. Files of other fields are read and dropped.
@@ -239,12 +252,25 @@ export async function withUploads<T>(
   }
   pending.delete(request);
   const dir = join(store.dir, randomBytes(12).toString("hex"));
+  let file: MultipartFile | null = upload.file;
+  let stopWatch = () => {};
+  const tooSlow = new Promise<never>((_resolve, reject) => {
+    stopWatch = watchRate(request, store, () => {
+      const error = new AppError(
+        "request_timeout",
+        "The upload arrived too slowly and was stopped. Please try again, if you can on a better connection.",
+      );
+      stalled.add(request);
+      // Ends the file being written (its descriptor is closed) and whatever waits for the next part.
+      file?.file.destroy(error);
+      reject(error);
+    });
+  });
   try {
     await mkdir(dir, { recursive: true });
     const files: ReceivedFile[] = [];
     const body = (request.body ?? {}) as FieldBody;
-    let file: MultipartFile | null = upload.file;
-    try {
+    const receive = async () => {
       while (file) {
         if (accept(file.fieldname)) {
           const path = join(dir, String(files.length));
@@ -256,9 +282,17 @@ export async function withUploads<T>(
         }
         file = await readFieldsUntilFile(upload.parts, body);
       }
+    };
+    const receiving = receive();
+    // Settles later when the race is lost to a stall (the connection is closed after the 408).
+    receiving.catch(() => {});
+    try {
+      await Promise.race([receiving, tooSlow]);
     } catch (error) {
       // A body cut short or otherwise malformed after the first file: busboy's errors carry no code.
       throw isAppError(error) || (error as { code?: unknown }).code ? error : unreadableBody(error);
+    } finally {
+      stopWatch();
     }
     // The fields sent after the files get the same input check as those before them (core/http/input.ts).
     assertCleanText(body);

@@ -208,7 +208,9 @@ export function PrivacyContent({ site }: ContentProps) {
       <p>
         Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
         argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
-        under your email address, on <a href="/my-data">your personal data</a> page, with or without an account.
+        under your email address, on <a href="/my-data">your personal data</a> page, with or without an account. The
+        download is put together while it is sent to you and no copy of it is kept on our server; to protect the site,
+        it can be made up to 10 times an hour.
       </p>
       <p>
         When you change your email address, password or passkeys, we email your account's address about it and sign out
