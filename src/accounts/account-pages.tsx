@@ -52,7 +52,7 @@ export function AccountPage(p: AccountPageProps) {
           <a href="/account/delete">Delete your account</a>
         </li>
       </ul>
-      <ButtonForm action="/sign-out" csrfToken={p.csrfToken} label="Sign out" />
+      <ButtonForm action="/sign-out" csrfToken={p.csrfToken} label="Sign out" clearsDevice />
 
       <h2>Name</h2>
       <PostForm action="/account/name" csrfToken={p.csrfToken}>
