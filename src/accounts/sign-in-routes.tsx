@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { clearDeviceCache } from "../core/http/private-responses.js";
 import type { Problem } from "./components.js";
 import { field, limitedMessage, renderPage, safeNext } from "./page.js";
 import { clearSessionCookie, endSession, startSession } from "./sessions.js";
@@ -163,8 +162,6 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
       await endSession(civic.database.db, request.viewer.sessionId);
       clearSessionCookie(civic, reply);
     }
-    // The pages this browser kept while signed in go too (the service worker also purges its own copies).
-    clearDeviceCache(reply);
     return reply.redirect("/", 303);
   });
 }
