@@ -241,7 +241,8 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
               shareContact: first(form, "share_contact") === "yes",
             },
             deviceId: null,
-            accountId: null,
+            // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
+            accountId: request.viewer?.accountId ?? null,
             source: "web",
             apiKeyId: null,
           });

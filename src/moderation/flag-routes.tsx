@@ -84,6 +84,7 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
           note: values.note,
           flagger: flaggerOf(civic, request.viewer, request.ip),
           clientIp: request.ip,
+          accountId: request.viewer?.accountId ?? null,
         });
         return sendPage(
           reply,

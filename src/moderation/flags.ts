@@ -4,6 +4,7 @@ import { AppError } from "../core/http/errors.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { loadItem, recordDecision, tellAuthor } from "./decisions.js";
 import { moderatedKind } from "./registry.js";
+import { isBanned } from "./ban-list.js";
 
 export const FLAG_REASONS = {
   spam: "Spam or advertising",
@@ -37,7 +38,16 @@ export type FlagOutcome = "flagged" | "already-flagged" | "hidden";
  */
 export async function flagItem(
   civic: Civic,
-  input: { kind: string; id: string; reason: unknown; note: unknown; flagger: string; clientIp: string },
+  input: {
+    kind: string;
+    id: string;
+    reason: unknown;
+    note: unknown;
+    flagger: string;
+    clientIp: string;
+    /** The signed-in flagger: a banned account's flag is answered as usual and not recorded (ban-list.ts). */
+    accountId?: string | null;
+  },
 ): Promise<FlagOutcome> {
   const reason = typeof input.reason === "string" ? input.reason : "";
   if (!Object.hasOwn(FLAG_REASONS, reason)) {
@@ -60,6 +70,7 @@ export async function flagItem(
     [[FLAG_LIMIT, input.clientIp]],
     "You have reported a lot of items in a short time. Please try again later.",
   );
+  if (await isBanned(civic.database.db, { accountId: input.accountId ?? null, addresses: [] })) return "flagged";
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(tx, now, input.kind, input.id);
