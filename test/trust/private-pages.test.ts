@@ -5,7 +5,9 @@ import { type SignedIn, signInAs } from "../helpers/staff.js";
 
 /** A value for each path parameter: enough to reach the route (a 404 page is a page too). */
 function fill(url: string): string {
-  return url.replace(/:([A-Za-z_]+)/g, (_, name: string) => (name === "token" ? "x".repeat(43) : "1")).replace("*", "x");
+  return url
+    .replace(/:([A-Za-z_]+)/g, (_, name: string) => (name === "token" ? "x".repeat(43) : "1"))
+    .replace("*", "x");
 }
 
 /** Answers never kept by a browser, a proxy or the service worker. */
@@ -73,7 +75,13 @@ describeEachDb("nothing private is kept on the device", (dialect) => {
     const live = await t.app.inject(`/my-data/open/${token}`);
     expect(live.statusCode).toBe(200);
     expect(live.headers["cache-control"]).toBe(PRIVATE);
-    for (const url of ["/my-data/open/", "/sign-in/link/", "/ideas/confirm/", "/volunteer/confirm/", "/newsletter/confirm/"]) {
+    for (const url of [
+      "/my-data/open/",
+      "/sign-in/link/",
+      "/ideas/confirm/",
+      "/volunteer/confirm/",
+      "/newsletter/confirm/",
+    ]) {
       const res = await t.app.inject(`${url}${"y".repeat(43)}`);
       expect(res.headers["cache-control"], url).toBe(PRIVATE);
     }
