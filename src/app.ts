@@ -29,6 +29,7 @@ import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
+import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -158,6 +159,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   registerSecurityHeaders(app, config);
   registerSafeLocations(app);
+  // Nothing served to a signed-in person, or marked personal, is stored by any cache (the service worker included).
+  registerPrivateResponses(app);
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });

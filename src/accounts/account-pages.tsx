@@ -52,7 +52,7 @@ export function AccountPage(p: AccountPageProps) {
           <a href="/account/delete">Delete your account</a>
         </li>
       </ul>
-      <ButtonForm action="/sign-out" csrfToken={p.csrfToken} label="Sign out" />
+      <ButtonForm action="/sign-out" csrfToken={p.csrfToken} label="Sign out" clearsDevice />
 
       <h2>Name</h2>
       <PostForm action="/account/name" csrfToken={p.csrfToken}>
@@ -191,6 +191,7 @@ export function AccountPage(p: AccountPageProps) {
                   csrfToken={p.csrfToken}
                   hidden={{ id: String(s.id) }}
                   label={s.id === p.currentSessionId ? "Sign out here" : `Sign out ${s.device}`}
+                  clearsDevice={s.id === p.currentSessionId}
                   secondary
                 />
               </td>
@@ -198,7 +199,7 @@ export function AccountPage(p: AccountPageProps) {
           ))}
         </tbody>
       </table>
-      <ButtonForm action="/account/sessions/end-all" csrfToken={p.csrfToken} label="Sign out everywhere" />
+      <ButtonForm action="/account/sessions/end-all" csrfToken={p.csrfToken} label="Sign out everywhere" clearsDevice />
 
       <h2>Consents</h2>
       <ConsentList csrfToken={p.csrfToken} consents={p.consents} action="/account/consents/withdraw" />

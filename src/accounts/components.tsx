@@ -79,15 +79,18 @@ export function PostForm({
   children,
   className,
   hidden,
+  clearsDevice,
 }: {
   action: string;
   csrfToken: string;
   children: ComponentChildren;
   className?: string;
   hidden?: Record<string, string>;
+  /** Sending it ends what the person had on this device (sign-out, erasure): the service worker purges its pages. */
+  clearsDevice?: boolean;
 }) {
   return (
-    <form method="post" action={action} class={className} novalidate>
+    <form method="post" action={action} class={className} novalidate data-clears-device={clearsDevice ? "" : undefined}>
       <CsrfField token={csrfToken} />
       {Object.entries(hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} key={name} />
@@ -104,9 +107,16 @@ export function ButtonForm(p: {
   label: ComponentChildren;
   hidden?: Record<string, string>;
   secondary?: boolean;
+  clearsDevice?: boolean;
 }) {
   return (
-    <PostForm action={p.action} csrfToken={p.csrfToken} hidden={p.hidden} className="inline-form">
+    <PostForm
+      action={p.action}
+      csrfToken={p.csrfToken}
+      hidden={p.hidden}
+      className="inline-form"
+      clearsDevice={p.clearsDevice}
+    >
       <button type="submit" class={p.secondary ? "button secondary" : "button"}>
         {p.label}
       </button>

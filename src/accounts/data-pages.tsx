@@ -121,7 +121,7 @@ export function EraseForm(p: {
         mail waiting to be sent to you. Your reports stay public without any link to you, unless you ask us to remove
         them too. This cannot be undone. The same email address can be used again later.
       </p>
-      <PostForm action={p.action} csrfToken={p.csrfToken} hidden={p.hidden}>
+      <PostForm action={p.action} csrfToken={p.csrfToken} hidden={p.hidden} clearsDevice>
         <div class="field">
           <input type="checkbox" id="remove-public" name="remove_public" value="yes" />{" "}
           <label for="remove-public">Also remove my reports from public view</label>

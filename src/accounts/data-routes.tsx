@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
 import { AppError, notFound } from "../core/http/errors.js";
+import { clearDeviceCache } from "../core/http/private-responses.js";
 import { Slots } from "../core/limits/slots.js";
 import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
@@ -159,6 +160,8 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
       if (error instanceof LastAdminError) return refuse(error.message, 409);
       throw error;
     }
+    // Nothing of this person's is to stay on this device: the browser's cache and the service worker's.
+    clearDeviceCache(reply);
     const signedOut = request.viewer !== null && request.viewer.accountId === subject.accountId;
     if (signedOut) {
       clearSessionCookie(civic, reply);
@@ -304,18 +307,18 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     return then(found.subject, token);
   }
 
-  app.post("/my-data/download", { schema: { hide: true } }, async (request, reply) =>
+  app.post("/my-data/download", { schema: { hide: true }, config: { personal: true } }, async (request, reply) =>
     withToken(request, reply, (subject) => sendZip(request, reply, subject)),
   );
 
-  app.post("/my-data/withdraw", { schema: { hide: true } }, async (request, reply) =>
+  app.post("/my-data/withdraw", { schema: { hide: true }, config: { personal: true } }, async (request, reply) =>
     withToken(request, reply, async (subject, token) => {
       await withdrawConsent(sourceContext(civic), subject, field(request, "consent", 300));
       return reply.redirect(`/my-data/open/${token}`, 303);
     }),
   );
 
-  app.post("/my-data/erase", { schema: { hide: true } }, async (request, reply) =>
+  app.post("/my-data/erase", { schema: { hide: true }, config: { personal: true } }, async (request, reply) =>
     // Erasure removes the link's challenge too (it holds the address), so the link stops working.
     withToken(request, reply, (subject, token) => erase(request, reply, subject, "/my-data/erase", { token })),
   );

@@ -4,9 +4,10 @@ import { routeFamily } from "../core/http/error-handler.js";
 import { resolveViewer } from "./sessions.js";
 
 /**
- * Finds the signed-in person of every page request (`request.viewer`) from the session cookie. Registered without
- * encapsulation before the features, so every page (error pages included) knows who is signed in. Requests
- * without our cookie cost nothing and never receive one.
+ * Finds the signed-in person of every page request (`request.viewer`) from the session cookie, and of the app's
+ * own browser endpoints under /api/app/ (the drafts a signed-in person's device sends are theirs, and the ban list
+ * applies to their account there too). Registered without encapsulation before the features, so every page (error
+ * pages included) knows who is signed in. Requests without our cookie cost nothing and never receive one.
  */
 export const sessionPlugin = fp(
   async (app: FastifyInstance) => {
@@ -14,7 +15,8 @@ export const sessionPlugin = fp(
     app.addHook("onRequest", async (request, reply) => {
       if (request.headers.cookie === undefined) return;
       const url = request.url;
-      if (routeFamily(url) !== "html" || url.startsWith("/assets/") || url.startsWith("/photos/")) return;
+      const page = routeFamily(url) === "html" && !url.startsWith("/assets/") && !url.startsWith("/photos/");
+      if (!page && !url.startsWith("/api/app/")) return;
       await resolveViewer(app.civic, request, reply);
     });
   },

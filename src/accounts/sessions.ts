@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
+import { clearDeviceCache } from "../core/http/private-responses.js";
 import { deviceClass } from "./devices.js";
 import { issueSessionFormToken, isSessionFormToken } from "./session-csrf.js";
 import { hashToken, looksLikeToken, newToken } from "./tokens.js";
@@ -82,8 +83,13 @@ export async function endOtherSessions(db: Kysely<DB>, accountId: string, keep: 
   return Number((await query.executeTakeFirst()).numDeletedRows);
 }
 
+/**
+ * Ends this browser's session on its side: the cookie goes, and so does every page the browser and the service
+ * worker kept of the site (sign-out of any kind, deletion, a session that ended elsewhere).
+ */
 export function clearSessionCookie(civic: Civic, reply: FastifyReply): void {
   reply.header("set-cookie", sessionCookie(civic.config.baseUrl, "", 0));
+  clearDeviceCache(reply);
 }
 
 /**

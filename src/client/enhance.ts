@@ -19,6 +19,11 @@ if (summary) {
 // The installable app: the service worker keeps the report flow on this device, so reports can be made offline.
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+  // Signing out or erasing one's data: the worker drops every page it keeps, before the next person uses this
+  // browser (the answer also says Clear-Site-Data for the browser's own cache).
+  for (const form of document.querySelectorAll<HTMLFormElement>("form[data-clears-device]")) {
+    form.addEventListener("submit", () => navigator.serviceWorker.controller?.postMessage({ type: "purge-pages" }));
+  }
 }
 
 const draftParam = new URLSearchParams(location.search).get("draft");

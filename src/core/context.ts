@@ -53,6 +53,11 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** false for form-like POST routes that are not browser forms (APIs authenticate otherwise). */
     csrf?: boolean;
+    /**
+     * true for routes whose answers carry personal data even to a visitor who is not signed in (pages opened by a
+     * link token, data downloads): they are never stored by any cache (core/http/private-responses.ts).
+     */
+    personal?: boolean;
   }
 }
 

@@ -10,6 +10,7 @@ import { AlreadySent, alreadySubmitted, oncePerForm } from "../community/single-
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { enqueueMail } from "../core/mail/outbox.js";
+import { isBanned } from "../moderation/ban-list.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -188,11 +189,14 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
         "",
         v.share ? `They are happy for you to reply to: ${email}` : "They did not share their email address with you.",
       ].join("\n");
+      // A banned account or address gets the usual answer; nothing is sent (moderation/ban-list.ts).
+      const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
       const done = await oncePerForm(civic, token, FORM, (record) =>
         db()
           .transaction()
           .execute(async (tx) => {
             await record(tx, c.id);
+            if (banned) return;
             await enqueueMail(
               tx,
               {

@@ -162,7 +162,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: "Send a report saved by the app",
         description:
-          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); browsers may only send it from this site (`Origin`); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key.",
+          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); browsers may only send it from this site (`Origin`); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key. Sent with the session cookie of a signed-in person, the report is linked to their account, as with the web form; a report from an account or address on the ban list gets the usual answer but is never published.",
         tags: ["App"],
         headers: Type.Object(
           {
@@ -243,7 +243,8 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
               shareContact: first(form, "share_contact") === "yes",
             },
             deviceId: null,
-            accountId: null,
+            // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
+            accountId: request.viewer?.accountId ?? null,
             source: "web",
             apiKeyId: null,
           });

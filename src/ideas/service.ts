@@ -8,6 +8,7 @@ import type { FieldProblem } from "../core/http/errors.js";
 import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { mediaStorage } from "../core/media/storage.js";
+import { isBanned } from "../moderation/ban-list.js";
 
 export const IDEA_CATEGORIES = [
   { value: "green-spaces", label: "Green spaces and nature" },
@@ -87,6 +88,8 @@ export async function proposeIdea(
   const now = civic.now();
   const at = now.toISOString();
   const token = accountId ? null : newToken();
+  // From a banned account or address: kept, never published, with the usual answer (moderation/ban-list.ts).
+  const banned = await isBanned(civic.database.db, { accountId, addresses: [v.email] });
   return civic.database.db.transaction().execute(async (tx) => {
     const row = await tx
       .insertInto("ideas")
@@ -106,10 +109,12 @@ export async function proposeIdea(
         created_at: at,
         published_at: accountId ? at : null,
         updated_at: at,
+        ...(banned ? { visibility: "hidden" as const } : {}),
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    await record(tx, accountId ? `/ideas/${row.id}` : "/ideas/sent");
+    const published = accountId !== null && !banned;
+    await record(tx, published ? `/ideas/${row.id}` : "/ideas/sent");
     if (token) {
       await enqueueMail(
         tx,
@@ -129,7 +134,7 @@ export async function proposeIdea(
         now,
       );
     }
-    return { id: row.id, published: accountId !== null };
+    return { id: row.id, published };
   });
 }
 

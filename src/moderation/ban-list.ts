@@ -11,7 +11,9 @@ const ADDRESS = /^[^\s@]{1,64}@([^\s@]+)$/;
  * written "@example.org"). Throws a validation error naming the field otherwise.
  */
 export function normaliseBanPattern(raw: string): string {
-  const value = raw.trim().toLowerCase().replace(/^@/, "");
+  const trimmed = raw.trim().toLowerCase().replace(/^@/, "");
+  // An address is banned with all its +tags: "troll+1@example.net" is stored as "troll@example.net".
+  const value = ADDRESS.test(trimmed) ? untagged(trimmed) : trimmed;
   const address = ADDRESS.exec(value);
   const domain = address ? address[1] : value;
   if (value.length === 0 || value.length > MAX_PATTERN || !domain || !DOMAIN.test(domain)) {
@@ -22,7 +24,17 @@ export function normaliseBanPattern(raw: string): string {
   return value;
 }
 
-/** The entries that would match an address: the address itself and its domain and every parent domain. */
+/** An address without its `+tag` ("Troll+x@Example.net" and "troll@example.net" reach one mailbox). */
+function untagged(address: string): string {
+  const at = address.lastIndexOf("@");
+  const plus = address.indexOf("+");
+  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
+}
+
+/**
+ * The entries that would match an address, compared without case and without a `+tag`: the address itself, its
+ * untagged form, its domain and every parent domain.
+ */
 export function banCandidates(email: string): string[] {
   const value = email.trim().toLowerCase();
   const at = value.lastIndexOf("@");
@@ -30,7 +42,49 @@ export function banCandidates(email: string): string[] {
   const labels = value.slice(at + 1).split(".");
   const domains: string[] = [];
   for (let i = 0; i < labels.length - 1; i++) domains.push(labels.slice(i).join("."));
-  return [value, ...domains];
+  const bare = untagged(value);
+  return [...new Set([value, bare, ...domains])];
+}
+
+/**
+ * Who is contributing something: the signed-in account (or the account a client named), and every address the
+ * submission involves (the form's email field, a volunteer's or follower's address). The ban applies to all of them:
+ * leaving the email field empty while signed in as a banned account, or typing a banned address while signed in
+ * as another, changes nothing.
+ */
+export interface Contributor {
+  accountId: string | null;
+  addresses: readonly (string | null | undefined)[];
+}
+
+/**
+ * The ban-list entries that would match a contributor: those of each address and of the account's own address (read
+ * from the database only when there is an account). The one place every kind of content asks, by every channel
+ * (web forms, the drafts endpoint, Open311): reports put the result into their insert (bannedCondition), other
+ * kinds ask isBanned.
+ */
+export async function contributorBanCandidates(db: Kysely<DB>, contributor: Contributor): Promise<string[]> {
+  const addresses = contributor.addresses.filter((a): a is string => typeof a === "string" && a.trim() !== "");
+  if (contributor.accountId) {
+    const account = await db
+      .selectFrom("accounts")
+      .select("email")
+      .where("id", "=", contributor.accountId)
+      .executeTakeFirst();
+    if (account) addresses.push(account.email);
+  }
+  return [...new Set(addresses.flatMap(banCandidates))];
+}
+
+/**
+ * Whether what a contributor sends is to be dropped or kept unpublished: their account's address or one of the
+ * addresses involved is on the ban list. The sender gets the usual answer either way (the ban is not announced).
+ */
+export async function isBanned(db: Kysely<DB>, contributor: Contributor): Promise<boolean> {
+  const candidates = await contributorBanCandidates(db, contributor);
+  if (candidates.length === 0) return false;
+  const row = await db.selectFrom("banned_senders").select("id").where("pattern", "in", candidates).executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { AppError } from "../core/http/errors.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { loadItem, recordDecision, tellAuthor } from "./decisions.js";
 import { moderatedKind } from "./registry.js";
+import { isBanned } from "./ban-list.js";
 
 export const FLAG_REASONS = {
   spam: "Spam or advertising",
@@ -103,6 +104,7 @@ export async function flagItem(
     [[FLAG_LIMIT, input.clientIp]],
     "You have reported a lot of items in a short time. Please try again later.",
   );
+  if (await isBanned(civic.database.db, { accountId: input.viewer?.accountId ?? null, addresses: [] })) return "flagged";
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(tx, now, input.kind, input.id);

@@ -15,6 +15,7 @@ import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTa
 import "./follower-data.js";
 import { FollowForm } from "./pages/follow.js";
 import { isUniqueViolation } from "./reference.js";
+import { isBanned } from "../moderation/ban-list.js";
 
 const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -95,7 +96,9 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
       if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
       const limited = await limiter.hit(PER_EMAIL, email!);
-      if (limited.allowed) {
+      // A banned account or address gets the usual answer and no updates (moderation/ban-list.ts).
+      const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
+      if (limited.allowed && !banned) {
         try {
           await requestFollow(civic, reference, email!, key);
         } catch (error) {

@@ -11,13 +11,16 @@ import {
   type OutgoingMail,
   withoutSuppressed,
 } from "../core/mail/outbox.js";
-import { banCandidates, bannedCondition } from "../moderation/ban-list.js";
+import { bannedCondition } from "../moderation/ban-list.js";
 
 /** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
 export interface NewReport {
   row: Omit<Insertable<ReportsTable>, "visibility" | "withheld">;
-  /** The reporter's address, checked against the ban list in the insert itself. */
-  reporterEmail: string | null;
+  /**
+   * The ban-list entries that would match the reporter (their address and their account's: see
+   * moderation/ban-list.ts contributorBanCandidates), checked in the insert itself.
+   */
+  banCandidates: string[];
   photos: Omit<Insertable<ReportPhotosTable>, "report_id">[];
   /** Its mails; those to a suppressed address are not queued. */
   mails: OutgoingMail[];
@@ -69,7 +72,7 @@ function reportInsert(database: Database): StatementTemplates<ReportValues, { id
  */
 export async function storeReport(database: Database, r: NewReport): Promise<number> {
   const at = r.now.toISOString();
-  const values: ReportValues = { ...r.row, ban_candidates: r.reporterEmail ? banCandidates(r.reporterEmail) : [] };
+  const values: ReportValues = { ...r.row, ban_candidates: r.banCandidates };
   const insertReport = (db: QueryCreator<DB>) => buildReportInsert(db, values);
   const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
 

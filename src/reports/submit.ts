@@ -22,6 +22,7 @@ import {
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
+import { contributorBanCandidates } from "../moderation/ban-list.js";
 import { storeReport } from "./store.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation). */
@@ -385,7 +386,10 @@ export async function submitReport(
           expected_at: null,
           media_url: c.mediaUrl,
         },
-        reporterEmail: c.email,
+        banCandidates: await contributorBanCandidates(civic.database.db, {
+          accountId: clean(input.accountId),
+          addresses: [c.email],
+        }),
         photos: c.photos.map((p, position) => ({
           position,
           hash: p.hash,

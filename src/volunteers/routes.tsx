@@ -11,6 +11,7 @@ import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
+import { isBanned } from "../moderation/ban-list.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -159,6 +160,8 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
       problems.push({ field: "project", message: "Choose a project and role from the list" });
     }
     if (problems.length > 0) return render(request, reply, v, problems);
+    // A banned account or address gets the usual answer, and nothing is kept or mailed (moderation/ban-list.ts).
+    const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
     const confirmToken = newToken();
     const now = civic.now();
     const ctx = pageContext(request);
@@ -167,6 +170,7 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
         .transaction()
         .execute(async (tx) => {
           await record(tx, "sent");
+          if (banned) return;
           await tx
             .insertInto("volunteers")
             .values({

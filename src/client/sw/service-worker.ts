@@ -17,6 +17,10 @@ interface FetchEvt extends ExtendableEvt {
 interface SyncEvt extends ExtendableEvt {
   tag: string;
 }
+interface MessageEvt extends ExtendableEvt {
+  data: unknown;
+  origin: string;
+}
 interface SyncRegistration extends ServiceWorkerRegistration {
   sync?: { register(tag: string): Promise<void> };
 }
@@ -28,6 +32,7 @@ interface WorkerScope {
   addEventListener(type: "install" | "activate", listener: (event: ExtendableEvt) => void): void;
   addEventListener(type: "fetch", listener: (event: FetchEvt) => void): void;
   addEventListener(type: "sync", listener: (event: SyncEvt) => void): void;
+  addEventListener(type: "message", listener: (event: MessageEvt) => void): void;
 }
 const sw = self as unknown as WorkerScope;
 
@@ -47,12 +52,18 @@ async function reportFormPages(): Promise<string[]> {
     .map((code) => `/report?category=${encodeURIComponent(code)}`);
 }
 
+/**
+ * The pages kept at install, fetched without cookies: what is kept for offline use is the page as any visitor sees
+ * it, never the one a signed-in person was shown (their name, a form token bound to their session).
+ */
+const anonymous = (url: string) => new Request(url, { credentials: "omit" });
+
 sw.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      await cache.addAll([...__PRECACHE__, ...SHELL]);
-      await cache.addAll(await reportFormPages().catch(() => []));
+      await cache.addAll([...__PRECACHE__, ...SHELL].map(anonymous));
+      await cache.addAll((await reportFormPages().catch(() => [])).map(anonymous));
       await sw.skipWaiting();
     })(),
   );
@@ -83,12 +94,46 @@ async function offlinePage(): Promise<Response> {
   return cached ?? new Response("You are offline.", { status: 503, headers: { "content-type": "text/plain" } });
 }
 
+/**
+ * Whether a page may be kept on this device. The server marks everything served to a signed-in person, or
+ * carrying personal data, `Cache-Control: private, no-store` (core/http/private-responses.ts): never kept, so it
+ * cannot be shown offline to the next person at this browser. (The worker cannot see the session cookie itself.)
+ */
+function mayKeep(response: Response): boolean {
+  if (!response.ok || response.type !== "basic") return false;
+  const cacheControl = (response.headers.get("cache-control") ?? "").toLowerCase();
+  return !/(^|[\s,])(private|no-store)(?=$|[\s,=])/.test(cacheControl);
+}
+
+function isKeptAtInstall(url: URL): boolean {
+  if (url.pathname === "/report" && url.searchParams.has("category")) return true;
+  return SHELL.includes(url.pathname) && url.search === "";
+}
+
+/**
+ * Drops every page this worker keeps except the anonymous ones kept at install (hashed assets stay: the same for
+ * everyone). Asked for by the page when someone signs out or erases their data, and done whenever an answer says
+ * `Clear-Site-Data`.
+ */
+async function purgePages(): Promise<void> {
+  for (const name of await caches.keys()) {
+    if (!name.startsWith("civic-")) continue;
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      const url = new URL(request.url);
+      if (url.pathname.startsWith("/assets/") || url.pathname.startsWith("/icons/") || isKeptAtInstall(url)) continue;
+      await cache.delete(request);
+    }
+  }
+}
+
 /** Pages: the network first (fresh form tokens and content), the saved copy when offline, else the offline page. */
 async function page(request: Request): Promise<Response> {
   const url = new URL(request.url);
   try {
     const response = await fetch(request);
-    if (response.ok && response.type === "basic") {
+    if (response.headers.has("clear-site-data")) await purgePages();
+    if (mayKeep(response)) {
       const copy = response.clone();
       void caches.open(CACHE).then((cache) => cache.put(cacheKey(url), copy));
     }
@@ -141,6 +186,11 @@ sw.addEventListener("fetch", (event) => {
   } else if (request.mode === "navigate") {
     event.respondWith(page(request));
   }
+});
+
+sw.addEventListener("message", (event) => {
+  const data = event.data as { type?: unknown } | null;
+  if (event.origin === sw.location.origin && data?.type === "purge-pages") event.waitUntil(purgePages());
 });
 
 sw.addEventListener("sync", (event) => {

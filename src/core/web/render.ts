@@ -7,11 +7,15 @@ export function renderDocument(page: VNode): string {
   return `<!doctype html>${renderToString(page)}`;
 }
 
-/** Sends a rendered page. Pages are personal to the request (form tokens), so they are not stored by caches. */
+/**
+ * Sends a rendered page. A page may be kept (by the service worker, for offline use) but is checked with the server
+ * before every use (fresh form tokens); pages served to a signed-in person, or marked personal, become
+ * `private, no-store` in one place (core/http/private-responses.ts).
+ */
 export function sendPage(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
   return reply
     .code(status)
     .header("content-type", "text/html; charset=utf-8")
-    .header("cache-control", "no-store")
+    .header("cache-control", "no-cache")
     .send(renderDocument(page));
 }

@@ -206,6 +206,12 @@ export function PrivacyContent({ site }: ContentProps) {
         so the law does not require us to ask for consent. We never use cookies for tracking or advertising.
       </p>
       <p>
+        The installable app keeps public pages on your device so you can report offline. It never keeps a page shown to
+        you while signed in, or a page with your personal data (such as your account, your data or a link we emailed
+        you). When you sign out or erase your data, we tell your browser to clear what it keeps of this site, and the
+        app removes its saved pages too.
+      </p>
+      <p>
         Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
         argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
         under your email address, on <a href="/my-data">your personal data</a> page, with or without an account. The

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+
+/**
+ * What marks an answer as private: browsers, proxies and the service worker (src/client/sw/service-worker.ts)
+ * store nothing that carries it. One constant, so the worker and the tests check the same words.
+ */
+export const PRIVATE_NO_STORE = "private, no-store";
+
+/** The header that tells the browser, and the service worker, to drop what it keeps of this site. */
+export const CLEAR_DEVICE_CACHE = { name: "clear-site-data", value: '"cache"' } as const;
+
+/**
+ * Every answer served to a signed-in person, and every answer of a route marked `config: { personal: true }`
+ * (personal data downloads) or opened by an emailed link (a `:token` in its path), and every answer that sets a cookie, is `Cache-Control: private, no-store`, whatever the
+ * route set: so no browser cache, shared cache or service worker keeps a page that was meant for one person, and
+ * nothing of it is shown to the next person at that device after sign-out. Decided here, once, after every route
+ * and error handler has answered; a route does not have to remember. The only answers left alone are those a route
+ * declared `public` (photos, feeds, the site map: the same bytes for everyone, whoever asks).
+ */
+export function registerPrivateResponses(app: FastifyInstance): void {
+  app.addHook("onSend", (request, reply, payload, done) => {
+    const personal =
+      request.routeOptions.config.personal === true ||
+      LINK_TOKEN.test(request.routeOptions.url ?? "") ||
+      reply.hasHeader("set-cookie");
+    if (personal || (request.viewer !== null && !declaredPublic(reply.getHeader("cache-control")))) {
+      reply.header("cache-control", PRIVATE_NO_STORE);
+    }
+    done(null, payload);
+  });
+}
+
+/** A route opened by an emailed link carries the link's secret in its path: what it shows is for one person. */
+const LINK_TOKEN = /\/:token(?:\/|$)/;
+
+function declaredPublic(value: unknown): boolean {
+  return typeof value === "string" && /^\s*public\b/i.test(value);
+}
+
+/**
+ * Marks an answer that ends what a person had on this device (sign-out, account deletion, erasure of their data):
+ * the browser drops its HTTP cache for the site and the service worker purges the pages it keeps.
+ */
+export function clearDeviceCache(reply: FastifyReply): FastifyReply {
+  return reply.header(CLEAR_DEVICE_CACHE.name, CLEAR_DEVICE_CACHE.value);
+}
