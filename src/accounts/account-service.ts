@@ -4,7 +4,7 @@ import { consume, findByToken } from "./challenges.js";
 import { emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
-import { findAccountByEmail, getAccount } from "./repository.js";
+import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { mediaStorage } from "../core/media/storage.js";
 
 export const NAME_MAX = 100;
@@ -51,10 +51,13 @@ export async function confirmEmailChange(civic: Civic, token: unknown): Promise<
   const db = civic.database.db;
   const now = civic.now();
   const challenge = await findByToken(db, "email-change", token, now);
-  if (!challenge?.accountId || !(await getAccount(db, challenge.accountId))) return "expired";
+  const account = challenge?.accountId ? await getAccount(db, challenge.accountId) : undefined;
+  if (!challenge?.accountId || !account) return "expired";
   const holder = await findAccountByEmail(db, challenge.email);
   if (holder && holder.id !== challenge.accountId) return "taken";
   if (!(await consume(db, challenge.id, now))) return "expired";
+  // The old address stays the person's: their data download and erasure still find what is held under it.
+  if (account.email !== challenge.email) await rememberAddress(db, account.id, account.email, "former", now);
   await db
     .updateTable("accounts")
     .set({ email: challenge.email, email_verified_at: now.toISOString(), updated_at: now.toISOString() })

@@ -16,7 +16,7 @@ import {
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
-import { findAccountByEmail, getAccount } from "./repository.js";
+import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { normaliseEmail } from "./tokens.js";
@@ -221,6 +221,11 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
           ),
           { status: 410 },
         );
+      }
+      // Opened while signed in: the link proves this address is the account holder's too, so their account's data
+      // download and erasure find what is held under it from now on (unless it is another account's address).
+      if (request.viewer && found.subject.accountId === null) {
+        await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
       }
       return choices(request, reply, found.subject, { token });
     },

@@ -202,6 +202,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
                 text: body,
                 html: null,
                 domain,
+                about: email!,
               },
               now,
             );

@@ -18,6 +18,7 @@ import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
 import * as m0020 from "./0020_public_data_version.js";
 import * as m0020b from "./0020b_unlogged_counters.js";
+import * as m0025 from "./0025_trust_personal_data.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   "0019_scale_counts": m0019,
   "0020_public_data_version": m0020,
   "0020b_unlogged_counters": m0020b,
+  "0025_trust_personal_data": m0025,
 };
 
 export class MigrationError extends Error {
