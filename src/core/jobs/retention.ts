@@ -27,6 +27,11 @@ export const RETENTION = {
    * a new sign-up asks for a new confirmation.
    */
   stoppedDays: 30,
+  /**
+   * Not enforced by this job but by the operator's backup rotation (deploy/README.md): database backups are kept
+   * this long, so data erased from the live database is gone from every copy this long after the erasure.
+   */
+  backupDays: 30,
 } as const;
 
 /** Statuses in which a report is finished (Open311 "closed"): nobody sends updates about it any more. */

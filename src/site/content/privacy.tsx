@@ -149,16 +149,31 @@ export function PrivacyContent({ site }: ContentProps) {
           <strong>Account details</strong> are kept until you close your account or ask us to delete them.
         </li>
         <li>
-          <strong>Volunteer sign-ups</strong> are kept until you tell us you no longer want to volunteer.
+          <strong>Volunteer sign-ups</strong> are kept until you tell us you no longer want to volunteer. After that we
+          delete the sign-up, address and all, {RETENTION.stoppedDays} days later.
         </li>
         <li>
-          <strong>Newsletter subscriptions</strong> are kept until you unsubscribe.
+          <strong>Newsletter subscriptions</strong> are kept until you unsubscribe. We delete your address{" "}
+          {RETENTION.stoppedDays} days after you unsubscribe; we do not need to keep it to stop the newsletter.
+        </li>
+        <li>
+          <strong>Ideas, volunteer sign-ups, newsletter subscriptions and report follows you never confirmed</strong>{" "}
+          (by the link we emailed) are deleted {RETENTION.unconfirmedDays} days after you sent them.
         </li>
         <li>
           <strong>IP addresses in server logs</strong> are kept for 14 days at most.
         </li>
       </ul>
       <p>A job on the server checks every hour and deletes what has reached the end of its time.</p>
+      <p>
+        <strong>When you erase your data</strong>, we find it by your account and by every email address you have used
+        with us (your account's address, earlier ones, and others you confirmed), and we delete it at once, including
+        any email still waiting to be sent to you or about you (such as a message to a councillor). It is also wiped
+        from the database files on our server's disk, not only hidden. Copies of the database that we made before your
+        erasure, to recover from a failure, still hold it: we keep those backups for {RETENTION.backupDays} days, so
+        after {RETENTION.backupDays} days no copy of what you erased is left. We use backups only to restore the
+        service.
+      </p>
 
       <h2>Your rights</h2>
       <p>You have the right to:</p>
@@ -196,7 +211,8 @@ export function PrivacyContent({ site }: ContentProps) {
       <p>
         Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
         argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
-        under your email address, on <a href="/my-data">your personal data</a> page, with or without an account.
+        under any email address you have used with us, on <a href="/my-data">your personal data</a> page, with or
+        without an account.
       </p>
 
       <h2>Changes to this notice</h2>
