@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../../test/helpers/app.js";
 import { reportSubmission } from "../../../test/helpers/reports.js";
+import { unsubscribeUrl } from "../../newsletter/service.js";
 import { changeStatus } from "../../reports/model.js";
 import { submitReport } from "../../reports/submit.js";
 import { type OutboxWorker } from "../mail/worker.js";
@@ -208,6 +209,13 @@ describeEachDb("retention of personal data", (dialect) => {
     };
     const all = await held();
     expect(all).toHaveLength(4 * 5);
+    const stoppedSubscriber = await db()
+      .selectFrom("newsletter_subscribers")
+      .select("id")
+      .where("email", "=", "old-stopped@example.org")
+      .executeTakeFirstOrThrow();
+    const oldLink = new URL(unsubscribeUrl(t.app.civic, stoppedSubscriber.id, "salt")).pathname;
+    expect((await t.app.inject(oldLink)).body).toContain("You are not subscribed any more");
 
     advance(RETENTION.unconfirmedDays * DAY - 20 * DAY - 60 * 60_000);
     await jobs.runDue();
@@ -226,6 +234,18 @@ describeEachDb("retention of personal data", (dialect) => {
       "volunteers:old-unconfirmed",
     ];
     expect(await held()).toEqual(all.filter((e) => !gone.includes(e)));
+    // A link in an old issue still answers, one click included, though the address is gone.
+    const page = await t.app.inject(oldLink);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("This subscription has ended");
+    const oneClick = await t.app.inject({
+      method: "POST",
+      url: oldLink,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(oneClick.statusCode).toBe(200);
+    expect((await t.app.inject(`${oldLink.slice(0, -3)}AAA`)).statusCode).toBe(200);
     expect(RETENTION.unconfirmedDays).toBe(30);
     expect(RETENTION.stoppedDays).toBe(30);
   });
