@@ -13,6 +13,7 @@ import {
   erasePersonalData,
   exportPersonalData,
   listConsents,
+  resolveSubject,
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
@@ -58,8 +59,9 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     mode: { token: string } | null,
   ) {
     const ctx = sourceContext(civic);
-    const consents = await listConsents(ctx, subject);
-    const count = await ownReports(db(), subject)
+    const all = await resolveSubject(ctx, subject);
+    const consents = await listConsents(ctx, all);
+    const count = await ownReports(db(), all)
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirst();
     const hidden = mode ? { token: mode.token } : undefined;
@@ -122,7 +124,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   app.get("/account/reports", { schema: { hide: true } }, async (request, reply) => {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
-    const reports = await ownReports(db(), await accountSubject(viewer))
+    const reports = await ownReports(db(), await resolveSubject(sourceContext(civic), await accountSubject(viewer)))
       .innerJoin("categories", "categories.code", "reports.category_code")
       .select(["reference", "title", "categories.name as category", "status", "visibility", "reports.created_at"])
       .where("visibility", "!=", "removed")

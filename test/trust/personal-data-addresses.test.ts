@@ -117,6 +117,9 @@ describeEachDb("personal data found by every address the person has used", (dial
     );
     expect(JSON.stringify(data.newsletter)).toContain(old);
     expect(JSON.stringify(data.account)).toContain(old);
+    const listed = (await v.get("/account/reports")).body;
+    expect(listed).toContain(earlier.reference);
+    expect(listed).toContain(allotment.reference);
 
     await erase(v);
     expect(await foundInTables(h, [old, now, third, "Ambrose Q", "07700 900555"])).toEqual([]);
