@@ -4,7 +4,7 @@ import { consume, findByToken } from "./challenges.js";
 import { emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
-import { findAccountByEmail, getAccount } from "./repository.js";
+import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { afterEmailChange, afterSecurityChange } from "./security.js";
 import { mediaStorage } from "../core/media/storage.js";
 
@@ -65,6 +65,8 @@ export async function confirmEmailChange(
     const holder = await findAccountByEmail(db, challenge.email);
     if (holder && holder.id !== account.id) return "taken";
     if (!(await consume(db, challenge.id, now))) return "expired";
+    // The old address stays the person's: their data download and erasure still find what is held under it.
+    if (account.email !== challenge.email) await rememberAddress(db, account.id, account.email, "former", now);
     await db
       .updateTable("accounts")
       .set({ email: challenge.email, email_verified_at: now.toISOString(), updated_at: now.toISOString() })

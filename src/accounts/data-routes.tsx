@@ -15,11 +15,12 @@ import {
   type DataSubject,
   erasePersonalData,
   listConsents,
+  resolveSubject,
   streamPersonalData,
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
-import { findAccountByEmail, getAccount } from "./repository.js";
+import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { DOWNLOAD_LIMIT_MESSAGE, LIMITS } from "./limits.js";
@@ -102,8 +103,9 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     mode: { token: string } | null,
   ) {
     const ctx = sourceContext(civic);
-    const consents = await listConsents(ctx, subject);
-    const count = await ownReports(db(), subject)
+    const all = await resolveSubject(ctx, subject);
+    const consents = await listConsents(ctx, all);
+    const count = await ownReports(db(), all)
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirst();
     const hidden = mode ? { token: mode.token } : undefined;
@@ -175,7 +177,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
   app.get("/account/reports", { schema: { hide: true } }, async (request, reply) => {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
-    const reports = await ownReports(db(), await accountSubject(viewer))
+    const reports = await ownReports(db(), await resolveSubject(sourceContext(civic), await accountSubject(viewer)))
       .innerJoin("categories", "categories.code", "reports.category_code")
       .select(["reference", "title", "categories.name as category", "status", "visibility", "reports.created_at"])
       .where("visibility", "!=", "removed")
@@ -274,6 +276,11 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
           ),
           { status: 410 },
         );
+      }
+      // Opened while signed in: the link proves this address is the account holder's too, so their account's data
+      // download and erasure find what is held under it from now on (unless it is another account's address).
+      if (request.viewer && found.subject.accountId === null) {
+        await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
       }
       return choices(request, reply, found.subject, { token });
     },

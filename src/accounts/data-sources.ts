@@ -1,58 +1,36 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
+import { eraseMailAbout, mailAbout } from "../core/mail/erase.js";
 import { photoKey } from "../core/media/images.js";
-import { type DataSubject, type ExportedFile, type PersonalDataSource, registerPersonalData } from "./personal-data.js";
+import { type DataSubject, type ExportedFile, type PersonalDataSource, registerPersonalData, subjectAddresses } from "./personal-data.js";
 
-/** Reports that belong to the person: made while signed in, or made with their verified address. */
+/** Reports that belong to the person: made while signed in, or made with one of their verified addresses. */
 export function ownReports(db: Kysely<DB>, subject: DataSubject) {
   return db.selectFrom("reports").where((eb) => {
-    const byEmail = eb("reporter_email", "=", subject.email);
+    const byEmail = eb("reporter_email", "in", subjectAddresses(subject));
     return subject.accountId ? eb.or([eb("account_id", "=", subject.accountId), byEmail]) : byEmail;
   });
 }
 
-/**
- * Removes an address from every message in the outbox: mail to it goes, mentions of it are blanked, and so are the
- * other details given with it (`alsoBlank`: names, phone numbers) in the messages that mention it.
- */
-export async function scrubOutbox(db: Kysely<DB>, email: string, alsoBlank: string[] = []): Promise<void> {
-  await db
-    .deleteFrom("outbox")
-    .where(sql<string>`lower(to_address)`, "=", email)
-    .execute();
-  const pattern = `%${email}%`;
-  const mentions = await db
-    .selectFrom("outbox")
-    .select(["id", "subject", "text_body", "html_body"])
-    .where((eb) =>
-      eb.or([
-        eb(sql<string>`lower(subject)`, "like", pattern),
-        eb(sql<string>`lower(text_body)`, "like", pattern),
-        eb(sql<string>`lower(coalesce(html_body, ''))`, "like", pattern),
-      ]),
-    )
-    .limit(10_000)
-    .execute();
-  const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const values = [email, ...alsoBlank.filter((v) => v.trim().length >= 2)].map(escape);
-  const mentioned = new RegExp(values.join("|"), "gi");
-  const blank = (text: string) => text.replace(mentioned, "[erased]");
-  for (const m of mentions) {
-    await db
-      .updateTable("outbox")
-      .set({
-        subject: blank(m.subject),
-        text_body: blank(m.text_body),
-        html_body: m.html_body === null ? null : blank(m.html_body),
-      })
-      .where("id", "=", m.id)
-      .execute();
-  }
-}
+/** Mails about a report, to its reporter or the council: erased with a report's contact details. */
+const REPORT_MAIL_KINDS = ["report-confirmation", "report-forward", "report-status"] as const;
 
-/** The account itself, its sessions and passkeys, and pending sign-in messages. Erased last. */
+/**
+ * The account itself, its sessions and passkeys, its other proved addresses (account_addresses: former ones, my-data
+ * links opened while signed in) and pending sign-in messages. Erased last.
+ */
 export const accountData: PersonalDataSource = {
   key: "account",
+  tables: ["accounts", "sessions", "passkeys", "email_challenges", "account_addresses", "webauthn_challenges"],
+  async addresses({ db }, accountId) {
+    const rows = await db
+      .selectFrom("account_addresses")
+      .select("email")
+      .where("account_id", "=", accountId)
+      .limit(1000)
+      .execute();
+    return rows.map((r) => r.email);
+  },
   async collect({ db }, subject) {
     const account = subject.accountId
       ? await db.selectFrom("accounts").selectAll().where("id", "=", subject.accountId).executeTakeFirst()
@@ -70,6 +48,12 @@ export const accountData: PersonalDataSource = {
       .where("account_id", "=", account.id)
       .orderBy("created_at")
       .execute();
+    const otherAddresses = await db
+      .selectFrom("account_addresses")
+      .select(["email", "reason", "created_at"])
+      .where("account_id", "=", account.id)
+      .orderBy("created_at")
+      .execute();
     return {
       data: {
         email: account.email,
@@ -80,34 +64,58 @@ export const accountData: PersonalDataSource = {
         emailVerifiedAt: account.email_verified_at,
         suspendedAt: account.suspended_at,
         suspendedReason: account.suspended_reason,
+        otherAddresses: otherAddresses.map((a) => ({ email: a.email, why: a.reason, since: a.created_at })),
         sessions,
         passkeys,
       },
     };
   },
   async erase({ db }, subject) {
-    await scrubOutbox(db, subject.email);
-    await db.deleteFrom("email_challenges").where("email", "=", subject.email).execute();
-    // Undo links sent to this address after an email change hold the address (an account's own go with it).
-    await db.deleteFrom("email_change_undos").where("old_email", "=", subject.email).execute();
+    await db.deleteFrom("email_challenges").where("email", "in", subjectAddresses(subject)).execute();
+    // Undo links sent to these addresses after an email change hold the address (an account's own go with it).
+    await db.deleteFrom("email_change_undos").where("old_email", "in", subjectAddresses(subject)).execute();
     if (!subject.accountId) return;
-    const account = await db
-      .selectFrom("accounts")
-      .select("email")
-      .where("id", "=", subject.accountId)
-      .executeTakeFirst();
-    if (account && account.email !== subject.email) {
-      await scrubOutbox(db, account.email);
-      await db.deleteFrom("email_challenges").where("email", "=", account.email).execute();
-    }
-    // Sessions, passkeys and pending challenges go with the account (ON DELETE CASCADE).
+    // Sessions, passkeys, other addresses and pending challenges go with the account (ON DELETE CASCADE).
     await db.deleteFrom("accounts").where("id", "=", subject.accountId).execute();
+  },
+};
+
+/**
+ * Mail to or about the person (core/mail/erase.ts): listed in the download while the outbox still holds it, and
+ * deleted whole by the erasure, queued or sent, so no message keeps their address, name or words (a message to a
+ * councillor, a copy of it, a council forward with their contact details).
+ */
+export const mailData: PersonalDataSource = {
+  key: "mail",
+  tables: ["outbox"],
+  async collect({ db }, subject) {
+    const rows = await db
+      .selectFrom("outbox")
+      .select(["kind", "to_address", "subject", "text_body", "created_at", "sent_at"])
+      .where(mailAbout(subjectAddresses(subject)))
+      .orderBy("id")
+      .limit(10_000)
+      .execute();
+    return {
+      data: rows.map((m) => ({
+        kind: m.kind,
+        to: m.to_address,
+        subject: m.subject,
+        text: m.text_body,
+        queuedAt: m.created_at,
+        sentAt: m.sent_at,
+      })),
+    };
+  },
+  async erase({ db }, subject) {
+    await eraseMailAbout(db, subjectAddresses(subject));
   },
 };
 
 /** Reports: contact details, the link to the account, and the consent to share contact details with the council. */
 export const reportData: PersonalDataSource = {
   key: "reports",
+  tables: ["reports", "outbox"],
   async collect({ db, storage }, subject) {
     const reports = await ownReports(db, subject).selectAll().orderBy("created_at").limit(10_000).execute();
     const ids = reports.map((r) => r.id);
@@ -156,15 +164,12 @@ export const reportData: PersonalDataSource = {
     };
   },
   async erase({ db }, subject, options) {
-    const own = await ownReports(db, subject)
-      .select(["id", "reporter_email", "reporter_name", "reporter_phone"])
-      .limit(100_000)
-      .execute();
+    const own = await ownReports(db, subject).select(["id", "reporter_email"]).limit(100_000).execute();
     const ids = own.map((r) => r.id);
-    // Council forwarding mail carries the contact details given with a report; blank them where the address is.
-    const details = own.flatMap((r) => [r.reporter_name, r.reporter_phone]).filter((v): v is string => !!v);
-    const addresses = new Set([subject.email, ...own.map((r) => r.reporter_email).filter((v): v is string => !!v)]);
-    for (const address of addresses) await scrubOutbox(db, address, [...new Set(details)]);
+    // Mail about these reports to an address given with one (e.g. typed while signed in) goes too; mail to and
+    // about the person's own addresses goes whole with the mail source.
+    const given = own.map((r) => r.reporter_email).filter((v): v is string => !!v);
+    await eraseMailAbout(db, given, REPORT_MAIL_KINDS);
     for (let i = 0; i < ids.length; i += 500) {
       await db
         .updateTable("reports")
@@ -206,4 +211,5 @@ export const reportData: PersonalDataSource = {
 };
 
 registerPersonalData(accountData);
+registerPersonalData(mailData);
 registerPersonalData(reportData);

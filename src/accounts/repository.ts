@@ -48,3 +48,22 @@ export async function listAccounts(db: Kysely<DB>): Promise<Account[]> {
 export async function setRole(db: Kysely<DB>, accountId: string, role: Role, now: Date): Promise<void> {
   await db.updateTable("accounts").set({ role, updated_at: now.toISOString() }).where("id", "=", accountId).execute();
 }
+
+/**
+ * Records another address the account has proved it holds (its former address after a change, or a my-data link
+ * opened while signed in), so the data download and the erasure find what is held under it (idempotent).
+ */
+export async function rememberAddress(
+  db: Kysely<DB>,
+  accountId: string,
+  email: string,
+  reason: "former" | "my-data",
+  now: Date,
+): Promise<void> {
+  const address = email.trim().toLowerCase();
+  await db
+    .insertInto("account_addresses")
+    .values({ account_id: accountId, email: address, reason, created_at: now.toISOString() })
+    .onConflict((oc) => oc.columns(["account_id", "email"]).doNothing())
+    .execute();
+}

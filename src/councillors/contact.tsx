@@ -206,6 +206,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
                 text: body,
                 html: null,
                 domain,
+                about: email!,
               },
               now,
             );

@@ -1,5 +1,6 @@
-import { registerPersonalData } from "../accounts/personal-data.js";
+import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
 import { parseId } from "../core/http/ids.js";
+import { eraseMailAbout } from "../core/mail/erase.js";
 import { registerModeratedKind } from "../moderation/registry.js";
 
 /** Ideas can be flagged ("Report this") and hidden or removed by moderators, like reports. */
@@ -43,14 +44,27 @@ registerModeratedKind({
  */
 registerPersonalData({
   key: "ideas",
+  tables: ["ideas", "idea_supports", "outbox"],
+  /** An idea sent while signed in under another address and confirmed from that mailbox proves the address. */
+  async addresses({ db }, accountId) {
+    const rows = await db
+      .selectFrom("ideas")
+      .select("email")
+      .where("account_id", "=", accountId)
+      .where("status", "!=", "unconfirmed")
+      .where("email", "is not", null)
+      .limit(1000)
+      .execute();
+    return rows.flatMap((r) => (r.email ? [r.email] : []));
+  },
   async collect({ db }, subject) {
     const ideas = await db
       .selectFrom("ideas")
       .select(["id", "title", "description", "status", "created_at", "published_at"])
       .where((eb) =>
         subject.accountId
-          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "=", subject.email)])
-          : eb("email", "=", subject.email),
+          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "in", subjectAddresses(subject))])
+          : eb("email", "in", subjectAddresses(subject)),
       )
       .execute();
     const supports = subject.accountId
@@ -66,9 +80,28 @@ registerPersonalData({
     const mine = (q: ReturnType<typeof db.updateTable<"ideas">>) =>
       q.where((eb) =>
         subject.accountId
-          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "=", subject.email)])
-          : eb("email", "=", subject.email),
+          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "in", subjectAddresses(subject))])
+          : eb("email", "in", subjectAddresses(subject)),
       );
+    const own = await db
+      .selectFrom("ideas")
+      .select(["id", "email", "status"])
+      .where((eb) =>
+        subject.accountId
+          ? eb.or([eb("account_id", "=", subject.accountId), eb("email", "in", subjectAddresses(subject))])
+          : eb("email", "in", subjectAddresses(subject)),
+      )
+      .limit(100_000)
+      .execute();
+    // The confirmation mail of an idea under an address not (yet) proved theirs goes with it, and an idea never
+    // confirmed was never public: it goes whole.
+    await eraseMailAbout(
+      db,
+      own.flatMap((i) => (i.email ? [i.email] : [])),
+      ["idea-confirm"],
+    );
+    const unconfirmed = own.filter((i) => i.status === "unconfirmed").map((i) => i.id);
+    if (unconfirmed.length > 0) await db.deleteFrom("ideas").where("id", "in", unconfirmed).execute();
     if (options.removePublicContent) {
       await mine(db.updateTable("ideas")).set({ visibility: "removed", updated_at: now.toISOString() }).execute();
     }

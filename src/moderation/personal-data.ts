@@ -8,6 +8,7 @@ import { registerPersonalData } from "../accounts/personal-data.js";
  */
 registerPersonalData({
   key: "moderation",
+  tables: ["moderation_decisions", "moderation_flags", "moderation_strikes"],
   async collect({ db }, subject) {
     if (!subject.accountId) return { data: { decisions: [], strikes: [], flagsSent: [] } };
     const [decisions, strikes, flags] = await Promise.all([

@@ -1,45 +1,50 @@
-import { registerPersonalData } from "../accounts/personal-data.js";
+import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
 
-/** A newsletter subscription under the person's address: exported with its consent wording and time, erased whole. */
+/**
+ * Newsletter subscriptions under the person's addresses: exported with their consent wording and time, erased
+ * whole. The part is one subscription (or null) when there is one, a list when they have several addresses.
+ */
 registerPersonalData({
   key: "newsletter",
+  tables: ["newsletter_subscribers", "newsletter_sends"],
   async collect({ db }, subject) {
-    const row = await db
+    const rows = await db
       .selectFrom("newsletter_subscribers")
       .select(["email", "status", "consent_text", "created_at", "confirmed_at", "unsubscribed_at"])
-      .where("email", "=", subject.email)
-      .executeTakeFirst();
-    return {
-      data: row
-        ? {
-            email: row.email,
-            status: row.status,
-            consent: row.consent_text,
-            askedAt: row.created_at,
-            confirmedAt: row.confirmed_at,
-            unsubscribedAt: row.unsubscribed_at,
-          }
-        : null,
-    };
+      .where("email", "in", subjectAddresses(subject))
+      .orderBy("id")
+      .execute();
+    const parts = rows.map((row) => ({
+      email: row.email,
+      status: row.status,
+      consent: row.consent_text,
+      askedAt: row.created_at,
+      confirmedAt: row.confirmed_at,
+      unsubscribedAt: row.unsubscribed_at,
+    }));
+    return { data: parts.length > 1 ? parts : (parts[0] ?? null) };
   },
   async erase({ db }, subject) {
-    await db.deleteFrom("newsletter_subscribers").where("email", "=", subject.email).execute();
+    await db.deleteFrom("newsletter_subscribers").where("email", "in", subjectAddresses(subject)).execute();
   },
   async consents({ db }, subject) {
-    const row = await db
+    const rows = await db
       .selectFrom("newsletter_subscribers")
       .select(["id", "consent_text", "confirmed_at"])
-      .where("email", "=", subject.email)
+      .where("email", "in", subjectAddresses(subject))
       .where("status", "=", "confirmed")
-      .executeTakeFirst();
-    return row?.confirmed_at ? [{ id: String(row.id), label: row.consent_text, givenAt: row.confirmed_at }] : [];
+      .orderBy("id")
+      .execute();
+    return rows.flatMap((row) =>
+      row.confirmed_at ? [{ id: String(row.id), label: row.consent_text, givenAt: row.confirmed_at }] : [],
+    );
   },
   async withdrawRow({ db, now }, subject, id) {
     const result = await db
       .updateTable("newsletter_subscribers")
       .set({ status: "unsubscribed", unsubscribed_at: now.toISOString() })
       .where("id", "=", id)
-      .where("email", "=", subject.email)
+      .where("email", "in", subjectAddresses(subject))
       .where("status", "=", "confirmed")
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

@@ -19,6 +19,7 @@ import {
   pendingConfirmation,
   subscribe,
   subscriberByUnsubscribeToken,
+  subscriptionEnded,
   unsubscribe,
 } from "./service.js";
 
@@ -144,10 +145,24 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
+  /** An unsubscribe link whose subscription was deleted (30 days after it stopped): nothing is sent under it. */
+  const ended = (request: FastifyRequest, reply: FastifyReply) =>
+    sendPage(
+      reply,
+      <Layout ctx={pageContext(request)} title="Unsubscribed">
+        <h1>This subscription has ended</h1>
+        <p>
+          Nothing more is sent under this link, and we no longer keep the address it was for. You can{" "}
+          <a href="/newsletter">subscribe again</a> at any time.
+        </p>
+      </Layout>,
+    );
+
   app.get("/newsletter/unsubscribe/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
     const { token } = request.params as { token: string };
     const subscriber = await subscriberByUnsubscribeToken(civic, token);
     const ctx = pageContext(request);
+    if (!subscriber && (await subscriptionEnded(civic, token))) return ended(request, reply);
     if (!subscriber) throw notFound("This unsubscribe link is not valid.");
     return sendPage(
       reply,
@@ -173,6 +188,7 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { token } = request.params as { token: string };
       const subscriber = await subscriberByUnsubscribeToken(civic, token);
+      if (!subscriber && (await subscriptionEnded(civic, token))) return ended(request, reply);
       if (!subscriber) throw notFound("This unsubscribe link is not valid.");
       await unsubscribe(civic, subscriber.id);
       const ctx = pageContext(request);

@@ -42,6 +42,22 @@ export async function subscriberByUnsubscribeToken(civic: Civic, token: string) 
 }
 
 /**
+ * True when `token` has the form of an unsubscribe token but its subscriber is gone: the retention job deletes a
+ * subscription 30 days after it stopped (core/jobs/retention.ts), so a link in an old issue names nobody any more.
+ * Such a link is answered "this subscription has ended" rather than "not valid" (one-click clients expect a 2xx).
+ */
+export async function subscriptionEnded(civic: Civic, token: string): Promise<boolean> {
+  const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return false;
+  const row = await civic.database.db
+    .selectFrom("newsletter_subscribers")
+    .select("id")
+    .where("id", "=", Number(m[1]))
+    .executeTakeFirst();
+  return row === undefined;
+}
+
+/**
  * Starts a subscription (or restarts one that was never confirmed or was stopped) and mails the confirmation link.
  * An address that is already confirmed gets nothing new, and the answer is the same, so the form does not tell
  * who is subscribed. Nothing else is ever sent before the link is used.

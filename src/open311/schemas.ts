@@ -219,7 +219,10 @@ const postFields = {
     "A gazetteer place id; accepted as a location when lat/long are not given. Published only when it is a known place id.",
     200,
   ),
-  email: formField("Reporter's email: gets the confirmation email. Never published.", 254),
+  email: formField(
+    "Reporter's email: gets the confirmation email. Never published. Its holder can download or erase everything held under it (this name and phone too) on /my-data; erased data is also erased from the mail queue and the database files.",
+    254,
+  ),
   device_id: formField("Never published.", 200),
   account_id: formField("Never published; echoed in the POST answer.", 200),
   first_name: formField("Never published.", 100),

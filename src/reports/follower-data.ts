@@ -1,8 +1,9 @@
-import { registerPersonalData } from "../accounts/personal-data.js";
+import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
 
 /** The reports a person follows by email: in their data download, erased with their data, each a consent. */
 registerPersonalData({
   key: "reportFollowing",
+  tables: ["report_followers"],
   async collect({ db }, subject) {
     const rows = await db
       .selectFrom("report_followers")
@@ -13,7 +14,7 @@ registerPersonalData({
         "report_followers.created_at",
         "report_followers.confirmed_at",
       ])
-      .where("report_followers.email", "=", subject.email)
+      .where("report_followers.email", "in", subjectAddresses(subject))
       .orderBy("report_followers.id")
       .execute();
     return {
@@ -26,14 +27,14 @@ registerPersonalData({
     };
   },
   async erase({ db }, subject) {
-    await db.deleteFrom("report_followers").where("email", "=", subject.email).execute();
+    await db.deleteFrom("report_followers").where("email", "in", subjectAddresses(subject)).execute();
   },
   async consents({ db }, subject) {
     const rows = await db
       .selectFrom("report_followers")
       .innerJoin("reports", "reports.id", "report_followers.report_id")
       .select(["report_followers.id", "reports.reference", "report_followers.confirmed_at"])
-      .where("report_followers.email", "=", subject.email)
+      .where("report_followers.email", "in", subjectAddresses(subject))
       .where("report_followers.confirmed_at", "is not", null)
       .orderBy("report_followers.id")
       .execute();
@@ -47,7 +48,7 @@ registerPersonalData({
     const result = await db
       .deleteFrom("report_followers")
       .where("id", "=", id)
-      .where("email", "=", subject.email)
+      .where("email", "in", subjectAddresses(subject))
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   },

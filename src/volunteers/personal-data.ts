@@ -1,4 +1,7 @@
-import { registerPersonalData } from "../accounts/personal-data.js";
+import type { Kysely } from "kysely";
+import { type DataSubject, registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
+import type { DB } from "../core/db/schema.js";
+import { eraseMailAbout } from "../core/mail/erase.js";
 
 /** A withdrawn sign-up keeps only its address and dates; the person's details are cleared. */
 export function withdrawnValues(now: Date) {
@@ -12,12 +15,33 @@ export function withdrawnValues(now: Date) {
   };
 }
 
-/** Sign-ups under the person's address or account; each confirmed one is a consent they can withdraw. */
+/** The person's sign-ups: under any of their addresses, or made while signed in (under whatever address). */
+function ownSignUps(db: Kysely<DB>, subject: DataSubject) {
+  return db.selectFrom("volunteers").where((eb) => {
+    const byEmail = eb("email", "in", subjectAddresses(subject));
+    return subject.accountId ? eb.or([eb("account_id", "=", subject.accountId), byEmail]) : byEmail;
+  });
+}
+
+/**
+ * Sign-ups under the person's addresses or made while signed in; each confirmed one is a consent they can withdraw.
+ * A sign-up made while signed in and confirmed from its mailbox proves that address is theirs too.
+ */
 registerPersonalData({
   key: "volunteering",
-  async collect({ db }, subject) {
+  tables: ["volunteers", "outbox"],
+  async addresses({ db }, accountId) {
     const rows = await db
       .selectFrom("volunteers")
+      .select("email")
+      .where("account_id", "=", accountId)
+      .where("confirmed_at", "is not", null)
+      .limit(1000)
+      .execute();
+    return rows.map((r) => r.email);
+  },
+  async collect({ db }, subject) {
+    const rows = await ownSignUps(db, subject)
       .select([
         "project_id",
         "role",
@@ -32,18 +56,30 @@ registerPersonalData({
         "confirmed_at",
         "withdrawn_at",
       ])
-      .where("email", "=", subject.email)
+      .orderBy("id")
+      .limit(10_000)
       .execute();
     return { data: rows };
   },
   async erase({ db }, subject) {
-    await db.deleteFrom("volunteers").where("email", "=", subject.email).execute();
+    const rows = await ownSignUps(db, subject).select(["id", "email"]).limit(100_000).execute();
+    // The confirmation mail of a sign-up under an address not (yet) proved theirs goes with the sign-up.
+    await eraseMailAbout(
+      db,
+      rows.map((r) => r.email),
+      ["volunteer-confirm"],
+    );
+    const ids = rows.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += 500) {
+      await db
+        .deleteFrom("volunteers")
+        .where("id", "in", ids.slice(i, i + 500))
+        .execute();
+    }
   },
   async consents({ db }, subject) {
-    const rows = await db
-      .selectFrom("volunteers")
+    const rows = await ownSignUps(db, subject)
       .select(["id", "consent_text", "confirmed_at"])
-      .where("email", "=", subject.email)
       .where("status", "=", "confirmed")
       .execute();
     return rows.map((r) => ({
@@ -57,7 +93,7 @@ registerPersonalData({
       .updateTable("volunteers")
       .set(withdrawnValues(now))
       .where("id", "=", id)
-      .where("email", "=", subject.email)
+      .where("id", "in", ownSignUps(db, subject).select("id"))
       .where("status", "=", "confirmed")
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;

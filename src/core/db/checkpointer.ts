@@ -13,6 +13,7 @@ const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file);
 db.pragma("busy_timeout = 5000");
 db.pragma("synchronous = NORMAL");
+db.pragma("secure_delete = ON");
 const timer = setInterval(() => {
   try {
     db.pragma("wal_checkpoint(PASSIVE)");

@@ -129,6 +129,9 @@ function openSqlite(
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // Deleted content is overwritten with zeros, so erased personal data does not stay in freed space of the file
+  // (core/db/erasure.ts; issue 27, #15). Every connection to the file sets it, the checkpointer's too.
+  sqlite.pragma("secure_delete = ON");
   // Statement journals in memory: a write to a table with triggers (reports, report_updates: counts, data
   // versions) opens one, and with ten indexes it outgrew SQLite's 64 KiB in-memory limit, so every report's insert
   // created and wrote a temporary file (0.09 instead of 0.03 ms per insert at a million reports). Temporary tables

@@ -263,6 +263,8 @@ export interface OutboxTable {
   failed_at: Timestamp | null;
   /** JSON object of extra headers (e.g. List-Unsubscribe), or null. */
   headers: ColumnType<string | null, string | null | undefined, string | null>;
+  /** aboutHash of the address of the person a message to someone else is about (0025), so erasure finds it. */
+  about_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -593,6 +595,16 @@ export interface SharedSecretsTable {
   created_at: Timestamp;
 }
 
+/** Other addresses an account has proved it holds (0025): found by the data download and the erasure. */
+export interface AccountAddressesTable {
+  account_id: string;
+  /** Normalised (lower-case) address. */
+  email: string;
+  /** "former" (the account's address before a change) or "my-data" (a my-data link opened while signed in). */
+  reason: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -613,6 +625,7 @@ export interface DB {
   mail_suppressions: MailSuppressionsTable;
   form_submissions: FormSubmissionsTable;
   accounts: AccountsTable;
+  account_addresses: AccountAddressesTable;
   sessions: SessionsTable;
   email_challenges: EmailChallengesTable;
   email_change_undos: EmailChangeUndosTable;

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import { open311Status, REPORT_STATUSES } from "../../reports/model.js";
 import type { DB, ReportStatus } from "../db/schema.js";
 import type { Job } from "./runner.js";
@@ -16,6 +16,22 @@ export const RETENTION = {
   unsentMailDays: 30,
   /** A reporter's email, name and phone are erased this long after the report was finished. */
   contactAfterFinishedDays: 180,
+  /**
+   * An idea, volunteer sign-up, newsletter subscription or report follow whose confirmation link was never used is
+   * deleted this long after it was asked for (the link itself expires long before).
+   */
+  unconfirmedDays: 30,
+  /**
+   * A newsletter subscription that was stopped, or a volunteer sign-up that was withdrawn, is deleted (address and
+   * all) this long after. Nothing needs to remember the address: only confirmed subscribers are ever sent issues, and
+   * a new sign-up asks for a new confirmation.
+   */
+  stoppedDays: 30,
+  /**
+   * Not enforced by this job but by the operator's backup rotation (deploy/README.md): database backups are kept
+   * this long, so data erased from the live database is gone from every copy this long after the erasure.
+   */
+  backupDays: 30,
 } as const;
 
 /** Statuses in which a report is finished (Open311 "closed"): nobody sends updates about it any more. */
@@ -97,7 +113,57 @@ export function eraseOldContactDetails(db: Kysely<DB>, now: Date, signal?: Abort
   }, signal);
 }
 
-/** The hourly retention job: old mail deleted, old contact details erased. */
+/** A delete of at most BATCH rows of `table` (by its integer `id`) chosen by `where`; says how many went. */
+type Purgeable = "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers";
+
+async function deleteBatch<T extends Purgeable>(
+  db: Kysely<DB>,
+  table: T,
+  where: (eb: ExpressionBuilder<DB, T>) => Expression<SqlBool>,
+): Promise<number> {
+  // Typed for one table, run for the one asked for: every purgeable table has an integer id.
+  const t = table as "ideas";
+  const w = where as unknown as (eb: ExpressionBuilder<DB, "ideas">) => Expression<SqlBool>;
+  const result = await db
+    .deleteFrom(t)
+    .where("id", "in", (eb) => eb.selectFrom(t).select("id").where(w).limit(BATCH))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Deletes what was asked for but never confirmed from its mailbox (`unconfirmedDays` after it was asked for): ideas
+ * (never public), volunteer sign-ups, newsletter subscriptions and report follows; and stopped ones (`stoppedDays`
+ * after): unsubscribed newsletter addresses and withdrawn volunteer sign-ups. Their addresses go with them.
+ */
+export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: AbortSignal): Promise<number> {
+  const asked = before(now, RETENTION.unconfirmedDays);
+  const stopped = before(now, RETENTION.stoppedDays);
+  const steps: (() => Promise<number>)[] = [
+    () => deleteBatch(db, "ideas", (eb) => eb.and([eb("status", "=", "unconfirmed"), eb("created_at", "<", asked)])),
+    () =>
+      deleteBatch(db, "volunteers", (eb) => eb.and([eb("status", "=", "unconfirmed"), eb("created_at", "<", asked)])),
+    () =>
+      deleteBatch(db, "volunteers", (eb) => eb.and([eb("status", "=", "withdrawn"), eb("withdrawn_at", "<", stopped)])),
+    () =>
+      deleteBatch(db, "newsletter_subscribers", (eb) =>
+        eb.and([eb("status", "=", "unconfirmed"), eb("created_at", "<", asked)]),
+      ),
+    () =>
+      deleteBatch(db, "newsletter_subscribers", (eb) =>
+        eb.and([eb("status", "=", "unsubscribed"), eb("unsubscribed_at", "<", stopped)]),
+      ),
+    () =>
+      deleteBatch(db, "report_followers", (eb) =>
+        eb.and([eb("confirmed_at", "is", null), eb("created_at", "<", asked)]),
+      ),
+  ];
+  let total = 0;
+  for (const step of steps) total += await inBatches(step, signal);
+  return total;
+}
+
+/** The hourly retention job: old mail deleted, old contact details erased, unconfirmed and stopped records deleted. */
 export function retentionJob(db: Kysely<DB>): Job {
   return {
     name: "retention",
@@ -105,7 +171,8 @@ export function retentionJob(db: Kysely<DB>): Job {
     async run({ now, signal }) {
       const mailDeleted = await deleteOldMail(db, now, signal);
       const contactsErased = await eraseOldContactDetails(db, now, signal);
-      return { mailDeleted, contactsErased };
+      const unconfirmedDeleted = await purgeUnconfirmed(db, now, signal);
+      return { mailDeleted, contactsErased, unconfirmedDeleted };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Kysely, QueryCreator } from "kysely";
 import type { DB } from "../db/schema.js";
 import { addressHash, suppressedOf } from "./suppressions.js";
@@ -15,6 +15,17 @@ export interface OutgoingMail {
   headers?: Record<string, string>;
   /** Right-hand side of the Message-ID: the site's host name (default "civic.invalid"). */
   domain?: string;
+  /**
+   * The address of the person a message to someone else is about (e.g. the resident who wrote to a councillor).
+   * Only its aboutHash is stored; erasing that person's data deletes the message whole, even when it does not
+   * contain the address.
+   */
+  about?: string;
+}
+
+/** The hash kept of an `about` address: SHA-256 of the normalised address (never the address itself). */
+export function aboutHash(address: string): string {
+  return createHash("sha256").update(`mail-about:${address.trim().toLowerCase()}`).digest("hex");
 }
 
 /**
@@ -61,6 +72,7 @@ function outboxRow(mail: OutgoingMail, now: Date) {
     sent_at: null,
     failed_at: null,
     headers: mail.headers ? JSON.stringify(mail.headers) : null,
+    about_hash: mail.about ? aboutHash(mail.about) : null,
   };
 }
 

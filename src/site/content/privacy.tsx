@@ -161,16 +161,31 @@ export function PrivacyContent({ site }: ContentProps) {
           <strong>Account details</strong> are kept until you close your account or ask us to delete them.
         </li>
         <li>
-          <strong>Volunteer sign-ups</strong> are kept until you tell us you no longer want to volunteer.
+          <strong>Volunteer sign-ups</strong> are kept until you tell us you no longer want to volunteer. After that we
+          delete the sign-up, address and all, {RETENTION.stoppedDays} days later.
         </li>
         <li>
-          <strong>Newsletter subscriptions</strong> are kept until you unsubscribe.
+          <strong>Newsletter subscriptions</strong> are kept until you unsubscribe. We delete your address{" "}
+          {RETENTION.stoppedDays} days after you unsubscribe; we do not need to keep it to stop the newsletter.
+        </li>
+        <li>
+          <strong>Ideas, volunteer sign-ups, newsletter subscriptions and report follows you never confirmed</strong>{" "}
+          (by the link we emailed) are deleted {RETENTION.unconfirmedDays} days after you sent them.
         </li>
         <li>
           <strong>IP addresses in server logs</strong> are kept for 14 days at most.
         </li>
       </ul>
       <p>A job on the server checks every hour and deletes what has reached the end of its time.</p>
+      <p>
+        <strong>When you erase your data</strong>, we find it by your account and by every email address you have used
+        with us (your account's address, earlier ones, and others you confirmed), and we delete it at once, including
+        any email still waiting to be sent to you or about you (such as a message to a councillor). It is also wiped
+        from the database files on our server's disk, not only hidden. Copies of the database that we made before your
+        erasure, to recover from a failure, still hold it: we keep those backups for {RETENTION.backupDays} days, so
+        after {RETENTION.backupDays} days no copy of what you erased is left. We use backups only to restore the
+        service.
+      </p>
 
       <h2>Your rights</h2>
       <p>You have the right to:</p>
@@ -214,14 +229,15 @@ export function PrivacyContent({ site }: ContentProps) {
       <p>
         Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
         argon2id hash) and passkeys (public keys only). You can download or erase all of it, and everything else we hold
-        under your email address, on <a href="/my-data">your personal data</a> page, with or without an account. The
-        download is put together while it is sent to you and no copy of it is kept on our server; to protect the site,
-        it can be made up to 10 times an hour.
+        under any email address you have used with us, on <a href="/my-data">your personal data</a> page, with or
+        without an account. The download is put together while it is sent to you and no copy of it is kept on our
+        server; to protect the site, it can be made up to 10 times an hour.
       </p>
       <p>
         When you change your email address, password or passkeys, we email your account's address about it and sign out
-        your other devices. After an email address change, we keep your previous address for 7 days with a link sent to
-        it that can undo the change; then we delete it.
+        your other devices. After an email address change, we send your previous address a link that can undo the
+        change for 7 days. We keep your previous address with your account so that your download and erasure still find
+        what you sent from it; erasing your account erases it.
       </p>
 
       <h2>Changes to this notice</h2>

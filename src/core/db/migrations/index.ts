@@ -20,6 +20,7 @@ import * as m0020 from "./0020_public_data_version.js";
 import * as m0020b from "./0020b_unlogged_counters.js";
 import * as m0021 from "./0021_trust_signin.js";
 import * as m0022 from "./0022_trust_policy.js";
+import * as m0025 from "./0025_trust_personal_data.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   "0020b_unlogged_counters": m0020b,
   "0021_trust_signin": m0021,
   "0022_trust_policy": m0022,
+  "0025_trust_personal_data": m0025,
 };
 
 export class MigrationError extends Error {

@@ -1,0 +1,165 @@
+import { strFromU8, unzipSync } from "fflate";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { makeReport, signInMailParts, tokenIn, Visitor } from "../accounts/support.js";
+import { linkIn, submitSlowly } from "../community/support.js";
+import { describeEachDb } from "../helpers/app.js";
+import { foundInTables, trustHarness } from "./support.js";
+
+/**
+ * Issue 27, #8: personal data is found by account and by every address the person has used (a sign-up made while
+ * signed in under another address, a former address, an address whose my-data link they opened while signed in),
+ * and mail about them is erased whole (a queued message to a councillor kept the sender's name and text).
+ */
+describeEachDb("personal data found by every address the person has used", (dialect) => {
+  let h: Awaited<ReturnType<typeof trustHarness>>;
+  beforeEach(async () => {
+    h = await trustHarness(dialect);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function download(v: Visitor) {
+    const res = await v.submit("/account/data", "/account/data/download", {});
+    expect(res.statusCode).toBe(200);
+    const text = strFromU8(unzipSync(new Uint8Array(res.rawPayload))["data.json"]!);
+    return { text, data: JSON.parse(text) as Record<string, unknown> };
+  }
+
+  async function erase(v: Visitor) {
+    const res = await v.submit("/account/delete", "/account/delete", { confirm: "yes" });
+    expect(res.statusCode).toBe(200);
+  }
+
+  it("a volunteer sign-up made while signed in under another address is exported and erased, with what that address holds", async () => {
+    const main = "imogen.larkworthy@example.org";
+    const other = "imogen.at.work@example.net";
+    const v = new Visitor(h.app);
+    await v.signIn(h, main);
+    await submitSlowly(h, v, "/volunteer", "/volunteer", {
+      name: "Imogen Larkworthy",
+      email: other,
+      phone: "07700 900333",
+      interests: "Footpath clearing",
+      availability: "Saturdays",
+      website: "",
+    });
+    // Confirmed from that mailbox: the address is proved to be theirs.
+    const link = linkIn((await h.mailTo(other)).parsed.text ?? "", "/volunteer/confirm/");
+    expect((await v.post(link, { _csrf: tokenIn((await v.get(link)).body) })).statusCode).toBeLessThan(400);
+    // What else is held under that address, given without signing in.
+    const report = await makeReport(h.app, { email: other, name: "Imogen L", phone: "07700 900334" });
+    await submitSlowly(h, new Visitor(h.app), "/newsletter", "/newsletter", { email: other, website: "" });
+
+    const { text, data } = await download(v);
+    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual([other]);
+    expect((data.reports as { reference: string }[]).map((r) => r.reference)).toEqual([report.reference]);
+    expect(JSON.stringify(data.newsletter)).toContain(other);
+    expect(text).toContain("Footpath clearing");
+
+    await erase(v);
+    expect(
+      await foundInTables(h, [main, other, "Imogen Larkworthy", "Imogen L", "07700 900333", "07700 900334"]),
+    ).toEqual([]);
+  }, 120_000);
+
+  it("an address only typed while signed in (never confirmed) does not open what others hold under it", async () => {
+    const victim = "rosalind.neighbour@example.org";
+    const theirs = await makeReport(h.app, { email: victim, name: "Rosalind Neighbour", phone: "07700 900999" });
+    const v = new Visitor(h.app);
+    await v.signIn(h, "mallory.typist@example.org");
+    await submitSlowly(h, v, "/volunteer", "/volunteer", {
+      name: "Mallory",
+      email: victim,
+      interests: "Anything",
+      availability: "Any time",
+      website: "",
+    });
+    const { text, data } = await download(v);
+    // Their own sign-up is theirs (made while signed in); the other person's report is not.
+    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual([victim]);
+    expect(text).not.toContain(theirs.reference);
+    expect(text).not.toContain("Rosalind Neighbour");
+    await erase(v);
+    const row = await h.app.civic.database.db
+      .selectFrom("reports")
+      .select(["reporter_email", "reporter_name"])
+      .where("reference", "=", theirs.reference)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ reporter_email: victim, reporter_name: "Rosalind Neighbour" });
+    expect(await h.app.civic.database.db.selectFrom("volunteers").select("id").execute()).toEqual([]);
+  }, 120_000);
+
+  it("a former address, and one whose my-data link was opened while signed in, stay the person's", async () => {
+    const old = "ambrose.former@example.org";
+    const now = "ambrose.current@example.org";
+    const third = "ambrose.allotment@example.net";
+    const earlier = await makeReport(h.app, { email: old, name: "Ambrose Q", phone: "07700 900555" });
+    const v = new Visitor(h.app);
+    await v.signIn(h, old);
+    expect((await v.submit("/account", "/account/email", { email: now })).statusCode).toBe(303);
+    const change = signInMailParts(await h.mailTo(now));
+    const changed = await v.post("/account/email/confirm", {
+      _csrf: tokenIn((await v.get(change.path)).body),
+      token: change.token,
+    });
+    expect(changed.statusCode).toBe(303);
+    // Later, something under the old address again, and something under a third address, proved via /my-data.
+    await submitSlowly(h, new Visitor(h.app), "/newsletter", "/newsletter", { email: old, website: "" });
+    const allotment = await makeReport(h.app, { email: third, name: "Ambrose Q" });
+    await v.submit("/my-data", "/my-data", { email: third });
+    const myData = signInMailParts(await h.mailTo(third));
+    expect((await v.get(myData.path)).statusCode).toBe(200);
+
+    const { data } = await download(v);
+    expect((data.reports as { reference: string }[]).map((r) => r.reference).sort()).toEqual(
+      [earlier.reference, allotment.reference].sort(),
+    );
+    expect(JSON.stringify(data.newsletter)).toContain(old);
+    expect(JSON.stringify(data.account)).toContain(old);
+    const listed = (await v.get("/account/reports")).body;
+    expect(listed).toContain(earlier.reference);
+    expect(listed).toContain(allotment.reference);
+
+    await erase(v);
+    expect(await foundInTables(h, [old, now, third, "Ambrose Q", "07700 900555"])).toEqual([]);
+  }, 120_000);
+
+  it("a queued message to a councillor is erased whole, also through /my-data", async () => {
+    const email = "tamsin.oakshott@example.org";
+    const name = "Tamsin Oakshott";
+    const message = "Could the parish look at the broken stile on the bridleway to Nether Combe?";
+    const db = () => h.app.civic.database.db;
+    const councillor = await db().selectFrom("councillors").select("id").orderBy("id").executeTakeFirstOrThrow();
+    const sent = await submitSlowly(
+      h,
+      new Visitor(h.app),
+      `/councillors/${councillor.id}`,
+      `/councillors/${councillor.id}/contact`,
+      { name, email, message, website: "" },
+    );
+    expect(sent.statusCode).toBe(200);
+    // Not sent yet (the councillor's mail server is slow today).
+    await db()
+      .updateTable("outbox")
+      .set({ next_attempt_at: new Date(Date.now() + 30 * 86_400_000).toISOString() })
+      .where("kind", "like", "councillor-contact%")
+      .execute();
+    expect(await foundInTables(h, [name, message])).toEqual([`${name} in outbox`, `${message} in outbox`]);
+
+    await new Visitor(h.app).submit("/my-data", "/my-data", { email });
+    const { path, token } = signInMailParts(await h.mailTo(email));
+    const visitor = new Visitor(h.app);
+    const page = await visitor.get(path);
+    const zip = await visitor.post("/my-data/download", { _csrf: tokenIn(page.body), token });
+    // The download lists the message while the outbox still holds it.
+    expect(strFromU8(unzipSync(new Uint8Array(zip.rawPayload))["data.json"]!)).toContain(message);
+    const erased = await visitor.post("/my-data/erase", { _csrf: tokenIn(page.body), token, confirm: "yes" });
+    expect(erased.statusCode).toBe(200);
+
+    expect(
+      await db().selectFrom("outbox").select("kind").where("kind", "like", "councillor-contact%").execute(),
+    ).toEqual([]);
+    expect(await foundInTables(h, [email, name, message])).toEqual([]);
+  }, 120_000);
+});
