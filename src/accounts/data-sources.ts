@@ -2,7 +2,13 @@ import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { eraseMailAbout, mailAbout } from "../core/mail/erase.js";
 import { photoKey } from "../core/media/images.js";
-import { type DataSubject, type ExportedFile, type PersonalDataSource, registerPersonalData, subjectAddresses } from "./personal-data.js";
+import {
+  type DataSubject,
+  type ExportedFile,
+  type PersonalDataSource,
+  registerPersonalData,
+  subjectAddresses,
+} from "./personal-data.js";
 
 /** Reports that belong to the person: made while signed in, or made with one of their verified addresses. */
 export function ownReports(db: Kysely<DB>, subject: DataSubject) {

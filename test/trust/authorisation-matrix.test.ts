@@ -50,6 +50,7 @@ const MATRIX: Record<string, Entry> = {
   "POST /reports/updates/unsubscribe/:token": { action: "submit" },
   "POST /report-this/:kind/:id": { action: "submit", on: "report", fields: () => ({ reason: "spam" }) },
   "POST /account/email/confirm": { action: "submit" },
+  "POST /account/email/undo": { action: "submit" },
   "POST /councillors/:id/contact": { action: "submit" },
   "POST /sign-in/email": { action: "submit" },
   "POST /sign-in/code": { action: "submit" },

@@ -235,9 +235,9 @@ export function PrivacyContent({ site }: ContentProps) {
       </p>
       <p>
         When you change your email address, password or passkeys, we email your account's address about it and sign out
-        your other devices. After an email address change, we send your previous address a link that can undo the
-        change for 7 days. We keep your previous address with your account so that your download and erasure still find
-        what you sent from it; erasing your account erases it.
+        your other devices. After an email address change, we send your previous address a link that can undo the change
+        for 7 days. We keep your previous address with your account so that your download and erasure still find what
+        you sent from it; erasing your account erases it.
       </p>
 
       <h2>Changes to this notice</h2>
