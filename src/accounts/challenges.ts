@@ -118,6 +118,36 @@ export async function checkCode(
   return { ok: false, reason: failed >= MAX_WRONG_CODES ? "ended" : "wrong" };
 }
 
+/**
+ * Makes the newest challenge sent to this address for this purpose in the last day, if it was neither used nor
+ * ended by wrong codes, valid for another CHALLENGE_MINUTES from now. Used when the address has had all the
+ * messages it may get for now (the mail policy's cap): then that message was sent within the cap's window, and the
+ * link in it keeps working for the person who owns the mailbox, whoever used the cap up.
+ */
+export async function prolongNewest(
+  db: Kysely<DB>,
+  input: { purpose: Purpose; email: string; accountId: string | null },
+  now: Date,
+): Promise<void> {
+  let newest = db
+    .selectFrom("email_challenges")
+    .select("id")
+    .where("purpose", "=", input.purpose)
+    .where("email", "=", input.email)
+    .where("used_at", "is", null)
+    .where("created_at", ">", new Date(now.getTime() - 24 * 60 * 60_000).toISOString())
+    .orderBy("id", "desc")
+    .limit(1);
+  if (input.accountId) newest = newest.where("account_id", "=", input.accountId);
+  const row = await newest.executeTakeFirst();
+  if (!row) return;
+  await db
+    .updateTable("email_challenges")
+    .set({ expires_at: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000).toISOString() })
+    .where("id", "=", row.id)
+    .execute();
+}
+
 /** Removes challenges that ended more than a day ago (they hold addresses). */
 export async function purgeChallenges(db: Kysely<DB>, now: Date): Promise<void> {
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();

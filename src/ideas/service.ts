@@ -6,7 +6,7 @@ import type { Civic } from "../core/context.js";
 import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { mediaStorage } from "../core/media/storage.js";
 
 export const IDEA_CATEGORIES = [
@@ -111,8 +111,9 @@ export async function proposeIdea(
       .executeTakeFirstOrThrow();
     await record(tx, accountId ? `/ideas/${row.id}` : "/ideas/sent");
     if (token) {
-      await enqueueMail(
+      await sendUnconfirmedMail(
         tx,
+        { secret: civic.config.sessionSecret, now },
         {
           kind: "idea-confirm",
           to: v.email,
@@ -126,7 +127,6 @@ export async function proposeIdea(
           html: null,
           domain: new URL(civic.site.baseUrl).hostname,
         },
-        now,
       );
     }
     return { id: row.id, published: accountId !== null };

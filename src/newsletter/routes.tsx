@@ -1,3 +1,4 @@
+import { mailboxOf } from "../core/mail/policy.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
@@ -77,7 +78,7 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     if (problems.length > 0) return renderForm(request, reply, typed, problems, 400);
     const ctx = pageContext(request);
     const done = await oncePerForm(civic, token, "newsletter-subscribe", async (record) => {
-      const limited = await limiter.hit(PER_EMAIL, email!);
+      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
       if (limited.allowed) await subscribe(civic, email!, record);
     });
     if ("earlier" in done) {

@@ -6,6 +6,7 @@ import type { RecordSubmission } from "../community/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { enqueueMail } from "../core/mail/outbox.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 
 /** The consent sentence shown next to the subscribe button, stored with each subscription word for word. */
 export function consentSentence(villageName: string): string {
@@ -79,8 +80,9 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
         .execute();
     }
     const link = `${civic.site.baseUrl}/newsletter/confirm/${token}`;
-    await enqueueMail(
+    await sendUnconfirmedMail(
       tx,
+      { secret: civic.config.sessionSecret, now },
       {
         kind: "newsletter-confirm",
         to: email,
@@ -96,7 +98,6 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
         html: null,
         domain: new URL(civic.site.baseUrl).hostname,
       },
-      now,
     );
   });
 }

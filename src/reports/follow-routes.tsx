@@ -1,3 +1,4 @@
+import { mailboxOf } from "../core/mail/policy.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -94,7 +95,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       const email = normaliseEmail(typed);
       if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
       if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
-      const limited = await limiter.hit(PER_EMAIL, email!);
+      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
       if (limited.allowed) {
         try {
           await requestFollow(civic, reference, email!, key);
