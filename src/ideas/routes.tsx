@@ -1,4 +1,3 @@
-import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, type Problem } from "../accounts/components.js";
@@ -7,6 +6,7 @@ import { atomFeed, Select } from "../community/components.js";
 import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
+import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";

@@ -1,4 +1,3 @@
-import { mailboxOf } from "../core/mail/policy.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -9,6 +8,7 @@ import { notFound } from "../core/http/errors.js";
 import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { publicReport } from "../moderation/visibility.js";

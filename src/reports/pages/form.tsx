@@ -1,7 +1,7 @@
-import { MAIL_CAP_NOTICE } from "../../core/mail/policy.js";
 import { randomUUID } from "node:crypto";
 import type { Category, Place } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
+import { MAIL_CAP_NOTICE } from "../../core/mail/policy.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { type AttributeDefinition, attributeField } from "../attributes.js";
 import type { NearbyReport } from "../repository.js";
