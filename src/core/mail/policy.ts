@@ -7,8 +7,9 @@ import { enqueueMail, type OutgoingMail } from "./outbox.js";
  * The one policy for mail to an address nobody has shown to be theirs: anything a visitor can make the platform
  * send by typing an address (report, idea, volunteer, newsletter, follow and councillor-contact confirmations) and
  * the messages that prove control of an address (sign-in, my-data, email change). Features queue such mail only
- * through `sendUnconfirmedMail` (test/trust/mail-volume.test.ts checks that no other feature file queues mail
- * outside the list of mail to confirmed or staff addresses).
+ * through `sendUnconfirmedMail` or `sendChallengeMail` (a report, written in one statement, asks
+ * `admitConfirmation` first); test/trust/mail-volume.test.ts fails when a file outside its list of mail to
+ * confirmed or staff addresses queues mail directly.
  *
  * Caps count per mailbox (`mailboxOf`: one person's inbox however the address is spelt), in the database, so every
  * process counts together. Windows are fixed: the clock hour and the UTC day. Over a cap, nothing is sent and the
@@ -24,9 +25,6 @@ export const UNCONFIRMED_MAIL_CAPS = {
   /** Sign-in, my-data and email-change messages to one mailbox from all clients together (beyond: silently none). */
   challenge: { perHour: 10, perDay: 30 },
 } as const;
-
-/** What the mail is: a confirmation anyone can ask for, or a message proving control of an address. */
-export type UnconfirmedMailClass = "confirmation" | "challenge";
 
 /** Said wherever a visitor asks for a confirmation, whether or not one was sent (the answer never differs). */
 export const MAIL_CAP_NOTICE = `To protect inboxes, we send at most ${UNCONFIRMED_MAIL_CAPS.confirmation.perHour} confirmation emails an hour and ${UNCONFIRMED_MAIL_CAPS.confirmation.perDay} a day to one address; beyond that none is sent.`;
