@@ -1,15 +1,19 @@
 import type { Civic } from "../core/context.js";
 import type { EmailChallengesTable } from "../core/db/schema.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
-import { enqueueMail } from "../core/mail/outbox.js";
-import { issueChallenge, purgeChallenges } from "./challenges.js";
+import { sendChallengeMail as sendWithinCaps } from "../core/mail/policy.js";
+import { issueChallenge, prolongNewest, purgeChallenges } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { limiterFor } from "./sign-in.js";
+import { newToken } from "./tokens.js";
 
 /**
- * Sends a message that proves control of an address (sign-in, email change, my-data), within the per-address and
- * per-client limits (a 429 AppError beyond them). The challenge and its message are written in one transaction.
- * Returns the handle for the page that sent it.
+ * Sends a message that proves control of an address (sign-in, email change, my-data), through the mail policy
+ * (core/mail/policy.ts): a client asking too often, for one address or for many, gets a 429 AppError; when the
+ * address has had its cap of such messages from everyone together, nothing is sent, the answer is the same, and the
+ * newest link already sent to that address for this purpose stays valid a while longer (so a stranger's requests
+ * cannot stop the owner from using the link in their mailbox). The challenge and its message are written in one
+ * transaction. Returns the handle for the page that sent it.
  */
 export async function sendChallengeMail(
   civic: Civic,
@@ -23,18 +27,23 @@ export async function sendChallengeMail(
     compose: (link: string, code: string) => OutgoingMail;
   },
 ): Promise<string> {
-  await limiterFor(civic).enforce(
-    [
-      [LIMITS.mailPerEmail, input.email],
-      [LIMITS.mailPerClient, input.client],
-    ],
-    LIMIT_MESSAGE,
-  );
+  await limiterFor(civic).enforce([[LIMITS.mailPerClient, input.client]], LIMIT_MESSAGE);
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     await purgeChallenges(tx, now);
-    const issued = await issueChallenge(tx, civic.config.sessionSecret, input, now);
-    await enqueueMail(tx, input.compose(`${civic.site.baseUrl}${input.linkPath}/${issued.token}`, issued.code), now);
-    return issued.handle;
+    const issued: { handle?: string } = {};
+    const sent = await sendWithinCaps(
+      tx,
+      { secret: civic.config.sessionSecret, now },
+      { to: input.email, client: input.client, limitMessage: LIMIT_MESSAGE },
+      async () => {
+        const challenge = await issueChallenge(tx, civic.config.sessionSecret, input, now);
+        issued.handle = challenge.handle;
+        return input.compose(`${civic.site.baseUrl}${input.linkPath}/${challenge.token}`, challenge.code);
+      },
+    );
+    if (!sent) await prolongNewest(tx, input, now);
+    // Over the cap the page looks the same; its handle names no challenge, so only a link already sent works.
+    return issued.handle ?? newToken();
   });
 }

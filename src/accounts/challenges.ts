@@ -119,6 +119,37 @@ export async function checkCode(
   return { ok: false, reason: "ended" };
 }
 
+/**
+ * Makes the link of the newest challenge sent to this address for this purpose in the last day valid for another
+ * CHALLENGE_MINUTES from now, unless it was used. Used when the address has had all the messages it may get for now
+ * (the mail policy's cap): then that message was sent within the cap's window, and the link in it keeps working for
+ * the person who owns the mailbox, whoever used the cap up. A challenge ended by wrong codes (typed by whoever asked
+ * for it, maybe a stranger) gets its link back; its code stays ended (checkCode counts the wrong codes).
+ */
+export async function prolongNewest(
+  db: Kysely<DB>,
+  input: { purpose: Purpose; email: string; accountId: string | null },
+  now: Date,
+): Promise<void> {
+  let newest = db
+    .selectFrom("email_challenges")
+    .select("id")
+    .where("purpose", "=", input.purpose)
+    .where("email", "=", input.email)
+    .where((eb) => eb.or([eb("used_at", "is", null), eb("failed_attempts", ">=", MAX_WRONG_CODES)]))
+    .where("created_at", ">", new Date(now.getTime() - 24 * 60 * 60_000).toISOString())
+    .orderBy("id", "desc")
+    .limit(1);
+  if (input.accountId) newest = newest.where("account_id", "=", input.accountId);
+  const row = await newest.executeTakeFirst();
+  if (!row) return;
+  await db
+    .updateTable("email_challenges")
+    .set({ expires_at: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000).toISOString(), used_at: null })
+    .where("id", "=", row.id)
+    .execute();
+}
+
 /** Removes challenges that ended more than a day ago (they hold addresses). */
 export async function purgeChallenges(db: Kysely<DB>, now: Date): Promise<void> {
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();

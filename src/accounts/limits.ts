@@ -4,11 +4,10 @@ const MINUTE = 60_000;
 
 /**
  * Brute-force limits of the accounts feature. Each applies per email address and per client address; the answer
- * when one is exceeded is the same for addresses with and without an account.
+ * when one is exceeded is the same for addresses with and without an account. Messages to one address are capped
+ * by the mail policy (core/mail/policy.ts), per client and for everyone together.
  */
 export const LIMITS = {
-  /** Messages with a link (sign-in, my-data) asked for one address. */
-  mailPerEmail: { name: "account-mail-email", max: 5, windowMs: 60 * MINUTE },
   /** Messages asked for from one client, whatever the addresses. */
   mailPerClient: { name: "account-mail-client", max: 20, windowMs: 60 * MINUTE },
   /** Password attempts against one address. */

@@ -77,6 +77,10 @@ export function CheckEmailPage(p: { csrfToken: string; handle: string; next: str
         We have sent a message with a sign-in link and a 6-digit code to the address you gave. It may take a minute to
         arrive; look in your spam folder too. The link and the code work once, for 30 minutes.
       </p>
+      <p>
+        To protect inboxes, only a few such messages go to one address each hour. If no new one arrives, use the link in
+        the latest message you have: it keeps working.
+      </p>
       <h2>Type the code</h2>
       <PostForm action="/sign-in/code" csrfToken={p.csrfToken} hidden={hidden}>
         <Field

@@ -11,6 +11,7 @@ import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-f
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { isBanned } from "../moderation/ban-list.js";
+import { mailboxOf, sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -119,7 +120,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
                 id="email"
                 type="email"
                 label="Your email address"
-                hint="We send you a copy of your message."
+                hint="We let you know by email that your message was sent."
                 value={v.email}
                 problems={problems}
                 autocomplete="email"
@@ -172,7 +173,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
       if (problems.length === 0 && (await alreadySubmitted(civic, token, FORM)) !== undefined) {
         return alreadySent(request, reply, c);
       }
-      if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, email!)).allowed) {
+      if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, mailboxOf(email!))).allowed) {
         reply.header("retry-after", "3600");
         problems.push({
           field: "form",
@@ -210,17 +211,26 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
               },
               now,
             );
-            await enqueueMail(
+            // Nobody has confirmed this address: a neutral notice, never the visitor's text (core/mail/policy.ts).
+            await sendUnconfirmedMail(
               tx,
+              { secret: civic.config.sessionSecret, now },
               {
                 kind: "councillor-contact-copy",
                 to: email!,
                 subject: `Your message to ${c.name}`,
-                text: `This is a copy of your message to ${c.name}.\n\n${v.message.trim()}\n\n${v.share ? "Your email address was shared so they can reply." : "Your email address was not shared."}`,
+                text: [
+                  `Your message to ${c.name}, councillor, was sent through the ${civic.site.villageName} community platform.`,
+                  "",
+                  v.share
+                    ? "You allowed them to see your email address, so they can reply to you."
+                    : "Your email address was not shared with them.",
+                  "",
+                  "If it was not you, someone typed your address into the contact form: you need do nothing, and we will not write again about it.",
+                ].join("\n"),
                 html: null,
                 domain,
               },
-              now,
             );
           }),
       );

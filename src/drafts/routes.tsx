@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/schemas.js";
 import { pageContext } from "../core/context.js";
-import { checkSameOrigin } from "../core/http/csrf.js";
+import { requireSameOrigin } from "../core/http/csrf.js";
 import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -162,7 +162,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: "Send a report saved by the app",
         description:
-          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); browsers may only send it from this site (`Origin`); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key. Sent with the session cookie of a signed-in person, the report is linked to their account, as with the web form; a report from an account or address on the ban list gets the usual answer but is never published.",
+          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); only this site's pages may send it (a request without `Origin` or `Sec-Fetch-Site: same-origin` is refused with 403, so programs use Open311 instead); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key. Sent with the session cookie of a signed-in person, the report is linked to their account, as with the web form; a report from an account or address on the ban list gets the usual answer but is never published.",
         tags: ["App"],
         headers: Type.Object(
           {
@@ -181,7 +181,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             content: { "application/json": { schema: AppReportCreated } },
           },
           400: problem("The report was refused (`validation_failed`, `errors` per field) or the key is missing."),
-          403: problem("Sent from another website."),
+          403: problem("Sent from another website, or without `Origin` (not from this site's pages)."),
           409: problem("A request with this Idempotency-Key is still being processed: retry after `Retry-After`."),
           413: problem("Too large: too many or too big photos."),
           415: problem("Not multipart/form-data."),
@@ -193,7 +193,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      checkSameOrigin(request, ownOrigins);
+      requireSameOrigin(request, ownOrigins);
       if (!request.isMultipart()) {
         throw new AppError("unsupported_media_type", "Send the report as multipart/form-data.");
       }

@@ -7,6 +7,7 @@ import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
+import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -224,6 +225,7 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
       <Layout ctx={ctx} title="Check your email">
         <h1>Check your email</h1>
         <p class="lead">We have sent you a link. Open it and press “Publish my idea” to publish it.</p>
+        <p>{MAIL_CAP_NOTICE}</p>
       </Layout>,
     );
   });

@@ -6,7 +6,7 @@ import type { Civic } from "../core/context.js";
 import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { isBanned } from "../moderation/ban-list.js";
 
@@ -116,8 +116,9 @@ export async function proposeIdea(
     const published = accountId !== null && !banned;
     await record(tx, published ? `/ideas/${row.id}` : "/ideas/sent");
     if (token) {
-      await enqueueMail(
+      await sendUnconfirmedMail(
         tx,
+        { secret: civic.config.sessionSecret, now },
         {
           kind: "idea-confirm",
           to: v.email,
@@ -131,7 +132,6 @@ export async function proposeIdea(
           html: null,
           domain: new URL(civic.site.baseUrl).hostname,
         },
-        now,
       );
     }
     return { id: row.id, published };

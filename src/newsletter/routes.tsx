@@ -9,6 +9,7 @@ import { IdParams } from "../core/http/ids.js";
 import { AlreadySent, oncePerForm } from "../community/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { IssueArticle, issueDate } from "./pages.js";
@@ -79,7 +80,7 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     if (problems.length > 0) return renderForm(request, reply, typed, problems, 400);
     const ctx = pageContext(request);
     const done = await oncePerForm(civic, token, "newsletter-subscribe", async (record) => {
-      const limited = await limiter.hit(PER_EMAIL, email!);
+      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
       if (limited.allowed) await subscribe(civic, email!, record);
     });
     if ("earlier" in done) {

@@ -7,6 +7,7 @@ import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { parseId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 
 /** The consent sentence shown next to the subscribe button, stored with each subscription word for word. */
 export function consentSentence(villageName: string): string {
@@ -97,8 +98,9 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
         .execute();
     }
     const link = `${civic.site.baseUrl}/newsletter/confirm/${token}`;
-    await enqueueMail(
+    await sendUnconfirmedMail(
       tx,
+      { secret: civic.config.sessionSecret, now },
       {
         kind: "newsletter-confirm",
         to: email,
@@ -114,7 +116,6 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
         html: null,
         domain: new URL(civic.site.baseUrl).hostname,
       },
-      now,
     );
   });
 }

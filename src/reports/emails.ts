@@ -46,16 +46,18 @@ function subjectOf(kind: "confirmation" | "forward", r: ReportMailFacts): string
   return kind === "confirmation" ? `Your report ${r.reference}` : `New report ${r.reference} (${r.categoryName})`;
 }
 
-/** The confirmation sent to a reporter who gave an email address. */
+/**
+ * The confirmation sent to a reporter who gave an email address. Nobody has confirmed that address, so the message
+ * holds only our words, the reference and the category (no title, description or place typed by the sender):
+ * otherwise anyone could have the platform send their text to any address (core/mail/policy.ts).
+ */
 export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: string): OutgoingMail {
   const subject = subjectOf("confirmation", r);
   const text = [
     "Thank you for your report.",
     "",
     `Reference number: ${r.reference}`,
-    `Title: ${r.title}`,
     `Category: ${r.categoryName}`,
-    `Where: ${r.where}`,
     "",
     `See your report and its status at any time: ${r.link}`,
     "",
@@ -71,11 +73,7 @@ export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: 
     [
       "<p>Thank you for your report.</p>",
       `<p>Reference number: <strong>${escapeHtml(r.reference)}</strong></p>`,
-      "<ul>",
-      `<li>Title: ${escapeHtml(r.title)}</li>`,
-      `<li>Category: ${escapeHtml(r.categoryName)}</li>`,
-      `<li>Where: ${escapeHtml(r.where)}</li>`,
-      "</ul>",
+      `<p>Category: ${escapeHtml(r.categoryName)}</p>`,
       `<p><a href="${escapeHtml(r.link)}">See your report and its status</a></p>`,
       `<p>${escapeHtml(serviceNotice)}</p>`,
       "<p>Your email address is not published. It is used only to contact you about this report.</p>",

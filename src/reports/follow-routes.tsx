@@ -8,6 +8,7 @@ import { notFound } from "../core/http/errors.js";
 import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
+import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { publicReport } from "../moderation/visibility.js";
@@ -95,7 +96,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       const email = normaliseEmail(typed);
       if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
       if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
-      const limited = await limiter.hit(PER_EMAIL, email!);
+      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
       // A banned account or address gets the usual answer and no updates (moderation/ban-list.ts).
       const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
       if (limited.allowed && !banned) {

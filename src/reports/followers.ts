@@ -4,7 +4,7 @@ import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { parseId } from "../core/http/ids.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { PUBLIC, publicReport } from "../moderation/visibility.js";
 
 /**
@@ -114,8 +114,9 @@ export async function requestFollow(
     }
     const village = civic.site.villageName;
     const link = `${civic.site.baseUrl}/reports/updates/confirm/${token}`;
-    await enqueueMail(
+    await sendUnconfirmedMail(
       tx,
+      { secret: civic.config.sessionSecret, now },
       {
         kind: "report-follow-confirm",
         to: email,
@@ -131,7 +132,6 @@ export async function requestFollow(
         html: null,
         domain: new URL(civic.site.baseUrl).hostname,
       },
-      now,
     );
     return true;
   });

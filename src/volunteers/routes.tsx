@@ -10,8 +10,8 @@ import { volunteerStaffRoutes } from "./staff.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { enqueueMail } from "../core/mail/outbox.js";
 import { isBanned } from "../moderation/ban-list.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -190,8 +190,9 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
               withdrawn_at: null,
             })
             .execute();
-          await enqueueMail(
+          await sendUnconfirmedMail(
             tx,
+            { secret: civic.config.sessionSecret, now },
             {
               kind: "volunteer-confirm",
               to: email!,
@@ -205,7 +206,6 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
               html: null,
               domain: new URL(civic.site.baseUrl).hostname,
             },
-            now,
           );
         }),
     );

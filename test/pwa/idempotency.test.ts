@@ -82,7 +82,8 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: key ? { "idempotency-key": key } : {},
+      // The endpoint takes posts from this site's pages only (they send Origin).
+      headers: key ? { "idempotency-key": key, origin: "http://civic.test" } : { origin: "http://civic.test" },
       payload: multipart(fields, photo),
     });
 
@@ -245,7 +246,7 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     const json = await t.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { "idempotency-key": '"draft-5"', "content-type": "application/json" },
+      headers: { "idempotency-key": '"draft-5"', "content-type": "application/json", origin: "http://civic.test" },
       payload: JSON.stringify({ category: "pothole" }),
     });
     expect(json.statusCode).toBe(415);
@@ -261,7 +262,7 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     const tooMany = await t.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { "idempotency-key": '"draft-6"' },
+      headers: { "idempotency-key": '"draft-6"', origin: "http://civic.test" },
       payload: form,
     });
     expect(tooMany.statusCode).toBe(413);

@@ -270,7 +270,7 @@ describeEachDb("category administration", (dialect) => {
       const draft = await s.t.app.inject({
         method: "POST",
         url: "/api/app/reports",
-        headers: { ...draftBody.headers, "idempotency-key": '"retired-draft-1"' },
+        headers: { ...draftBody.headers, "idempotency-key": '"retired-draft-1"', origin: "http://civic.test" },
         payload: draftBody.payload,
       });
       expect(draft.statusCode).toBe(400);

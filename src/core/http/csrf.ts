@@ -83,3 +83,19 @@ export function checkSameOrigin(request: FastifyRequest, allowedOrigins: string[
     }
   }
 }
+
+/**
+ * For posts that only our own pages (and the app's service worker) send, without a form token: like
+ * `checkSameOrigin`, and a post that says nothing about where it comes from (no `Origin`, no `Sec-Fetch-Site`, as
+ * curl sends it) is refused too. Browsers send `Origin` with every POST; other programs use the APIs.
+ */
+export function requireSameOrigin(request: FastifyRequest, allowedOrigins: string[]): void {
+  checkSameOrigin(request, allowedOrigins);
+  const site = request.headers["sec-fetch-site"];
+  if (!request.headers.origin && site !== "same-origin") {
+    throw new AppError(
+      "csrf_failed",
+      "This address only takes reports from this website's pages. Programs can use the Open311 API (/api/v2).",
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Category, Place } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
+import { MAIL_CAP_NOTICE } from "../../core/mail/policy.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { type AttributeDefinition, attributeField } from "../attributes.js";
 import type { NearbyReport } from "../repository.js";
@@ -339,6 +340,7 @@ export function Confirmation({ reference, serviceNotice }: { reference: string; 
       </div>
       <p>{serviceNotice}</p>
       <p>If you gave an email address, a confirmation with this reference number is on its way to you.</p>
+      <p>{MAIL_CAP_NOTICE}</p>
       <ul>
         <li>
           <a href={`/reports/${reference}`}>See your report</a> (it is public now)

@@ -1,4 +1,5 @@
 import { RETENTION } from "../../core/jobs/retention.js";
+import { UNCONFIRMED_MAIL_CAPS } from "../../core/mail/policy.js";
 import type { ContentProps } from "./types.js";
 
 export function PrivacyContent({ site }: ContentProps) {
@@ -135,6 +136,21 @@ export function PrivacyContent({ site }: ContentProps) {
       <p>
         The only exception is when you agree that we can forward your report to {site.councilName} or another body
         responsible for the problem. Even then, we only send what they need to deal with it.
+      </p>
+
+      <h2>Emails to an address that has not been confirmed</h2>
+      <p>
+        Anyone can type an email address into our forms, so we limit what we send to an address until its owner has used
+        one of our links. Confirmation emails (for a report, an idea, a volunteer sign-up, the newsletter, updates on a
+        report or a message to a councillor) are limited to {UNCONFIRMED_MAIL_CAPS.confirmation.perHour} an hour and{" "}
+        {UNCONFIRMED_MAIL_CAPS.confirmation.perDay} a day for one mailbox, however the address is written (capital
+        letters and “+” tags count as the same address). Sign-in and personal-data links are limited to{" "}
+        {UNCONFIRMED_MAIL_CAPS.challengePerClient.perHour} an hour and {UNCONFIRMED_MAIL_CAPS.challengePerClient.perDay}{" "}
+        a day when asked from one place, and {UNCONFIRMED_MAIL_CAPS.challenge.perHour} an hour and{" "}
+        {UNCONFIRMED_MAIL_CAPS.challenge.perDay} a day in all. Beyond that we send nothing, but what you sent is still
+        received, and the latest sign-in link already sent keeps working. These emails contain only our own words and
+        links, never the text someone typed into the form. To count, we keep only a keyed hash of the address, for at
+        most a day.
       </p>
 
       <h2>How long we keep your data</h2>
