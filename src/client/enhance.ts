@@ -5,6 +5,7 @@ import {
   getDraft,
   listArrived,
   listDrafts,
+  onDraftsChange,
   saveDraft,
   sendWaitingDrafts,
 } from "./_drafts.js";
@@ -91,10 +92,7 @@ async function sendDrafts(): Promise<void> {
   if (!navigator.onLine) return;
   clearTimeout(retryTimer);
   const result = await sendWaitingDrafts().catch(() => ({ arrived: 0, waiting: 1 }));
-  if (result.arrived > 0) {
-    await announceArrivals(result.arrived);
-    showSavedDrafts(await listDrafts());
-  }
+  await refreshDrafts();
   if (result.waiting > 0) {
     retryTimer = setTimeout(() => void sendDrafts(), retryDelay);
     retryDelay = Math.min(retryDelay * 2, 60_000);
@@ -103,15 +101,31 @@ async function sendDrafts(): Promise<void> {
   }
 }
 
+/** Drafts this page has shown as saved on the device, and those of them it has announced as arrived. */
+const shownDrafts = new Set<string>();
+const announcedDrafts = new Set<string>();
+
+/**
+ * Brings the page up to date with the device's drafts: announces those it showed that have arrived since, whoever
+ * sent them (this page, another tab, or the service worker's Background Sync, which may win the race to send), and
+ * shows the note for those still saved.
+ */
+async function refreshDrafts(): Promise<void> {
+  if (shownDrafts.size > 0) await announceArrivals();
+  showSavedDrafts(await listDrafts());
+}
+
 /** Outside the drafts page (which lists them itself), a saved report that arrived is announced with its reference. */
-async function announceArrivals(count: number): Promise<void> {
+async function announceArrivals(): Promise<void> {
   const main = document.querySelector("main");
   if (!main || document.getElementById("drafts")) return;
-  const reports = (await listArrived()).slice(0, count);
+  const reports = (await listArrived()).filter((r) => shownDrafts.has(r.id) && !announcedDrafts.has(r.id));
+  if (reports.length === 0) return;
   const panel = document.createElement("div");
   panel.className = "success-panel";
   panel.setAttribute("role", "status");
   for (const report of reports) {
+    announcedDrafts.add(report.id);
     const line = document.createElement("p");
     const reference = document.createElement("a");
     reference.href = `/reports/${report.reference}`;
@@ -127,6 +141,7 @@ function showSavedDrafts(drafts: Draft[]): void {
   document.getElementById("saved-drafts-note")?.remove();
   const main = document.querySelector("main");
   if (!main || drafts.length === 0 || document.getElementById("drafts")) return;
+  for (const d of drafts) shownDrafts.add(d.id);
   const refused = drafts.filter((d) => d.state === "refused").length;
   const note = document.createElement("p");
   note.className = "notice";
@@ -162,6 +177,7 @@ async function startDrafts(): Promise<void> {
 if (typeof indexedDB !== "undefined") {
   void startDrafts();
   window.addEventListener("online", () => void sendDrafts());
+  onDraftsChange(() => void refreshDrafts());
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") void sendDrafts();
   });

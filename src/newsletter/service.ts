@@ -49,11 +49,13 @@ export async function subscriberByUnsubscribeToken(civic: Civic, token: string) 
  */
 export async function subscriptionEnded(civic: Civic, token: string): Promise<boolean> {
   const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return false;
+  // An id no row can have (core/http/ids.ts) never named a subscription: that link is not valid, not ended.
+  const id = parseId(m?.[1]);
+  if (id === null) return false;
   const row = await civic.database.db
     .selectFrom("newsletter_subscribers")
     .select("id")
-    .where("id", "=", Number(m[1]))
+    .where("id", "=", id)
     .executeTakeFirst();
   return row === undefined;
 }

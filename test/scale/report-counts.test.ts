@@ -133,13 +133,18 @@ describeEachDb("migration 0019_scale_counts down and up again", (dialect) => {
         provider: { getMigrations: async () => migrations },
         allowUnorderedMigrations: true,
       });
+      // The report below is written by today's code on yesterday's schema: no forward to a department, whose mail
+      // row has columns of later migrations (outbox.about_hash).
+      await db.updateTable("categories").set({ department_id: null, department_email: null }).execute();
       const down = await migrator.migrateTo("0017_catalogue");
       expect(down.error).toBeUndefined();
-      expect(down.results?.map((r) => r.migrationName)).toEqual([
-        "0020b_unlogged_counters",
-        "0020_public_data_version",
-        "0019_scale_counts",
-      ]);
+      // Every later migration is undone first, newest first (the trust migrations 0021- among them).
+      const later = Object.keys(migrations)
+        .filter((name) => name > "0017_catalogue")
+        .sort()
+        .reverse();
+      expect(later.slice(-3)).toEqual(["0020b_unlogged_counters", "0020_public_data_version", "0019_scale_counts"]);
+      expect(down.results?.map((r) => r.migrationName)).toEqual(later);
       // Without the triggers a new report changes nothing; the migration counts it when it runs again.
       await submitReport(t.app.civic, reportSubmission({ description: "Reported while 0019 was undone." }));
       const up = await migrator.migrateToLatest();
