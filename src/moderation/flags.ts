@@ -104,7 +104,8 @@ export async function flagItem(
     [[FLAG_LIMIT, input.clientIp]],
     "You have reported a lot of items in a short time. Please try again later.",
   );
-  if (await isBanned(civic.database.db, { accountId: input.viewer?.accountId ?? null, addresses: [] })) return "flagged";
+  if (await isBanned(civic.database.db, { accountId: input.viewer?.accountId ?? null, addresses: [] }))
+    return "flagged";
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(tx, now, input.kind, input.id);
