@@ -113,7 +113,7 @@ describeEachDb("the ban list on every kind of content and every channel", (diale
     const res = await t.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { cookie: banned.cookie, "idempotency-key": "ban-draft-1" },
+      headers: { cookie: banned.cookie, "idempotency-key": "ban-draft-1", origin: "http://civic.test" },
       payload: multipart(report("Banned account draft")),
     });
     expect(res.statusCode, res.body).toBe(201);
@@ -121,7 +121,7 @@ describeEachDb("the ban list on every kind of content and every channel", (diale
     const tagged = await t.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { "idempotency-key": "ban-draft-2" },
+      headers: { "idempotency-key": "ban-draft-2", origin: "http://civic.test" },
       payload: multipart({ ...report("Banned address draft"), email: "troll+x@EXAMPLE.net" }),
     });
     expect(tagged.statusCode).toBe(201);
