@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { AppOptions } from "../../src/app.js";
 import type { Dialect } from "../../src/core/db/database.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { submitReport } from "../../src/reports/submit.js";
@@ -17,13 +18,18 @@ export interface AccountsHarness {
   close(): Promise<void>;
 }
 
-export async function accountsHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<AccountsHarness> {
+export async function accountsHarness(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  appOptions: Pick<AppOptions, "logger"> = {},
+): Promise<AccountsHarness> {
   const smtp = await startTestSmtp();
   let offset = 0;
   const t = await createTestApp(dialect, {
     seed: true,
     now: () => new Date(Date.now() + offset),
     env: { SMTP_URL: smtp.url, ...env },
+    ...appOptions,
   });
   const worker = t.app.civic.workers.find((w) => w.name === "mail-outbox") as OutboxWorker;
   return {
@@ -40,7 +46,7 @@ export async function accountsHarness(dialect: Dialect, env: Record<string, stri
       for (;;) {
         const mine = smtp.received.filter((m) => m.to.includes(to));
         if (mine.length > before) return mine[mine.length - 1]!;
-        if (Date.now() - started > 10_000) throw new Error(`no new mail to ${to}`);
+        if (Date.now() - started > 20_000) throw new Error(`no new mail to ${to}`);
         await new Promise((r) => setTimeout(r, 20));
         await worker.runOnce();
       }

@@ -3,10 +3,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { sql } from "kysely";
 import { loggerOptions } from "../../src/core/http/logger.js";
-import type { OutboxWorker } from "../../src/core/mail/worker.js";
-import type { AccountsHarness } from "../accounts/support.js";
-import { createTestApp } from "../helpers/app.js";
-import { startTestSmtp } from "../helpers/smtp.js";
+import { type AccountsHarness, accountsHarness } from "../accounts/support.js";
 import type { Dialect } from "../../src/core/db/database.js";
 
 /** An accounts harness (real SMTP, a clock the test moves) whose log lines are kept in `logs`. */
@@ -14,7 +11,6 @@ export async function trustHarness(
   dialect: Dialect,
   env: Record<string, string> = {},
 ): Promise<AccountsHarness & { logs: string[] }> {
-  const smtp = await startTestSmtp();
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -23,40 +19,13 @@ export async function trustHarness(
     },
   });
   const options = loggerOptions("info");
-  let offset = 0;
-  const t = await createTestApp(dialect, {
-    seed: true,
-    now: () => new Date(Date.now() + offset),
-    // Every feature from one client: the per-client write limit is raised so it is not what the test meets.
-    env: { SMTP_URL: smtp.url, RATE_LIMIT_WRITE_MAX: "1000", ...env },
-    logger: typeof options === "object" ? { ...options, stream } : options,
-  });
-  const worker = t.app.civic.workers.find((w) => w.name === "mail-outbox") as OutboxWorker;
-  return {
-    t,
-    app: t.app,
-    smtp,
-    logs,
-    advance(ms) {
-      offset += ms;
-    },
-    async mailTo(to) {
-      const before = smtp.received.filter((m) => m.to.includes(to)).length;
-      await worker.runOnce();
-      const started = Date.now();
-      for (;;) {
-        const mine = smtp.received.filter((m) => m.to.includes(to));
-        if (mine.length > before) return mine[mine.length - 1]!;
-        if (Date.now() - started > 20_000) throw new Error(`no new mail to ${to}`);
-        await new Promise((r) => setTimeout(r, 20));
-        await worker.runOnce();
-      }
-    },
-    async close() {
-      await t.close();
-      await smtp.close();
-    },
-  };
+  // Every feature from one client: the per-client write limit is raised so it is not what the test meets.
+  const h = await accountsHarness(
+    dialect,
+    { RATE_LIMIT_WRITE_MAX: "1000", ...env },
+    { logger: typeof options === "object" ? { ...options, stream } : options },
+  );
+  return { ...h, logs };
 }
 
 /** Every row of every table (found through the schema, so a new table is covered), as lower-case JSON per table. */
