@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../../test/helpers/app.js";
 import { jpegWithGps } from "../../test/helpers/images.js";
+import { reportFormFields } from "../../test/helpers/reports.js";
 import { MIN_FILL_MS } from "./routes.js";
 
 /** A form post as a browser sends it (multipart, so photos can go along). */
@@ -14,20 +15,7 @@ function multipart(
   return form;
 }
 
-const valid = {
-  category: "pothole",
-  title: "Pothole by the war memorial",
-  description: "Deep hole on the corner.",
-  lat: "50.98650",
-  lng: "-2.04400",
-  place: "",
-  location_text: "",
-  "attribute[road_or_pavement]": "road",
-  email: "",
-  name: "",
-  website: "",
-  action: "send",
-};
+const valid = reportFormFields();
 
 describeEachDb("report pages", (dialect) => {
   let t: TestApp;

@@ -22,3 +22,22 @@ export function reportSubmission(overrides: Partial<ReportSubmission> = {}): Rep
     ...overrides,
   };
 }
+
+/** The web report form's fields for a valid anonymous pothole report (the form token and timing aside). */
+export function reportFormFields(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    category: "pothole",
+    title: "Pothole by the war memorial",
+    description: "Deep hole on the corner.",
+    lat: "50.98650",
+    lng: "-2.04400",
+    place: "",
+    location_text: "",
+    "attribute[road_or_pavement]": "road",
+    email: "",
+    name: "",
+    website: "",
+    action: "send",
+    ...overrides,
+  };
+}

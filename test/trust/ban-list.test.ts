@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { addBan } from "../../src/moderation/ban-list.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
+import { reportFormFields } from "../helpers/reports.js";
 import { signInAs } from "../helpers/staff.js";
 
 function multipart(fields: Record<string, string>): FormData {
@@ -11,20 +12,7 @@ function multipart(fields: Record<string, string>): FormData {
   return form;
 }
 
-const report = (title: string) => ({
-  category: "pothole",
-  title,
-  description: "Deep hole on the corner.",
-  lat: "50.98650",
-  lng: "-2.04400",
-  place: "",
-  location_text: "",
-  "attribute[road_or_pavement]": "road",
-  email: "",
-  name: "",
-  website: "",
-  action: "send",
-});
+const report = (title: string) => reportFormFields({ title });
 
 /**
  * Issue 27 #7: the ban list applies to the signed-in account and to every address a submission involves, compared
