@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import { pageContext } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
 import { formField } from "../core/http/csrf.js";
-import { localPath, redirectTo } from "../core/http/redirect.js";
+import { localPath } from "../core/http/redirect.js";
 import { Layout, type PageContext } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { can } from "../core/policy.js";
@@ -46,7 +46,7 @@ export function safeNext(value: string): string {
 export function requireViewer(request: FastifyRequest, reply: FastifyReply) {
   if (request.viewer && can(request.viewer, "signed-in")) return request.viewer;
   const next = safeNext(request.url);
-  void redirectTo(reply, next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in");
+  void reply.redirect(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in", 303);
   return null;
 }
 

@@ -55,7 +55,6 @@ export async function afterEmailChange(
 ): Promise<void> {
   const now = civic.now();
   await endOtherSessions(db, input.accountId, input.keepSessionId);
-  await db.deleteFrom("email_change_undos").where("expires_at", "<", now.toISOString()).execute();
   const token = newToken();
   await db
     .insertInto("email_change_undos")

@@ -12,7 +12,6 @@ import {
   signInWithLink,
   signInWithPassword,
 } from "./sign-in.js";
-import { headerSafeUrl } from "../core/http/redirect.js";
 import { linkPage } from "./link-page.js";
 import { SIGN_IN_AGAIN } from "./security.js";
 import { normaliseEmail } from "./tokens.js";
@@ -40,10 +39,11 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /**
-   * Where a sign-in goes on to: the posted `next` when it is a local page, else /account; header-safe. Worked out
+   * Where a sign-in goes on to: the posted `next` when it is a local page, else /account (every Location is made
+   * header-safe on the way out, core/http/redirect.ts). Worked out
    * before anything is used up (a link, a code), so the answer cannot fail after the session is written.
    */
-  const afterSignIn = (request: FastifyRequest) => headerSafeUrl(safeNext(field(request, "next")) || "/account");
+  const afterSignIn = (request: FastifyRequest) => safeNext(field(request, "next")) || "/account";
 
   /** Turns a sign-in outcome into a session and a redirect, the suspension page, or the form with the message. */
   async function finish(

@@ -1,6 +1,7 @@
 import { type Expression, expressionBuilder, type Kysely, type SqlBool } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { untagged } from "../core/mail/policy.js";
 
 const MAX_PATTERN = 254;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -22,13 +23,6 @@ export function normaliseBanPattern(raw: string): string {
     });
   }
   return value;
-}
-
-/** An address without its `+tag` ("Troll+x@Example.net" and "troll@example.net" reach one mailbox). */
-function untagged(address: string): string {
-  const at = address.lastIndexOf("@");
-  const plus = address.indexOf("+");
-  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 
 /** The longest local path a form or query may ask to be sent back to. */
 export const LOCAL_PATH_MAX = 500;
@@ -23,11 +23,6 @@ export function headerSafeUrl(url: string): string {
   return url
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
     .replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
-}
-
-/** Redirects to a URL that may carry what a person typed; it is made header-safe first. */
-export function redirectTo(reply: FastifyReply, url: string, status = 303): FastifyReply {
-  return reply.redirect(headerSafeUrl(url), status);
 }
 
 /**

@@ -52,16 +52,21 @@ const LIMITS = {
  * significant, so they are kept there. Only used to count: mail still goes to the address as typed.
  */
 export function mailboxOf(address: string): string {
-  const lower = address.trim().toLowerCase();
+  const lower = untagged(address.trim().toLowerCase());
   const at = lower.lastIndexOf("@");
   if (at <= 0) return lower;
   let local = lower.slice(0, at);
   let domain = lower.slice(at + 1);
-  const plus = local.indexOf("+");
-  if (plus > 0) local = local.slice(0, plus);
   if (domain === "googlemail.com") domain = "gmail.com";
   if (domain === "gmail.com") local = local.replaceAll(".", "") || local;
   return `${local}@${domain}`;
+}
+
+/** An address without the `+tag` of its local part ("troll+x@example.net" and "troll@example.net" reach one inbox). */
+export function untagged(address: string): string {
+  const at = address.lastIndexOf("@");
+  const plus = address.indexOf("+");
+  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
 }
 
 /** Counts one message against each limit in turn; stops (and says no) at the first one that is used up. */
@@ -78,16 +83,21 @@ export interface MailPolicyContext {
   now: Date;
 }
 
+/** The database-backed counters, on `db` (a transaction when the caller passes one) with the policy's clock. */
+function limiterOn(db: Kysely<DB>, ctx: MailPolicyContext): FixedWindowLimiter {
+  return new FixedWindowLimiter(
+    () => db,
+    ctx.secret,
+    () => ctx.now,
+  );
+}
+
 /**
  * Whether one more confirmation may go to `address` now, counting it if so. Counts on `db` (pass the transaction
  * that writes the record, so a rolled-back submission does not count).
  */
 export async function admitConfirmation(db: Kysely<DB>, ctx: MailPolicyContext, address: string): Promise<boolean> {
-  const limiter = new FixedWindowLimiter(
-    () => db,
-    ctx.secret,
-    () => ctx.now,
-  );
+  const limiter = limiterOn(db, ctx);
   const mailbox = mailboxOf(address);
   return within(
     limiter,
@@ -108,11 +118,7 @@ export async function admitChallenge(
   client: string,
   message = "Too many messages asked for this address from here.",
 ): Promise<boolean> {
-  const limiter = new FixedWindowLimiter(
-    () => db,
-    ctx.secret,
-    () => ctx.now,
-  );
+  const limiter = limiterOn(db, ctx);
   const mailbox = mailboxOf(address);
   for (const limit of LIMITS.challengePerClient) {
     const result = await limiter.hit(limit, `${mailbox} ${client}`);
