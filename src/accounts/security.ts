@@ -1,7 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
-import type { Job } from "../core/jobs/runner.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { emailChangedMail, type SecurityChange, securityChangeMail, UNDO_DAYS } from "./mails.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
@@ -127,19 +126,4 @@ export async function undoEmailChange(civic: Civic, token: unknown): Promise<Und
     await endAllSessions(tx, undo.account_id);
     return { kind: "undone", accountId: undo.account_id } as const;
   });
-}
-
-/** Deletes undo links (and with them the old addresses) once they have expired; hourly. */
-export function expiredUndoLinksJob(db: Kysely<DB>): Job {
-  return {
-    name: "account-undo-links",
-    intervalMs: 60 * 60_000,
-    async run({ now }) {
-      const result = await db
-        .deleteFrom("email_change_undos")
-        .where("expires_at", "<", now.toISOString())
-        .executeTakeFirst();
-      return { undoLinksDeleted: Number(result.numDeletedRows) };
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expiredUndoLinksJob } from "../../src/accounts/security.js";
+import { retentionJob } from "../../src/core/jobs/retention.js";
 import { clientKey } from "../../src/core/http/client-address.js";
 import { describeEachDb } from "../helpers/app.js";
 import { signInAs } from "../helpers/staff.js";
@@ -373,9 +373,9 @@ describeEachDb("sensitive account changes", (dialect) => {
     h.advance(8 * 24 * 60 * 60_000);
     expect((await owner.get(undo2)).statusCode).toBe(410);
     expect(await account("fourth@example.org")).toBeDefined();
-    // The hourly job then deletes it, and the old address with it.
+    // The hourly retention job then deletes it, and the old address with it.
     const db = h.t.db.database.db;
-    await expiredUndoLinksJob(db).run({ now: h.app.civic.now(), signal: new AbortController().signal });
+    await retentionJob(db).run({ now: h.app.civic.now(), signal: new AbortController().signal });
     expect(
       await db.selectFrom("email_change_undos").select("id").where("old_email", "=", "old@example.org").execute(),
     ).toEqual([]);

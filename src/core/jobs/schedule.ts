@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from "fastify";
-import { expiredUndoLinksJob } from "../../accounts/security.js";
 import { analyticsRollupJob } from "../../analytics/rollup.js";
 import { newsletterSendJob } from "../../newsletter/job.js";
 import { keptPhotoCleanupJob } from "../../reports/kept-photos.js";
@@ -20,7 +19,6 @@ export function scheduledJobs(civic: Civic, log: FastifyBaseLogger): JobRunner {
       keptPhotoCleanupJob(db, mediaStorage(civic.config)),
       analyticsRollupJob(db),
       newsletterSendJob(civic),
-      expiredUndoLinksJob(db),
     ],
   });
 }
