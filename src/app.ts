@@ -8,17 +8,17 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { accountRoutes } from "./accounts/routes.js";
-import { checkStaff, isStaffPath } from "./admin/guard.js";
+import { checkStaff, isStaffPath } from "./core/staff/guard.js";
 import { adminRoutes } from "./admin/routes.js";
 import { analyticsPlugin } from "./analytics/plugin.js";
 import { sessionPlugin } from "./accounts/plugin.js";
-import { limiterFor } from "./accounts/sign-in.js";
 import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
 import type { Civic } from "./core/context.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { sharedSecret } from "./core/db/shared-secrets.js";
+import { FixedWindowLimiter } from "./core/limits/fixed-window.js";
 import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
@@ -53,6 +53,8 @@ import { reportRoutes } from "./reports/routes.js";
 import { discoveryRoutes } from "./site/discovery-routes.js";
 import { siteRoutes } from "./site/routes.js";
 import { statsRoutes } from "./stats/routes.js";
+import { NotFoundContent } from "./site/content/not-found.js";
+import { ServerErrorContent } from "./site/content/server-error.js";
 import { requestClient } from "./core/http/client-address.js";
 
 export interface AppOptions {
@@ -123,8 +125,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       contactEmail: config.village.contactEmail,
       baseUrl: config.baseUrl,
     },
+    errorPages: { notFound: NotFoundContent, serverError: ServerErrorContent },
     assets: options.assets ?? loadAssetManifest(),
     formTokens: new FormTokens(config.sessionSecret, () => now().getTime()),
+    limits: new FixedWindowLimiter(
+      () => database.db,
+      config.sessionSecret,
+      () => civic.now(),
+    ),
     now,
     workers: [],
     routes: [],
@@ -147,6 +155,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       config = { ...config, sessionSecret: await sharedSecret(database.db, "session", config.sessionSecret, now()) };
       civic.config = config;
       civic.formTokens = new FormTokens(config.sessionSecret, () => now().getTime());
+      civic.limits = new FixedWindowLimiter(
+        () => database.db,
+        config.sessionSecret,
+        () => civic.now(),
+      );
     }
     // Several instances may start together on one empty database: the seed runs once (see seedDemoVillage).
     if (config.seedDemo && (await isDatabaseEmpty(database.db)) && (await seedDemoVillage(database.db, now()))) {
@@ -184,7 +197,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // After the body parsers and the upload reader (hooks run in the order they were added): every route's input is
   // checked once.
   app.addHook("preValidation", checkInput);
-  const limiter = limiterFor(civic);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
@@ -192,7 +204,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     keyGenerator: requestClient,
     // On PostgreSQL counted in the database, so instances sharing it share each client's allowance. SQLite serves
     // one process, whose memory is the cheaper place (a counter row would cost a synced write on every request).
-    ...(database.dialect === "postgres" ? { store: databaseRateLimitStore(() => limiter) } : {}),
+    ...(database.dialect === "postgres" ? { store: databaseRateLimitStore(() => civic.limits) } : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError("rate_limited", `Too many requests. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`, {
         headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { userCommands } from "./accounts/cli.js";
 import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type Command, UsageError } from "./core/cli.js";
 import { backupCommands } from "./core/db/backup-cli.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
@@ -9,23 +10,8 @@ import { mailCommands } from "./core/mail/cli.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { apiKeyCommands } from "./open311/cli.js";
 
-/** What a command gets: the configuration, an open, migrated database, its arguments and an output. */
-export interface CommandContext {
-  config: Config;
-  database: Database;
-  args: string[];
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-export interface Command {
-  summary: string;
-  usage: string;
-  /** Returns the process exit code. */
-  run(ctx: CommandContext): Promise<number>;
-}
-
-export class UsageError extends Error {}
+export type { Command, CommandContext } from "./core/cli.js";
+export { UsageError };
 
 export const commands: Record<string, Command> = {
   migrate: {

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { village as demoVillage } from "./demo/village.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -13,6 +12,20 @@ export interface Bounds {
   north: number;
   east: number;
 }
+
+/**
+ * Who the platform is for when VILLAGE_NAME, COUNCIL_NAME, CONTACT_EMAIL and VILLAGE_BOUNDS are not set: the
+ * fictional demo village that `npm start` loads into an empty database (src/demo/village.ts takes its identity from
+ * here, so the defaults and the demo data agree without the configuration reading the demo fixture).
+ */
+export const DEFAULT_VILLAGE = {
+  name: "Wrenford St Mary",
+  councilName: "Wrenvale District Council",
+  contactEmail: "wrenford-online@example.org",
+  centre: { lat: 50.9862, lng: -2.0437 },
+  /** About 3 km east–west by 2.5 km north–south around the centre. */
+  bounds: { south: 50.975, west: -2.0651, north: 50.9974, east: -2.0223 },
+} as const;
 
 /** An S3-compatible object store for media (MEDIA_STORE=s3). */
 export interface S3Settings {
@@ -173,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(str("DATA_DIR") ?? "./data");
   const databaseUrl = url("DATABASE_URL", ["postgres:", "postgresql:"]) ?? null;
   const smtpUrl = url("SMTP_URL", ["smtp:", "smtps:"]) ?? null;
-  const mailFrom = str("MAIL_FROM") ?? `${demoVillage.name} Community Platform <no-reply@${hostOf(baseUrl)}>`;
+  const mailFrom = str("MAIL_FROM") ?? `${DEFAULT_VILLAGE.name} Community Platform <no-reply@${hostOf(baseUrl)}>`;
   if (!/@/.test(mailFrom)) problems.push(`MAIL_FROM="${mailFrom}" must contain an email address`);
   const seedDemo = bool("SEED_DEMO", true);
   const logLevelRaw = (str("LOG_LEVEL") ?? "info").toLowerCase();
@@ -188,7 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
   const readMax = int("RATE_LIMIT_READ_MAX", 600, 1, 10_000_000);
   const windowMs = int("RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400) * 1000;
 
-  const bounds = parseBounds(str("VILLAGE_BOUNDS"), problems) ?? demoVillage.bounds;
+  const bounds = parseBounds(str("VILLAGE_BOUNDS"), problems) ?? DEFAULT_VILLAGE.bounds;
   const centre = {
     lat: (bounds.south + bounds.north) / 2,
     lng: (bounds.west + bounds.east) / 2,
@@ -213,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
   const autoHideFlags = int("AUTO_HIDE_FLAGS", 3, 1, 1000);
   const suspendAfterStrikes = int("SUSPEND_AFTER_STRIKES", 3, 1, 1000);
 
-  const contactEmail = str("CONTACT_EMAIL") ?? demoVillage.contactEmail;
+  const contactEmail = str("CONTACT_EMAIL") ?? DEFAULT_VILLAGE.contactEmail;
   const media = parseMediaStore(str, url, bool, problems);
 
   let sessionSecret = str("SESSION_SECRET");
@@ -241,10 +254,10 @@ export function loadConfig(env: Env = process.env): Config {
     open311CacheBytes,
     rateLimit: { writeMax, readMax, windowMs },
     village: {
-      name: str("VILLAGE_NAME") ?? demoVillage.name,
-      councilName: str("COUNCIL_NAME") ?? demoVillage.councilName,
+      name: str("VILLAGE_NAME") ?? DEFAULT_VILLAGE.name,
+      councilName: str("COUNCIL_NAME") ?? DEFAULT_VILLAGE.councilName,
       contactEmail,
-      centre: str("VILLAGE_BOUNDS") ? centre : demoVillage.centre,
+      centre: str("VILLAGE_BOUNDS") ? centre : DEFAULT_VILLAGE.centre,
       bounds,
     },
     map: {

@@ -16,6 +16,7 @@ import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { businessRoutes } from "../../src/businesses/routes.js";
 import { loadConfig } from "../../src/config.js";
 import type { Civic } from "../../src/core/context.js";
+import { FixedWindowLimiter } from "../../src/core/limits/fixed-window.js";
 import { FormTokens } from "../../src/core/http/csrf.js";
 import { openDatabase } from "../../src/core/db/database.js";
 
@@ -90,7 +91,13 @@ async function start(): Promise<number> {
       database,
       site: { villageName: "Bench", councilName: "Bench", contactEmail: "bench@example.org", baseUrl: config.baseUrl },
       assets: { url: (name: string) => `/assets/${name}` },
+      errorPages: { notFound: () => null, serverError: () => null },
       formTokens: new FormTokens(config.sessionSecret, () => Date.now()),
+      limits: new FixedWindowLimiter(
+        () => database.db,
+        config.sessionSecret,
+        () => new Date(),
+      ),
       now: () => new Date(),
       workers: [],
       routes: [],

@@ -1,5 +1,5 @@
 import type { Account } from "../core/db/schema.js";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem, When } from "./components.js";
+import { ButtonForm, ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";
 import { PASSWORD_MIN } from "./passwords.js";
 

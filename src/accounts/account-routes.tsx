@@ -17,14 +17,14 @@ import {
   sourceContext,
   updateName,
 } from "./account-service.js";
-import type { Problem } from "./components.js";
+import type { Problem } from "../core/web/forms.js";
 import { listConsents, withdrawConsent } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
 import { signedInRecently, signInAgainPath, undoEmailChange, undoLinkIsLive } from "./security.js";
-import { normaliseEmail } from "./tokens.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const UNDO_EXPIRED =

@@ -4,8 +4,7 @@ import type { OutgoingMail } from "../core/mail/outbox.js";
 import { sendChallengeMail as sendWithinCaps } from "../core/mail/policy.js";
 import { issueChallenge, prolongNewest, purgeChallenges } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
-import { limiterFor } from "./sign-in.js";
-import { newToken } from "./tokens.js";
+import { newToken } from "../core/tokens.js";
 
 /**
  * Sends a message that proves control of an address (sign-in, email change, my-data), through the mail policy
@@ -27,7 +26,7 @@ export async function sendChallengeMail(
     compose: (link: string, code: string) => OutgoingMail;
   },
 ): Promise<string> {
-  await limiterFor(civic).enforce([[LIMITS.mailPerClient, input.client]], LIMIT_MESSAGE);
+  await civic.limits.enforce([[LIMITS.mailPerClient, input.client]], LIMIT_MESSAGE);
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     await purgeChallenges(tx, now);

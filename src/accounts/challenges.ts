@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB, EmailChallengesTable } from "../core/db/schema.js";
-import { hashToken, keyedHash, looksLikeToken, newCode, newToken, safeEqual } from "./tokens.js";
+import { hashToken, keyedHash, looksLikeToken, newCode, newToken, safeEqual } from "../core/tokens.js";
 
 /**
  * Email challenges: a message with a link (and, for sign-in, a 6-digit code) that proves control of an address.

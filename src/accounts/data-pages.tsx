@@ -1,7 +1,7 @@
 import type { ReportStatus } from "../core/db/schema.js";
 import { STATUS_LABELS } from "../reports/model.js";
 import { ConsentList } from "./account-pages.js";
-import { ErrorSummary, Field, PostForm, type Problem, When } from "./components.js";
+import { ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";
 
 export interface MyReport {

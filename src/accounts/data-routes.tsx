@@ -24,8 +24,7 @@ import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { DOWNLOAD_LIMIT_MESSAGE, LIMITS } from "./limits.js";
-import { limiterFor } from "./sign-in.js";
-import { normaliseEmail } from "./tokens.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const EXPIRED = "This link has expired. Ask for a new one on the “Your personal data” page.";
@@ -59,7 +58,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
    */
   async function sendZip(request: FastifyRequest, reply: FastifyReply, subject: DataSubject) {
     const who = subject.accountId ? `account:${subject.accountId}` : `email:${subject.email}`;
-    await limiterFor(civic).enforce(
+    await civic.limits.enforce(
       [
         [LIMITS.downloadsPerSubject, who],
         [LIMITS.downloadsPerClient, requestClient(request)],

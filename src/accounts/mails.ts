@@ -1,4 +1,4 @@
-import type { SiteInfo } from "../site/content/types.js";
+import type { SiteInfo } from "../core/site.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
 
 /**

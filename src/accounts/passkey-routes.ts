@@ -14,7 +14,6 @@ import { cleanName } from "./account-service.js";
 import { getAccount } from "./repository.js";
 import { signedInRecently, SIGN_IN_AGAIN, signInAgainPath } from "./security.js";
 import { startSession } from "./sessions.js";
-import { limiterFor } from "./sign-in.js";
 import { requestClient } from "../core/http/client-address.js";
 
 /** JSON bodies of the passkey ceremonies; `_csrf` is checked by the app's form check like any form. */
@@ -44,7 +43,7 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const limited = async (reply: FastifyReply, client: string) => {
     try {
-      await limiterFor(civic).enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
+      await civic.limits.enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
       return false;
     } catch (error) {
       if (!isRateLimited(error)) throw error;

@@ -9,7 +9,7 @@ import {
 } from "@simplewebauthn/server";
 import type { Civic, Viewer } from "../core/context.js";
 import type { Account } from "../core/db/schema.js";
-import { hashToken, looksLikeToken, newToken } from "./tokens.js";
+import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
 import { getAccount } from "./repository.js";
 import { afterSecurityChange } from "./security.js";
 

@@ -5,7 +5,7 @@ import { enqueueMail } from "../core/mail/outbox.js";
 import { emailChangedMail, type SecurityChange, securityChangeMail, UNDO_DAYS } from "./mails.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
 import { endAllSessions, endOtherSessions } from "./sessions.js";
-import { hashToken, looksLikeToken, newToken } from "./tokens.js";
+import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
 
 /**
  * Sensitive account changes (the email address, the password, passkeys) ask for a recent sign-in: a session started

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { keyedHash, safeEqual } from "./tokens.js";
+import { keyedHash, safeEqual } from "../core/tokens.js";
 
 /**
  * Form tokens for signed-in people. The token has the shape of an ordinary form token (issued-at, nonce, MAC of

@@ -5,7 +5,7 @@ import type { DB } from "../core/db/schema.js";
 import { clearDeviceCache } from "../core/http/private-responses.js";
 import { deviceClass } from "./devices.js";
 import { issueSessionFormToken, isSessionFormToken } from "./session-csrf.js";
-import { hashToken, looksLikeToken, newToken } from "./tokens.js";
+import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
 
 /** Sessions last this long after their last use (sliding expiry). */
 export const SESSION_DAYS = 30;

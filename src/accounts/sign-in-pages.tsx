@@ -1,4 +1,4 @@
-import { ErrorSummary, Field, PostForm, type Problem } from "./components.js";
+import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
 
 export interface SignInValues {
   email: string;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import type { Problem } from "./components.js";
+import type { Problem } from "../core/web/forms.js";
 import { field, limitedMessage, renderPage, safeNext } from "./page.js";
 import { clearSessionCookie, endSession, startSession } from "./sessions.js";
 import { CheckEmailPage, SignInPage, type SignInValues, SuspendedPage } from "./sign-in-pages.js";
@@ -14,7 +14,7 @@ import {
 } from "./sign-in.js";
 import { linkPage } from "./link-page.js";
 import { SIGN_IN_AGAIN } from "./security.js";
-import { normaliseEmail } from "./tokens.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
 /** /sign-in (email link and code, password), /sign-in/link/{token}, /sign-out. */

@@ -1,21 +1,11 @@
 import type { Civic } from "../core/context.js";
 import type { Account } from "../core/db/schema.js";
-import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { checkCode, consume, findByToken } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { signInMail } from "./mails.js";
 import { checkPassword } from "./passwords.js";
 import { findAccountByEmail, findOrCreateAccount } from "./repository.js";
-
-/** The database-backed limiter of a running app. */
-export function limiterFor(civic: Civic): FixedWindowLimiter {
-  return new FixedWindowLimiter(
-    () => civic.database.db,
-    civic.config.sessionSecret,
-    () => civic.now(),
-  );
-}
 
 /**
  * Sends a sign-in message (link + code) to an address, whether or not it has an account: the answer never tells.
@@ -49,7 +39,7 @@ export const EXPIRED_LINK = "This sign-in link has expired or has already been u
 
 /** The POST from the page a sign-in link opens: uses the link up and signs in (creating the account the first time). */
 export async function signInWithLink(civic: Civic, token: unknown, client: string): Promise<SignInOutcome> {
-  await limiterFor(civic).enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
+  await civic.limits.enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
   const db = civic.database.db;
   const now = civic.now();
   const challenge = await findByToken(db, "sign-in", token, now);
@@ -64,7 +54,7 @@ export async function signInWithCode(
   code: string,
   client: string,
 ): Promise<SignInOutcome> {
-  await limiterFor(civic).enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
+  await civic.limits.enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
   const db = civic.database.db;
   const now = civic.now();
   const outcome = await checkCode(db, civic.config.sessionSecret, handle, code.replace(/\s+/g, ""), now);
@@ -88,7 +78,7 @@ export async function signInWithPassword(
   password: string,
   client: string,
 ): Promise<SignInOutcome> {
-  await limiterFor(civic).enforce(
+  await civic.limits.enforce(
     [
       [LIMITS.passwordPerEmail, email],
       [LIMITS.attemptsPerClient, client],

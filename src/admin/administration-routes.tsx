@@ -6,9 +6,9 @@ import { IdParams } from "../core/http/ids.js";
 import { listApiKeys } from "../open311/keys.js";
 import { changeRole, listStaff, staffCreateApiKey, staffRevokeApiKey } from "./administration.js";
 import { ApiKeysPage, RolesPage } from "./administration-pages.js";
-import { type StaffScope, staffViewer } from "./guard.js";
-import { renderAdminPage } from "./layout.js";
-import { registerStaffPage } from "./nav.js";
+import { type StaffScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
 
 registerStaffPage({ label: "Staff roles", path: "/admin/staff", minimum: "admin", order: 70 });
 registerStaffPage({ label: "Open311 API keys", path: "/admin/api-keys", minimum: "admin", order: 80 });

@@ -4,9 +4,9 @@ import { AppError } from "../core/http/errors.js";
 import { authorise, roleAtLeast } from "../core/policy.js";
 import { keepAnAdmin } from "../accounts/admins.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/repository.js";
-import { normaliseEmail } from "../accounts/tokens.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/keys.js";
-import { recordAudit } from "./audit.js";
+import { recordAudit } from "../core/staff/audit.js";
 
 function problem(field: string, message: string): AppError {
   return new AppError("validation_failed", message, { fields: [{ field, message }] });

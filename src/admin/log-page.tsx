@@ -1,5 +1,5 @@
-import { Pager } from "./pager.js";
-import { type AuditFilter, type AuditRow, COMMAND_LINE_ACTOR } from "./audit.js";
+import { Pager } from "../core/staff/pager.js";
+import { type AuditFilter, type AuditRow, COMMAND_LINE_ACTOR } from "../core/staff/audit.js";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 

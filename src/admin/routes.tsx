@@ -1,12 +1,12 @@
-import { pageHref } from "./pager.js";
+import { pageHref } from "../core/staff/pager.js";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "./audit.js";
-import { guardedScope } from "./guard.js";
-import { renderAdminPage } from "./layout.js";
+import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "../core/staff/audit.js";
+import { guardedScope } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
 import { AuditLogPage } from "./log-page.js";
-import { registerStaffPage, staffNav } from "./nav.js";
-import { triageRoutes } from "./reports/routes.js";
+import { registerStaffPage, staffNav } from "../core/staff/nav.js";
+import { triageRoutes } from "../reports/staff/routes.js";
 import { administrationRoutes } from "./administration-routes.js";
 import { catalogueRoutes } from "../catalogue/routes.js";
 

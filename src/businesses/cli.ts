@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type Command, UsageError } from "../cli.js";
+import { type Command, UsageError } from "../core/cli.js";
 import { buildSnapshot } from "./dataset.js";
 import { detectFormat, formatProblem, parseImport } from "./import.js";
 import { applyBusinesses } from "./repository.js";

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import { recordAudit } from "../admin/audit.js";
+import { recordAudit } from "../core/staff/audit.js";
 import type { Civic, Viewer } from "../core/context.js";
 import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";

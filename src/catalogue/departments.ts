@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { normaliseEmail } from "../accounts/tokens.js";
-import { recordAudit } from "../admin/audit.js";
+import { normaliseEmail } from "../core/tokens.js";
+import { recordAudit } from "../core/staff/audit.js";
 import type { Civic, Viewer } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";

@@ -1,4 +1,4 @@
-import { recordAudit } from "../admin/audit.js";
+import { recordAudit } from "../core/staff/audit.js";
 import type { Civic, Viewer } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { problemsOf } from "../admin/administration-routes.js";
-import { type StaffScope, staffViewer } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
+import { type StaffScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
 import type { Category } from "../core/db/schema.js";
 import { formField } from "../core/http/csrf.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
-import type { SiteInfo } from "../site/content/types.js";
+import type { ErrorPageContent, SiteInfo } from "./site.js";
 import type { Database } from "./db/database.js";
 import type { FormTokens } from "./http/csrf.js";
+import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import type { PageContext } from "./web/layout.js";
 
@@ -19,8 +20,16 @@ export interface Civic {
   config: Config;
   database: Database;
   site: SiteInfo;
+  /** What the error pages say (the site feature's words, passed in by the composition root). */
+  errorPages: ErrorPageContent;
   assets: AssetManifest;
   formTokens: FormTokens;
+  /**
+   * The app's one rate limiter: fixed windows counted in the database (so every process sharing it counts
+   * together), subjects kept as keyed hashes. Every feature's limit goes through it, as does @fastify/rate-limit's
+   * store on PostgreSQL.
+   */
+  limits: FixedWindowLimiter;
   /** The clock; tests replace it. */
   now(): Date;
   workers: Worker[];

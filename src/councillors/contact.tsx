@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { normaliseEmail } from "../accounts/tokens.js";
-import { FormProblem, Checkbox, Honeypot, TextArea } from "../community/components.js";
+import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { normaliseEmail } from "../core/tokens.js";
+import { FormProblem, Checkbox, Honeypot, TextArea } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
-import { AlreadySent, alreadySubmitted, oncePerForm } from "../community/single-use.js";
+import { AlreadySent, alreadySubmitted, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { isBanned } from "../moderation/ban-list.js";
 import { mailboxOf, sendUnconfirmedMail } from "../core/mail/policy.js";
@@ -45,7 +44,7 @@ function alreadySent(request: FastifyRequest, reply: FastifyReply, c: Councillor
 export async function councillorContactRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+  const limiter = civic.limits;
 
   async function load(id: string) {
     const c = await db().selectFrom("councillors").selectAll().where("id", "=", id).executeTakeFirst();

@@ -3,6 +3,8 @@
  * Everything here is fictional: names, addresses, phone numbers (Ofcom drama ranges) and example.org emails.
  */
 
+import type { AttributeDefinition } from "../reports/attributes.js";
+
 export type DayOfWeek = "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday" | "Sunday";
 
 export interface DemoVillageInfo {
@@ -49,22 +51,8 @@ export interface DemoBusiness {
   image?: string;
 }
 
-export type AttributeDatatype = "string" | "number" | "datetime" | "text" | "singlevaluelist" | "multivaluelist";
-
-/** An Open311 service-definition attribute: an extra question a category asks. */
-export interface DemoAttribute {
-  code: string;
-  datatype: AttributeDatatype;
-  /** false = informational only (shown to the user, no input) */
-  variable: boolean;
-  required: boolean;
-  order: number;
-  /** The question as shown to the user. */
-  description: string;
-  datatypeDescription?: string;
-  /** Only for singlevaluelist / multivaluelist */
-  values?: { key: string; name: string }[];
-}
+/** An Open311 service-definition attribute: an extra question a category asks (the reports feature's type). */
+export type DemoAttribute = AttributeDefinition;
 
 /** A report category = an Open311 service. */
 export interface DemoCategory {

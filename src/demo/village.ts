@@ -7,6 +7,7 @@
  * The data is deterministic: no randomness, no clocks. Report dates are relative ("days ago").
  */
 
+import { DEFAULT_VILLAGE } from "../config.js";
 import type {
   DayOfWeek,
   DemoBusiness,
@@ -23,13 +24,13 @@ import type {
 // The village
 // ---------------------------------------------------------------------------------------------------------------
 
-/** About 3 km east–west by 2.5 km north–south around the centre. */
+/** The village's identity is the configuration's default (a platform started without VILLAGE_* settings). */
 export const village: DemoVillageInfo = {
-  name: "Wrenford St Mary",
-  councilName: "Wrenvale District Council",
-  contactEmail: "wrenford-online@example.org",
-  centre: { lat: 50.9862, lng: -2.0437 },
-  bounds: { south: 50.975, west: -2.0651, north: 50.9974, east: -2.0223 },
+  name: DEFAULT_VILLAGE.name,
+  councilName: DEFAULT_VILLAGE.councilName,
+  contactEmail: DEFAULT_VILLAGE.contactEmail,
+  centre: { ...DEFAULT_VILLAGE.centre },
+  bounds: { ...DEFAULT_VILLAGE.bounds },
 };
 
 const LOCALITY = "Wrenford St Mary";

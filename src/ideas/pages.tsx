@@ -1,5 +1,5 @@
-import { ErrorSummary, Field, type Problem } from "../accounts/components.js";
-import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
+import { ErrorSummary, Field, type Problem } from "../core/web/forms.js";
+import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { CsrfField } from "../core/web/layout.js";
 import { IDEA_CATEGORIES, type IdeaInput } from "./service.js";
 

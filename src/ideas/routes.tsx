@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, type Problem } from "../accounts/components.js";
-import { normaliseEmail } from "../accounts/tokens.js";
-import { atomFeed, Select } from "../community/components.js";
-import { AlreadySent, oncePerForm } from "../community/single-use.js";
+import { ButtonForm, type Problem } from "../core/web/forms.js";
+import { normaliseEmail } from "../core/tokens.js";
+import { atomFeed, Select } from "../core/web/components.js";
+import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";

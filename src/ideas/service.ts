@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { hashToken, looksLikeToken, newToken } from "../accounts/tokens.js";
-import { recordAudit } from "../admin/audit.js";
-import type { RecordSubmission } from "../community/single-use.js";
+import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
+import { recordAudit } from "../core/staff/audit.js";
+import type { RecordSubmission } from "../core/http/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";

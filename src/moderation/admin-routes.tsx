@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { recordAudit } from "../admin/audit.js";
-import { guardedScope, staffViewer } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
-import { normaliseEmail } from "../accounts/tokens.js";
+import { recordAudit } from "../core/staff/audit.js";
+import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountModerationPage, BanListPage, ModerationQueuePage, RedactPage } from "./admin-pages.js";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { recordAudit } from "../admin/audit.js";
+import { recordAudit } from "../core/staff/audit.js";
 import { endAllSessions } from "../accounts/sessions.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";

@@ -4,7 +4,6 @@ import { type Kysely, sql } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { loadItem, recordDecision, tellAuthor } from "./decisions.js";
 import { moderatedKind } from "./registry.js";
 import { isBanned } from "./ban-list.js";
@@ -95,11 +94,7 @@ export async function flagItem(
       fields: [{ field: "note", message: `must be at most ${MAX_FLAG_NOTE} characters` }],
     });
   }
-  const limiter = new FixedWindowLimiter(
-    () => civic.database.db,
-    civic.config.sessionSecret,
-    () => civic.now(),
-  );
+  const limiter = civic.limits;
   await limiter.enforce(
     [[FLAG_LIMIT, input.clientIp]],
     "You have reported a lot of items in a short time. Please try again later.",

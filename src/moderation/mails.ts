@@ -1,5 +1,5 @@
 import type { OutgoingMail } from "../core/mail/outbox.js";
-import type { SiteInfo } from "../site/content/types.js";
+import type { SiteInfo } from "../core/site.js";
 
 /** Moderation messages. Subjects carry only our words and a reference, never text anyone typed. */
 function signature(site: SiteInfo): string {

@@ -1,5 +1,5 @@
-import { Prose } from "../community/components.js";
-import { markdownToHtml } from "../community/markdown.js";
+import { Prose } from "../core/web/components.js";
+import { markdownToHtml } from "../core/web/markdown.js";
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 

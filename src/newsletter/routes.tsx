@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { normaliseEmail } from "../accounts/tokens.js";
-import { atomFeed, Honeypot } from "../community/components.js";
+import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { normaliseEmail } from "../core/tokens.js";
+import { atomFeed, Honeypot } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
-import { AlreadySent, oncePerForm } from "../community/single-use.js";
+import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -31,7 +30,7 @@ const PER_EMAIL = { name: "newsletter-email", max: 3, windowMs: 60 * 60_000 };
 export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+  const limiter = civic.limits;
 
   function renderForm(request: FastifyRequest, reply: FastifyReply, email: string, problems: Problem[], status = 200) {
     const ctx = pageContext(request);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../accounts/tokens.js";
-import { markdownToHtml, markdownToText } from "../community/markdown.js";
-import type { RecordSubmission } from "../community/single-use.js";
+import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../core/tokens.js";
+import { markdownToHtml, markdownToText } from "../core/web/markdown.js";
+import type { RecordSubmission } from "../core/http/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { parseId } from "../core/http/ids.js";

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
-import { recordAudit } from "../admin/audit.js";
-import { guardedScope, type StaffScope, staffViewer } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
+import { recordAudit } from "../core/staff/audit.js";
+import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
 import type { DB } from "../core/db/schema.js";
-import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { TextArea } from "../community/components.js";
+import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { TextArea } from "../core/web/components.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type Command, UsageError } from "../cli.js";
+import { type Command, UsageError } from "../core/cli.js";
 import { parseId } from "../core/http/ids.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys.js";
 

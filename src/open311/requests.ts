@@ -4,7 +4,7 @@ import { AppError } from "../core/http/errors.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
 import { open311Status, STATUS_LABELS } from "../reports/model.js";
 import { reportPhotoUrl } from "../reports/photos.js";
-import { cellsCovering, geoCellSql } from "./geo.js";
+import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
 import type { ServiceRequest } from "./schemas.js";
 

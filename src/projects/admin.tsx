@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { guardedScope, staffViewer } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
-import { Select, TextArea } from "../community/components.js";
+import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
+import { Select, TextArea } from "../core/web/components.js";
 import type { Project } from "../core/db/schema.js";
 import { stringFields } from "../core/http/public-form.js";
 import type { PageContext } from "../core/web/layout.js";

@@ -1,10 +1,10 @@
-import type { Problem } from "../accounts/components.js";
-import { recordAudit } from "../admin/audit.js";
+import type { Problem } from "../core/web/forms.js";
+import { recordAudit } from "../core/staff/audit.js";
 import type { Kysely } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB, Project } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
-import { MARKDOWN_MAX_CHARS } from "../community/markdown.js";
+import { MARKDOWN_MAX_CHARS } from "../core/web/markdown.js";
 
 /** The project with this id (its web address), or a 404. */
 export async function projectOr404(db: Kysely<DB>, id: string): Promise<Project> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { atomFeed, Prose } from "../community/components.js";
-import { markdownToHtml } from "../community/markdown.js";
+import { atomFeed, Prose } from "../core/web/components.js";
+import { markdownToHtml } from "../core/web/markdown.js";
 import type { Project } from "../core/db/schema.js";
 import { projectOr404 } from "./service.js";
 

@@ -1,11 +1,23 @@
 import { daysInMonth } from "../core/calendar.js";
 import type { Category } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
-import type { AttributeDatatype, DemoAttribute } from "../demo/types.js";
+
+export type AttributeDatatype = "string" | "number" | "datetime" | "text" | "singlevaluelist" | "multivaluelist";
 
 /** An Open311 attribute definition: an extra question a category asks (stored as JSON on the category). */
-export type AttributeDefinition = DemoAttribute;
-export type { AttributeDatatype };
+export interface AttributeDefinition {
+  code: string;
+  datatype: AttributeDatatype;
+  /** false = informational only (shown to the user, no input) */
+  variable: boolean;
+  required: boolean;
+  order: number;
+  /** The question as shown to the user. */
+  description: string;
+  datatypeDescription?: string;
+  /** Only for singlevaluelist / multivaluelist */
+  values?: { key: string; name: string }[];
+}
 
 export type AttributeValue = string | string[];
 export type AttributeValues = Record<string, AttributeValue>;

@@ -1,13 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, type Problem } from "../accounts/components.js";
-import { normaliseEmail } from "../accounts/tokens.js";
+import { ButtonForm, type Problem } from "../core/web/forms.js";
+import { normaliseEmail } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { FixedWindowLimiter } from "../core/limits/fixed-window.js";
 import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -28,7 +27,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
-  const limiter = new FixedWindowLimiter(db, civic.config.sessionSecret, () => civic.now());
+  const limiter = civic.limits;
 
   async function publicReference(reference: string) {
     const row = await db()

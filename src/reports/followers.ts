@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../accounts/tokens.js";
+import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../core/tokens.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
-import { cellsCovering, geoCellSql } from "../open311/geo.js";
+import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";

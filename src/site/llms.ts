@@ -1,5 +1,5 @@
 import { machineResources, sitePages } from "../core/web/sitemap.js";
-import type { SiteInfo } from "./content/types.js";
+import type { SiteInfo } from "../core/site.js";
 
 /**
  * /llms.txt in the llmstxt.org format: an H1 with the name, a blockquote summary, what the service is and is not,

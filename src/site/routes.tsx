@@ -9,7 +9,7 @@ import { AccessibilityContent } from "./content/accessibility.js";
 import { HomeContent } from "./content/home.js";
 import { PrivacyContent } from "./content/privacy.js";
 import { TermsContent } from "./content/terms.js";
-import type { ContentProps } from "./content/types.js";
+import type { ContentProps } from "../core/site.js";
 
 function page(path: string): SitePage {
   const found = sitePages.find((p) => p.path === path);

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { guardedScope } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
+import { guardedScope } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
 import { type DailyTraffic, dailyTraffic, type KeyCount, topCounts } from "../analytics/repository.js";
 import { addDays, statsDay } from "../analytics/visitors.js";
 import { Chart, dayLabel, formatNumber } from "./charts.js";

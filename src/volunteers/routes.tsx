@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../accounts/components.js";
-import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../accounts/tokens.js";
-import { FormProblem, Honeypot, Select, TextArea } from "../community/components.js";
-import { AlreadySent, oncePerForm } from "../community/single-use.js";
+import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../core/tokens.js";
+import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
+import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/service.js";
 import { withdrawnValues } from "./personal-data.js";
 import { volunteerStaffRoutes } from "./staff.js";

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { recordAudit } from "../admin/audit.js";
-import { guardedScope, staffViewer } from "../admin/guard.js";
-import { renderAdminPage } from "../admin/layout.js";
-import { registerStaffPage } from "../admin/nav.js";
+import { recordAudit } from "../core/staff/audit.js";
+import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { renderAdminPage } from "../core/staff/layout.js";
+import { registerStaffPage } from "../core/staff/nav.js";
 import { can } from "../core/policy.js";
 
 registerStaffPage({ label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 });

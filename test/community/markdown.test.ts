@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MARKDOWN_MAX_CHARS, markdownToHtml, markdownToText } from "../../src/community/markdown.js";
+import { MARKDOWN_MAX_CHARS, markdownToHtml, markdownToText } from "../../src/core/web/markdown.js";
 
 describe("staff Markdown", () => {
   it("renders ordinary Markdown: emphasis, lists, links, headings shifted below the page's h1", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cellsCovering, MAX_CELLS } from "../../src/open311/geo.js";
+import { cellsCovering, MAX_CELLS } from "../../src/core/geo.js";
 import { parseW3cDatetime } from "../../src/open311/query.js";
 import { isIsoDatetime } from "../../src/reports/attributes.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { geoCell, geoCellSql } from "../../src/open311/geo.js";
+import { geoCell, geoCellSql } from "../../src/core/geo.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { parseRequestsQuery } from "../../src/open311/query.js";
 import { requestsQuery } from "../../src/open311/requests.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { type Command, UsageError } from "../../cli.js";
+import { type Command, UsageError } from "../cli.js";
 import { sqlitePath } from "./database.js";
 
 /**

@@ -1,12 +1,11 @@
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { NotFoundContent } from "../../site/content/not-found.js";
-import { ServerErrorContent } from "../../site/content/server-error.js";
 import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
-import { AppError, type FieldProblem, isAppError } from "./errors.js";
-import { ReplayedResponse } from "./idempotency.js";
+import { AppError, type FieldProblem, isAppError, ReplayedResponse, unreadableBody } from "./errors.js";
+
+export { unreadableBody };
 import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
 
@@ -22,11 +21,6 @@ export function routeFamily(url: string): RouteFamily {
   if (url.startsWith("/api/v2/") || url === "/api/v2") return "open311";
   if (isApiPath(url) || url === "/healthz" || url === "/readyz") return "problem";
   return "html";
-}
-
-/** The answer to a body that could not be parsed (malformed, truncated or of a broken multipart shape). */
-export function unreadableBody(cause?: unknown): AppError {
-  return new AppError("bad_request", "The request body could not be read.", { cause });
 }
 
 /**
@@ -135,6 +129,7 @@ export function sendOpen311Error(request: FastifyRequest, reply: FastifyReply, e
 
 function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   const ctx = pageContext(request);
+  const { notFound: NotFoundContent, serverError: ServerErrorContent } = request.server.civic.errorPages;
   if (err.code === "not_found" || err.code === "gone") {
     return sendPage(
       reply,

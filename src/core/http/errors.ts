@@ -70,3 +70,23 @@ export function isAppError(value: unknown): value is AppError {
 
 export const notFound = (what = "The page or resource you asked for does not exist.") =>
   new AppError("not_found", what);
+
+/** The answer to a body that could not be parsed (malformed, truncated or of a broken multipart shape). */
+export function unreadableBody(cause?: unknown): AppError {
+  return new AppError("bad_request", "The request body could not be read.", { cause });
+}
+
+/**
+ * The stored answer to a repeated request, thrown where the route's work would otherwise run; the error handler
+ * sends it as it was first sent.
+ */
+export class ReplayedResponse extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {
+    super("replayed response");
+    this.name = "ReplayedResponse";
+  }
+}

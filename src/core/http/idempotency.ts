@@ -5,7 +5,9 @@ import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
 import { formField } from "./csrf.js";
 import { hasPendingUploads, whenFilesReceived } from "../media/uploads.js";
-import { AppError } from "./errors.js";
+import { AppError, ReplayedResponse } from "./errors.js";
+
+export { ReplayedResponse };
 
 /**
  * Idempotency-Key (IETF draft-ietf-httpapi-idempotency-key-header) for the report submission paths: the first
@@ -59,21 +61,6 @@ async function fileSha256(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest("hex");
-}
-
-/**
- * The stored answer to a repeated request, thrown where the route's work would otherwise run; the error handler
- * sends it as it was first sent.
- */
-export class ReplayedResponse extends Error {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    readonly body: string,
-  ) {
-    super("replayed response");
-    this.name = "ReplayedResponse";
-  }
 }
 
 /** A JSON-able form of a body that ignores what does not change its meaning: key order, multipart boundaries. */

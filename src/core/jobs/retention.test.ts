@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../../test/helpers/app.js";
 import { reportSubmission } from "../../../test/helpers/reports.js";
 import { unsubscribeUrl } from "../../newsletter/service.js";
-import { changeStatus } from "../../reports/model.js";
+import { changeStatus, open311Status, REPORT_STATUSES } from "../../reports/model.js";
 import { submitReport } from "../../reports/submit.js";
 import { type OutboxWorker } from "../mail/worker.js";
 import { FINISHED_STATUSES, RETENTION } from "./retention.js";
@@ -254,6 +254,7 @@ describeEachDb("retention of personal data", (dialect) => {
 it("the privacy notice states the periods the job enforces", async () => {
   // The notice names these statuses as "finished".
   expect(FINISHED_STATUSES).toEqual(["fixed", "closed", "duplicate", "not_responsible"]);
+  expect(FINISHED_STATUSES).toEqual(REPORT_STATUSES.filter((s) => open311Status(s) === "closed"));
   const t = await createTestApp("sqlite");
   try {
     const text = (await t.app.inject("/privacy")).body.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");

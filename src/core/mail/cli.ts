@@ -1,4 +1,4 @@
-import { type Command, UsageError } from "../../cli.js";
+import { type Command, UsageError } from "../cli.js";
 import { configuredTransport } from "./plugin.js";
 import { unsuppressAddress } from "./suppressions.js";
 import { OutboxWorker } from "./worker.js";

@@ -6,7 +6,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import type { S3Settings } from "../../config.js";
-import { checkKey, type Storage } from "./storage.js";
+import { checkKey, type Storage } from "./storage-key.js";
 
 function isMissing(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };

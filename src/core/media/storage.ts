@@ -1,27 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config.js";
 import { S3Storage } from "./s3-storage.js";
+import { checkKey, type Storage } from "./storage-key.js";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
-/**
- * Where uploaded media is kept, addressed by key (content-hash based, so a key's content never changes): a local
- * directory (the default) or an S3-compatible object store (MEDIA_STORE=s3, s3-storage.ts).
- */
-export interface Storage {
-  put(key: string, data: Buffer): Promise<void>;
-  /** The stored bytes, or null when there is nothing under the key. */
-  get(key: string): Promise<Buffer | null>;
-  has(key: string): Promise<boolean>;
-  /** Removes what is stored under the key; nothing there is not an error. */
-  delete(key: string): Promise<void>;
-}
-
-const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
-
-export function checkKey(key: string): void {
-  if (!KEY.test(key) || key.includes("..") || key.includes("//")) throw new Error(`invalid storage key "${key}"`);
-}
+export { checkKey, type Storage } from "./storage-key.js";
 
 /** Files under a directory. Writes go to a temporary file first and are renamed into place, so readers never see half a file. */
 export class LocalDiskStorage implements Storage {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Multipart, MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { unreadableBody } from "../http/error-handler.js";
+import { unreadableBody } from "../http/errors.js";
 import { AppError, isAppError } from "../http/errors.js";
 import { assertCleanText } from "../http/input.js";
 import { Slots } from "../limits/slots.js";

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import type { SiteInfo } from "../../site/content/types.js";
+import type { SiteInfo } from "../site.js";
 import type { AssetManifest } from "./assets.js";
 import { footerPages, navPages } from "./sitemap.js";
 

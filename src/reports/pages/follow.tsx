@@ -1,5 +1,5 @@
-import { ErrorSummary, Field, type Problem } from "../../accounts/components.js";
-import { Honeypot } from "../../community/components.js";
+import { ErrorSummary, Field, type Problem } from "../../core/web/forms.js";
+import { Honeypot } from "../../core/web/components.js";
 import { CsrfField } from "../../core/web/layout.js";
 
 /**

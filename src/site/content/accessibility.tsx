@@ -1,4 +1,4 @@
-import type { ContentProps } from "./types.js";
+import type { ContentProps } from "../../core/site.js";
 
 export function AccessibilityContent({ site }: ContentProps) {
   const mail = <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>;

@@ -1,6 +1,6 @@
 import { RETENTION } from "../../core/jobs/retention.js";
 import { UNCONFIRMED_MAIL_CAPS } from "../../core/mail/policy.js";
-import type { ContentProps } from "./types.js";
+import type { ContentProps } from "../../core/site.js";
 
 export function PrivacyContent({ site }: ContentProps) {
   const mail = <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>;

@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { Civic } from "../../core/context.js";
 import type { DB } from "../../core/db/schema.js";
 import { enqueueMail, type OutgoingMail } from "../../core/mail/outbox.js";
-import { escapeHtml } from "../../reports/emails.js";
-import { updateRecipients } from "../../reports/followers.js";
+import { escapeHtml } from "../emails.js";
+import { updateRecipients } from "../followers.js";
 
 export interface StatusUpdate {
   reference: string;

@@ -2,11 +2,11 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
-import { duplicateLinks, type DuplicateLinks } from "../../reports/duplicates.js";
+import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { duplicateLinks, type DuplicateLinks } from "../duplicates.js";
 import { labelledAnswers } from "../../catalogue/questions.js";
-import type { AttributeValues } from "../../reports/attributes.js";
-import { recordAudit } from "../audit.js";
+import type { AttributeValues } from "../attributes.js";
+import { recordAudit } from "../../core/staff/audit.js";
 import { enqueueUpdateMails } from "./mails.js";
 
 export const MAX_STAFF_NOTE_LENGTH = 4000;

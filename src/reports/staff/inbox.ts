@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
-import { looksLikeReference, normaliseReference } from "../../reports/reference.js";
+import { looksLikeReference, normaliseReference } from "../reference.js";
 
 export interface InboxFilter {
   status?: ReportStatus;

@@ -1,3 +1,5 @@
+import type { FunctionComponent } from "preact";
+
 /** What the static pages need to know about the running site. */
 export interface SiteInfo {
   /** The village's name, e.g. "Ashcombe St Mary". */
@@ -12,4 +14,13 @@ export interface SiteInfo {
 
 export interface ContentProps {
   site: SiteInfo;
+}
+
+/**
+ * The content of the error pages, which the floor's error handler renders inside the layout. The site feature
+ * writes it; the composition root passes it in (the floor imports no feature).
+ */
+export interface ErrorPageContent {
+  notFound: FunctionComponent<ContentProps>;
+  serverError: FunctionComponent<ContentProps & { requestId: string }>;
 }

@@ -1,5 +1,5 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
-import type { DB } from "../core/db/schema.js";
+import type { DB } from "./db/schema.js";
 
 /** Grid cells per degree of the near-here index (migration 0006_open311). */
 export const CELLS_PER_DEGREE = 500;

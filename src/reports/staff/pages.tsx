@@ -1,13 +1,13 @@
 import { Fragment } from "preact";
-import { Pager } from "../pager.js";
+import { Pager } from "../../core/staff/pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
 import { CsrfField } from "../../core/web/layout.js";
-import { REPORT_STATUSES, STATUS_LABELS } from "../../reports/model.js";
-import { DateTime, StatusTag } from "../../reports/pages/common.js";
+import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
+import { DateTime, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
-import { DuplicateLinksView } from "../../reports/pages/duplicates.js";
+import { DuplicateLinksView } from "../pages/duplicates.js";
 import { type ActionChoices, ActionForms, ErrorFor } from "./action-forms.js";
 
 export interface InboxProps {

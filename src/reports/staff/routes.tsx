@@ -1,13 +1,13 @@
-import { pageHref } from "../pager.js";
+import { pageHref } from "../../core/staff/pager.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { formField } from "../../core/http/csrf.js";
 import { AppError } from "../../core/http/errors.js";
-import { isReportStatus, REPORT_STATUSES } from "../../reports/model.js";
+import { isReportStatus, REPORT_STATUSES } from "../model.js";
 import type { Viewer } from "../../core/context.js";
-import { type StaffScope, staffViewer } from "../guard.js";
-import { renderAdminPage } from "../layout.js";
-import { registerStaffPage } from "../nav.js";
+import { type StaffScope, staffViewer } from "../../core/staff/guard.js";
+import { renderAdminPage } from "../../core/staff/layout.js";
+import { registerStaffPage } from "../../core/staff/nav.js";
 import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
 import { InboxPage, StaffReportPage } from "./pages.js";
 import {

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { DB, Timestamp } from "../core/db/schema.js";
+import type { DB, Timestamp } from "../db/schema.js";
 
 /** The actor of actions taken with the `civic` command (on the server, by whoever runs it). */
 export const COMMAND_LINE_ACTOR = "command-line";

@@ -1,4 +1,4 @@
-import type { Viewer } from "../core/context.js";
+import type { Viewer } from "../context.js";
 import { hasRole, type StaffRole } from "./guard.js";
 
 /** One entry of the staff navigation. Features add theirs with registerStaffPage when their module loads. */

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { CsrfField } from "../core/web/layout.js";
+import { CsrfField } from "./layout.js";
 
 /** A problem with a field: `field` is the id of the input it links to; `message` reads on its own. */
 export interface Problem {

@@ -8,9 +8,9 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from "fastify";
-import type { Viewer } from "../core/context.js";
-import { AppError } from "../core/http/errors.js";
-import { can, type PolicyViewer, type StaffRole } from "../core/policy.js";
+import type { Viewer } from "../context.js";
+import { AppError } from "../http/errors.js";
+import { can, type PolicyViewer, type StaffRole } from "../policy.js";
 
 export type { StaffRole };
 

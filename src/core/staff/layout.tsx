@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren, VNode } from "preact";
-import { pageContext } from "../core/context.js";
-import { Layout, type PageContext } from "../core/web/layout.js";
-import { sendPage } from "../core/web/render.js";
+import { pageContext } from "../context.js";
+import { Layout, type PageContext } from "../web/layout.js";
+import { sendPage } from "../web/render.js";
 import { staffNav } from "./nav.js";
 
 export interface AdminPageOptions {

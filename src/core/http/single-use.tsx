@@ -1,14 +1,9 @@
 import type { Kysely } from "kysely";
 import type { ComponentChildren } from "preact";
-import type { Civic } from "../core/context.js";
-import type { DB } from "../core/db/schema.js";
-import type { FormToken } from "../core/http/csrf.js";
-import {
-  earlierSubmission,
-  type FormSubmissionKey,
-  formSubmissionKey,
-  recordSubmission,
-} from "../core/http/form-submissions.js";
+import type { Civic } from "../context.js";
+import type { DB } from "../db/schema.js";
+import type { FormToken } from "./csrf.js";
+import { earlierSubmission, type FormSubmissionKey, formSubmissionKey, recordSubmission } from "./form-submissions.js";
 
 /** Records a form's submission inside the transaction that does its work (see core/http/form-submissions.ts). */
 export type RecordSubmission = (tx: Kysely<DB>, result: string) => Promise<void>;

@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { forwardReport } from "../../reports/forward.js";
-import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../../reports/model.js";
-import { looksLikeReference, normaliseReference } from "../../reports/reference.js";
-import { recordAudit } from "../audit.js";
+import { forwardReport } from "../forward.js";
+import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { looksLikeReference, normaliseReference } from "../reference.js";
+import { recordAudit } from "../../core/staff/audit.js";
 import { enqueueUpdateMails } from "./mails.js";
 import { staffText } from "./triage.js";
 

@@ -1,5 +1,5 @@
-import type { Problem } from "../accounts/components.js";
-import { escapeXml } from "../core/http/xml.js";
+import type { Problem } from "./forms.js";
+import { escapeXml } from "../http/xml.js";
 
 /** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
 export function Honeypot() {
