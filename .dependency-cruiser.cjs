@@ -54,7 +54,8 @@ module.exports = {
     {
       name: "manifests-are-read-by-the-composition",
       severity: "error",
-      comment: "A feature's manifest is read by src/features.ts alone; features do not reach into each other's manifest.",
+      comment:
+        "A feature's manifest is read by src/features.ts alone; features do not reach into each other's manifest.",
       from: { pathNot: "^src/features\\.ts$|^src/([^/]+)/" },
       to: { path: "^src/[^/]+/manifest\\.tsx?$" },
     },

@@ -22,6 +22,20 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
+  {
+    // Features plug in through their manifests (src/features.ts), never by being imported for a side effect.
+    files: ["src/**/*.ts", "src/**/*.tsx"],
+    ignores: ["src/client/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportDeclaration[specifiers.length=0][source.value=/^\\./]",
+          message: "No import for a side effect: list what the module contributes in a feature manifest instead.",
+        },
+      ],
+    },
+  },
   { files: ["src/client/**/*.ts"], languageOptions: { globals: { ...globals.browser } } },
   prettier,
 );

@@ -7,14 +7,11 @@ import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
-import { accountRoutes } from "./accounts/routes.js";
-import { checkStaff, isStaffPath } from "./core/staff/guard.js";
-import { adminRoutes } from "./admin/routes.js";
-import { analyticsPlugin } from "./analytics/plugin.js";
-import { sessionPlugin } from "./accounts/plugin.js";
-import { businessRoutes } from "./businesses/routes.js";
 import { type Config, trustProxyOption } from "./config.js";
-import type { Civic } from "./core/context.js";
+import type { Civic, Feature } from "./core/context.js";
+import { mailWorkerPlugin } from "./core/mail/plugin.js";
+import { registerStaffConsole } from "./core/staff/console.js";
+import { FEATURES } from "./features.js";
 import { type Database, openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { sharedSecret } from "./core/db/shared-secrets.js";
@@ -33,26 +30,8 @@ import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
-import { councillorRoutes } from "./councillors/routes.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
-import { developerRoutes } from "./developers/routes.js";
-import { draftRoutes } from "./drafts/routes.js";
-import { healthRoutes } from "./health/routes.js";
-import { moderationAdminRoutes } from "./moderation/admin-routes.js";
-import { flagRoutes } from "./moderation/flag-routes.js";
-import { open311Routes } from "./open311/routes.js";
 import { swaggerOptions } from "./openapi/document.js";
-import { openApiRoutes } from "./openapi/routes.js";
-import { projectRoutes } from "./projects/routes.js";
-import { ideaRoutes } from "./ideas/routes.js";
-import "./ideas/registrations.js";
-import { newsletterRoutes } from "./newsletter/routes.js";
-import { volunteerRoutes } from "./volunteers/routes.js";
-import "./newsletter/personal-data.js";
-import { reportRoutes } from "./reports/routes.js";
-import { discoveryRoutes } from "./site/discovery-routes.js";
-import { siteRoutes } from "./site/routes.js";
-import { statsRoutes } from "./stats/routes.js";
 import { NotFoundContent } from "./site/content/not-found.js";
 import { ServerErrorContent } from "./site/content/server-error.js";
 import { requestClient } from "./core/http/client-address.js";
@@ -69,6 +48,8 @@ export interface AppOptions {
   assets?: AssetManifest;
   /** Cookie-free visitor statistics (default on; the benchmark compares with them off). */
   analytics?: boolean;
+  /** The features to build with (default: all of src/features.ts, in its order). */
+  features?: readonly Feature[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -116,6 +97,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const now = options.now ?? (() => new Date());
+  const features = (options.features ?? FEATURES).filter((f) => options.analytics !== false || f.name !== "analytics");
   const civic: Civic = {
     config,
     database,
@@ -135,6 +117,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ),
     now,
     workers: [],
+    features,
     routes: [],
   };
   app.decorate("civic", civic);
@@ -256,33 +239,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Before the features' routes: each write route gets the hook that waits until its writes are on disk.
   registerDurableAnswers(app, database);
-  await app.register(sessionPlugin);
-  // Everything under /admin is for staff, whichever feature registers it: checked before the body is read or the
-  // form token is looked at (admin-only pages add their own stricter guard, see admin/guard.ts).
-  app.addHook("onRequest", async (request, reply) => {
-    if (!isStaffPath(request.url)) return;
-    if (!checkStaff(request, reply, "moderator")) return reply;
-  });
-  if (options.analytics !== false) await app.register(analyticsPlugin);
-  await app.register(healthRoutes);
-  await app.register(siteRoutes);
-  await app.register(councillorRoutes);
-  await app.register(projectRoutes);
-  await app.register(reportRoutes);
-  await app.register(draftRoutes);
-  await app.register(businessRoutes);
-  await app.register(open311Routes);
-  await app.register(developerRoutes);
-  await app.register(discoveryRoutes);
-  await app.register(openApiRoutes);
-  await app.register(accountRoutes);
-  await app.register(newsletterRoutes);
-  await app.register(ideaRoutes);
-  await app.register(volunteerRoutes);
-  await app.register(adminRoutes);
-  await app.register(statsRoutes);
-  await app.register(flagRoutes);
-  await app.register(moderationAdminRoutes);
+  // The mail outbox worker is the floor's: every feature queues mail through it.
+  await app.register(mailWorkerPlugin);
+  for (const feature of features) for (const plugin of feature.plugins ?? []) await app.register(plugin);
+  // Everything under /admin is the staff console: one scope with its guard, whichever feature adds the page.
+  await registerStaffConsole(app, features);
+  for (const feature of features) {
+    for (const { plugin, prefix } of feature.routes ?? []) await app.register(plugin, prefix ? { prefix } : {});
+  }
+  for (const feature of features) civic.workers.push(...(feature.workers?.(civic, app.log) ?? []));
   civic.workers.push(scheduledJobs(civic, app.log));
 
   return app;

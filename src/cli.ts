@@ -1,14 +1,12 @@
 import { parseArgs } from "node:util";
-import { userCommands } from "./accounts/cli.js";
-import { businessCommands } from "./businesses/cli.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type Command, UsageError } from "./core/cli.js";
 import { backupCommands } from "./core/db/backup-cli.js";
-import { type Database, openDatabase } from "./core/db/database.js";
+import { openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { mailCommands } from "./core/mail/cli.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
-import { apiKeyCommands } from "./open311/cli.js";
+import { FEATURES } from "./features.js";
 
 export type { Command, CommandContext } from "./core/cli.js";
 export { UsageError };
@@ -34,11 +32,10 @@ export const commands: Record<string, Command> = {
       return 0;
     },
   },
-  ...apiKeyCommands,
   ...mailCommands,
-  ...businessCommands,
-  ...userCommands,
   ...backupCommands,
+  // Every feature's commands (manifests' `commands`), in feature-list order.
+  ...Object.assign({}, ...FEATURES.map((f) => f.commands ?? {})),
 };
 
 function help(out: (line: string) => void): void {

@@ -100,6 +100,7 @@ async function start(): Promise<number> {
       ),
       now: () => new Date(),
       workers: [],
+      features: [],
       routes: [],
     } satisfies Civic;
     app.decorate("civic", civic);

@@ -1,4 +1,5 @@
 import type { Civic, Viewer } from "../core/context.js";
+import { personalDataSources } from "./personal-data.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { consume, findByToken } from "./challenges.js";
 import { emailChangeMail } from "./mails.js";
@@ -165,5 +166,10 @@ export async function listPasskeys(civic: Civic, accountId: string) {
 
 /** What the personal-data sources need, for this app. */
 export function sourceContext(civic: Civic): SourceContext {
-  return { db: civic.database.db, storage: mediaStorage(civic.config), now: civic.now() };
+  return {
+    db: civic.database.db,
+    storage: mediaStorage(civic.config),
+    now: civic.now(),
+    sources: personalDataSources(civic),
+  };
 }

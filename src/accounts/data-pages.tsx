@@ -1,5 +1,5 @@
 import type { ReportStatus } from "../core/db/schema.js";
-import { STATUS_LABELS } from "../reports/model.js";
+import { STATUS_LABELS } from "../reports/index.js";
 import { ConsentList } from "./account-pages.js";
 import { ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";

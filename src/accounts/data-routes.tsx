@@ -8,7 +8,7 @@ import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { findByToken } from "./challenges.js";
-import { ownReports } from "./data-sources.js";
+import { ownReports } from "../reports/index.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
 import { myDataMail } from "./mails.js";
 import {

@@ -1,106 +1,33 @@
 import type { Readable } from "node:stream";
 import { strToU8 } from "fflate";
-import type { Kysely } from "kysely";
 import { reclaimErasedBytes } from "../core/db/erasure.js";
-import type { DB } from "../core/db/schema.js";
 import { badId, parseKeyedId } from "../core/http/ids.js";
 import { worthCompressing, type ZipEntry, zipStream, zipToBuffer } from "../core/http/zip-stream.js";
-import type { Storage } from "../core/media/storage.js";
+import type { Civic } from "../core/context.js";
+import type {
+  ConsentRecord,
+  DataSubject,
+  EraseOptions,
+  ExportedFile,
+  SourceContext,
+  PersonalDataSource,
+} from "../core/personal-data.js";
+import { subjectAddresses } from "../core/personal-data.js";
 import { keepAnAdmin } from "./admins.js";
 
-/**
- * The personal-data registry: every feature that stores something about a person registers a source here, and the
- * data download, the erasure and the consent list (for account holders and for /my-data) all go through it. A new
- * feature (ideas, volunteers, newsletter, moderation) joins them by calling `registerPersonalData` once.
- */
-export interface DataSubject {
-  /** The person's account, when they have one. */
-  accountId: string | null;
-  /** The verified address (lower-case) everything without an account is held under. */
-  email: string;
-  /**
-   * Every address the person has proved they hold (lower-case, `email` among them): the account's address, its
-   * former addresses and the others it confirmed (see `addresses` on a source). Filled in by the registry
-   * (resolveSubject) before any source is asked; sources read it through subjectAddresses.
-   */
-  emails?: readonly string[];
-}
+export type {
+  ConsentRecord,
+  DataSubject,
+  EraseOptions,
+  ExportedFile,
+  PersonalDataSource,
+  SourceContext,
+} from "../core/personal-data.js";
+export { subjectAddresses } from "../core/personal-data.js";
 
-/** The addresses a source looks the person's data up by: all of them once resolved, else the one address. */
-export function subjectAddresses(subject: DataSubject): string[] {
-  return [...new Set([subject.email, ...(subject.emails ?? [])].map((e) => e.trim().toLowerCase()))];
-}
-
-export interface SourceContext {
-  db: Kysely<DB>;
-  storage: Storage;
-  now: Date;
-}
-
-/**
- * A file of the download. Large files (photos) give `read` instead of `data`: the archive is streamed and reads
- * them one at a time when it reaches them, so the download's memory does not grow with the number of photos.
- */
-export type ExportedFile =
-  | {
-      /** Path inside the zip, e.g. "photos/AB12-CD34-1.jpg". */
-      path: string;
-      data: Uint8Array;
-    }
-  | {
-      path: string;
-      /** The bytes, read when the archive reaches the file; null leaves it out (e.g. gone from the store). */
-      read: () => Promise<Uint8Array | null>;
-    };
-
-/** A consent the person gave, shown with its date and withdrawn with one button. */
-export interface ConsentRecord {
-  /** Unique across sources: "<source key>:<id>". */
-  id: string;
-  label: string;
-  givenAt: string;
-}
-
-export interface EraseOptions {
-  /** "Also remove my reports (and other public contributions) from public view." */
-  removePublicContent: boolean;
-}
-
-export interface PersonalDataSource {
-  /** The key of this source's part of data.json. */
-  key: string;
-  collect(ctx: SourceContext, subject: DataSubject): Promise<{ data: unknown; files?: ExportedFile[] }>;
-  /** Erases the person's data (inside the erasure's transaction). Public content stays unless asked otherwise. */
-  erase(ctx: SourceContext, subject: DataSubject, options: EraseOptions): Promise<void>;
-  consents?(ctx: SourceContext, subject: DataSubject): Promise<ConsentRecord[]>;
-  /** Withdraws one consent by the id `consents` gave (without the source prefix); false when it is not theirs. */
-  withdraw?(ctx: SourceContext, subject: DataSubject, id: string): Promise<boolean>;
-  /**
-   * Like `withdraw`, for a source whose consent ids are row ids: the form's value is read by the one id parser
-   * (core/http/ids.ts) first, so a value that is not an id is a 400 and never reaches the database.
-   */
-  withdrawRow?(ctx: SourceContext, subject: DataSubject, id: number): Promise<boolean>;
-  /**
-   * Other addresses this account has proved it holds through this feature (e.g. a sign-up made while signed in
-   * under another address and confirmed from that mailbox). What is held under them is the person's too: every
-   * source then finds it. Only addresses proved by their mailbox: a typed address alone proves nothing.
-   */
-  addresses?(ctx: SourceContext, accountId: string): Promise<string[]>;
-  /** The tables `erase` deletes from or updates: vacuumed after an erasure on PostgreSQL (core/db/erasure.ts). */
-  tables?: readonly (keyof DB & string)[];
-}
-
-const sources: PersonalDataSource[] = [];
-
-/** Adds a source; registering the same key again replaces it. Sources are erased in reverse order. */
-export function registerPersonalData(source: PersonalDataSource): void {
-  const at = sources.findIndex((s) => s.key === source.key);
-  if (at >= 0) sources[at] = source;
-  else sources.push(source);
-}
-
-export function personalDataSources(): readonly PersonalDataSource[] {
-  return sources;
+/** Every feature's sources, in the order of the feature list (src/features.ts). */
+export function personalDataSources(civic: Pick<Civic, "features">): readonly PersonalDataSource[] {
+  return civic.features.flatMap((f) => f.personalData ?? []);
 }
 
 /**
@@ -119,7 +46,7 @@ export async function resolveSubject(ctx: SourceContext, subject: DataSubject): 
       .executeTakeFirst();
     if (account) emails.add(account.email.toLowerCase());
     const others = new Set<string>();
-    for (const source of sources) {
+    for (const source of ctx.sources) {
       for (const e of (await source.addresses?.(ctx, subject.accountId)) ?? []) others.add(e.trim().toLowerCase());
     }
     others.delete(subject.email.toLowerCase());
@@ -151,7 +78,7 @@ export async function streamPersonalData(ctx: SourceContext, given: DataSubject)
     about: "Everything this platform holds about you. Photos are in the photos folder.",
   };
   const files = new Map<string, ExportedFile>();
-  for (const source of sources) {
+  for (const source of ctx.sources) {
     const part = await source.collect(ctx, subject);
     data[source.key] = part.data;
     // A later file with the same path replaces the earlier one.
@@ -180,18 +107,18 @@ export async function erasePersonalData(ctx: SourceContext, given: DataSubject, 
   const subject = await resolveSubject(ctx, given);
   await ctx.db.transaction().execute(async (tx) => {
     if (subject.accountId) await keepAnAdmin(tx, subject.accountId, "confirm");
-    for (const source of [...sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
+    for (const source of [...ctx.sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
   });
   await reclaimErasedBytes(
     ctx.db,
-    sources.flatMap((s) => s.tables ?? []),
+    ctx.sources.flatMap((s) => s.tables ?? []),
   );
 }
 
 export async function listConsents(ctx: SourceContext, given: DataSubject): Promise<ConsentRecord[]> {
   const subject = await resolveSubject(ctx, given);
   const all: ConsentRecord[] = [];
-  for (const source of sources) {
+  for (const source of ctx.sources) {
     for (const c of (await source.consents?.(ctx, subject)) ?? []) all.push({ ...c, id: `${source.key}:${c.id}` });
   }
   return all;
@@ -202,7 +129,7 @@ export async function withdrawConsent(ctx: SourceContext, given: DataSubject, co
   const subject = await resolveSubject(ctx, given);
   const colon = consentId.indexOf(":");
   if (colon <= 0) return false;
-  const source = sources.find((s) => s.key === consentId.slice(0, colon));
+  const source = ctx.sources.find((s) => s.key === consentId.slice(0, colon));
   if (source?.withdrawRow) {
     const keyed = parseKeyedId(consentId);
     if (!keyed) throw badId("consent");

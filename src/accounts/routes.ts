@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import "./data-sources.js";
 import { accountRoutes as accountPageRoutes } from "./account-routes.js";
 import { dataRoutes } from "./data-routes.js";
 import { passkeyRoutes } from "./passkey-routes.js";

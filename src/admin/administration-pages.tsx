@@ -1,21 +1,7 @@
 import type { FieldProblem } from "../core/http/errors.js";
+import { Problems } from "../core/staff/forms.js";
 import { CsrfField } from "../core/web/layout.js";
-import type { ApiKeyListing, CreatedApiKey } from "../open311/keys.js";
-
-export function Problems({ problems }: { problems: FieldProblem[] }) {
-  return problems.length > 0 ? (
-    <div class="error-summary" role="alert" tabIndex={-1}>
-      <h2>There is a problem</h2>
-      <ul>
-        {problems.map((p) => (
-          <li key={p.field}>
-            <a href={`#admin-${p.field}`}>{p.message}</a>
-          </li>
-        ))}
-      </ul>
-    </div>
-  ) : null;
-}
+import type { ApiKeyListing, CreatedApiKey } from "../open311/index.js";
 
 export interface RolesProps {
   staff: { id: string; email: string; name: string | null; role: string }[];

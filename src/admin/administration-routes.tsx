@@ -1,25 +1,23 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { problemsOf } from "../core/staff/forms.js";
 import { Type } from "typebox";
 import { formField } from "../core/http/csrf.js";
-import { AppError, type FieldProblem } from "../core/http/errors.js";
+import type { FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
-import { listApiKeys } from "../open311/keys.js";
+import { listApiKeys } from "../open311/index.js";
 import { changeRole, listStaff, staffCreateApiKey, staffRevokeApiKey } from "./administration.js";
 import { ApiKeysPage, RolesPage } from "./administration-pages.js";
 import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 
-registerStaffPage({ label: "Staff roles", path: "/admin/staff", minimum: "admin", order: 70 });
-registerStaffPage({ label: "Open311 API keys", path: "/admin/api-keys", minimum: "admin", order: 80 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Staff roles", path: "/admin/staff", minimum: "admin", order: 70 },
+  { label: "Open311 API keys", path: "/admin/api-keys", minimum: "admin", order: 80 },
+];
 
 export const posted = (request: FastifyRequest, name: string) => (formField(request.body, name) ?? "").slice(0, 1000);
-
-/** The problems of a validation error, or rethrows anything else. */
-export function problemsOf(error: unknown): { problems: FieldProblem[]; status: number } {
-  if (error instanceof AppError && error.code === "validation_failed") return { problems: error.fields, status: 400 };
-  throw error;
-}
 
 /** Admin-only pages: staff roles and Open311 API keys. */
 export function administrationRoutes(scope: StaffScope): void {
@@ -48,11 +46,11 @@ export function administrationRoutes(scope: StaffScope): void {
   }
 
   scope.get(
-    "/admin/staff",
+    "/staff",
     { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }) } },
     (request, reply) => showRoles(request, reply, { notice: request.query.done === "1" }),
   );
-  scope.post("/admin/staff", { schema: { hide: true } }, async (request, reply) => {
+  scope.post("/staff", { schema: { hide: true } }, async (request, reply) => {
     try {
       await changeRole(
         civic,
@@ -97,11 +95,11 @@ export function administrationRoutes(scope: StaffScope): void {
   }
 
   scope.get(
-    "/admin/api-keys",
+    "/api-keys",
     { schema: { hide: true, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }) } },
     (request, reply) => showKeys(request, reply, { revoked: request.query.done === "revoked" }),
   );
-  scope.post("/admin/api-keys", { schema: { hide: true } }, async (request, reply) => {
+  scope.post("/api-keys", { schema: { hide: true } }, async (request, reply) => {
     try {
       // The new key is shown on this response only (pages are no-store), never after a redirect.
       const created = await staffCreateApiKey(civic, staffViewer(request), posted(request, "name"));
@@ -110,7 +108,7 @@ export function administrationRoutes(scope: StaffScope): void {
       return showKeys(request, reply, problemsOf(error));
     }
   });
-  scope.post("/admin/api-keys/:id/revoke", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+  scope.post("/api-keys/:id/revoke", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     await staffRevokeApiKey(civic, staffViewer(request), request.params.id);
     return reply.redirect("/admin/api-keys?done=revoked", 303);
   });

@@ -2,10 +2,10 @@ import type { Civic, Viewer } from "../core/context.js";
 import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { authorise, roleAtLeast } from "../core/policy.js";
-import { keepAnAdmin } from "../accounts/admins.js";
-import { findAccountByEmail, isRole, setRole } from "../accounts/repository.js";
+import { keepAnAdmin } from "../accounts/index.js";
+import { findAccountByEmail, isRole, setRole } from "../accounts/index.js";
 import { normaliseEmail } from "../core/tokens.js";
-import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/keys.js";
+import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/index.js";
 import { recordAudit } from "../core/staff/audit.js";
 
 function problem(field: string, message: string): AppError {

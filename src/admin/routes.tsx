@@ -1,17 +1,18 @@
 import { pageHref } from "../core/staff/pager.js";
-import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { AUDIT_PAGE_SIZE, type AuditFilter, auditVocabulary, listAudit } from "../core/staff/audit.js";
-import { guardedScope } from "../core/staff/guard.js";
+import { guardedScope, type StaffScope } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import { AuditLogPage } from "./log-page.js";
-import { registerStaffPage, staffNav } from "../core/staff/nav.js";
-import { triageRoutes } from "../reports/staff/routes.js";
+import { staffPages } from "../core/staff/console.js";
+import { type StaffNavEntry, staffNav } from "../core/staff/nav.js";
 import { administrationRoutes } from "./administration-routes.js";
-import { catalogueRoutes } from "../catalogue/routes.js";
 
-registerStaffPage({ label: "Staff home", path: "/admin", minimum: "moderator", order: 0 });
-registerStaffPage({ label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Staff home", path: "/admin", minimum: "moderator", order: 0 },
+  { label: "Audit log", path: "/admin/log", minimum: "moderator", order: 90 },
+];
 
 const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
 const LogQuery = Type.Object({
@@ -25,12 +26,11 @@ const LogQuery = Type.Object({
 });
 
 /** The staff console's shell: /admin (the pages the viewer may open) and the audit log. */
-export async function adminRoutes(app: FastifyInstance): Promise<void> {
+export async function adminRoutes(app: StaffScope): Promise<void> {
   const db = () => app.civic.database.db;
   await guardedScope(app, "moderator", (scope) => {
-    triageRoutes(scope);
-    scope.get("/admin", { schema: { hide: true } }, async (request, reply) => {
-      const entries = staffNav(request.viewer).filter((e) => e.path !== "/admin");
+    scope.get("", { schema: { hide: true } }, async (request, reply) => {
+      const entries = staffNav(staffPages(app.civic.features), request.viewer).filter((e) => e.path !== "/admin");
       return renderAdminPage(request, reply, "Staff console", () => (
         <>
           <h1>Staff console</h1>
@@ -49,7 +49,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
       ));
     });
 
-    scope.get("/admin/log", { schema: { hide: true, querystring: LogQuery } }, async (request, reply) => {
+    scope.get("/log", { schema: { hide: true, querystring: LogQuery } }, async (request, reply) => {
       const q = request.query;
       const filter: AuditFilter = {
         action: q.action || undefined,
@@ -79,6 +79,5 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
   });
   await guardedScope(app, "admin", (scope) => {
     administrationRoutes(scope);
-    catalogueRoutes(scope);
   });
 }

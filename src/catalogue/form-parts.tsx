@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
-import { describedBy, FieldError } from "../reports/pages/common.js";
+import { describedBy, FieldError } from "../reports/index.js";
 
 /** The control's accessibility attributes for a field: its id, hint and error wiring. */
 export interface ControlProps {

@@ -1,10 +1,10 @@
-import { Problems } from "../admin/administration-pages.js";
+import { Problems } from "../core/staff/forms.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
 import type { CategoryInput, listCategories } from "./categories.js";
 import type { DepartmentListing } from "./departments.js";
 import { ActionForm, Field, ReasonField } from "./form-parts.js";
-import { categoryAttributes } from "../reports/attributes.js";
+import { categoryAttributes } from "../reports/index.js";
 
 type CategoryRow = Awaited<ReturnType<typeof listCategories>>[number];
 

@@ -1,8 +1,8 @@
-import { Problems } from "../admin/administration-pages.js";
+import { Problems } from "../core/staff/forms.js";
 import type { Category } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
-import { type AttributeDefinition, categoryAttributes } from "../reports/attributes.js";
+import { type AttributeDefinition, categoryAttributes } from "../reports/index.js";
 import { ActionForm, Field, ReasonField } from "./form-parts.js";
 import { DATATYPES, formerQuestions, type QuestionInput, valuesText } from "./questions.js";
 

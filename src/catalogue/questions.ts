@@ -7,7 +7,7 @@ import {
   type AttributeDefinition,
   type AttributeValues,
   categoryAttributes,
-} from "../reports/attributes.js";
+} from "../reports/index.js";
 import { categoryOr404 } from "./categories.js";
 import { CODE_PATTERN, CODE_RULE, CONTROL_ONE_LINE, Problems, requireReason } from "./text.js";
 

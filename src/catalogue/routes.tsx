@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { problemsOf } from "../admin/administration-routes.js";
+import { problemsOf } from "../core/staff/forms.js";
 import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import type { Category } from "../core/db/schema.js";
 import { formField } from "../core/http/csrf.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
-import { categoryAttributes } from "../reports/attributes.js";
+import { categoryAttributes } from "../reports/index.js";
 import {
   type CategoryInput,
   categoryOr404,
@@ -29,8 +29,11 @@ import { CategoriesPage, CategoryFormPage, DepartmentsPage } from "./pages.js";
 import { emptyQuestion, QuestionPage, QuestionsPage, questionValues } from "./question-pages.js";
 import { addQuestion, editQuestion, moveQuestion, type QuestionInput, removeQuestion } from "./questions.js";
 
-registerStaffPage({ label: "Categories", path: "/admin/categories", minimum: "admin", order: 60 });
-registerStaffPage({ label: "Departments", path: "/admin/departments", minimum: "admin", order: 65 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Categories", path: "/admin/categories", minimum: "admin", order: 60 },
+  { label: "Departments", path: "/admin/departments", minimum: "admin", order: 65 },
+];
 
 /** A posted field as typed (capped: the page's own limits are far below). */
 const posted = (request: FastifyRequest, name: string, max = 2000) =>
@@ -111,16 +114,16 @@ export function catalogueRoutes(scope: StaffScope): void {
     );
   }
 
-  scope.get("/admin/categories", { schema: { ...hide, querystring: Done } }, async (request, reply) => {
+  scope.get("/categories", { schema: { ...hide, querystring: Done } }, async (request, reply) => {
     const categories = await listCategories(db());
     return renderAdminPage(request, reply, "Report categories", () => (
       <CategoriesPage categories={categories} notice={notice(request)} />
     ));
   });
-  scope.get("/admin/categories/new", { schema: hide }, (request, reply) =>
+  scope.get("/categories/new", { schema: hide }, (request, reply) =>
     showCategoryForm(request, reply, null, storedInputBlank()),
   );
-  scope.post("/admin/categories/new", { schema: hide }, async (request, reply) => {
+  scope.post("/categories/new", { schema: hide }, async (request, reply) => {
     const input = categoryInput(request);
     try {
       const code = await createCategory(civic, staffViewer(request), input);
@@ -130,14 +133,14 @@ export function catalogueRoutes(scope: StaffScope): void {
     }
   });
   scope.get(
-    "/admin/categories/:code",
+    "/categories/:code",
     { schema: { ...hide, params: CodeParams, querystring: Done } },
     async (request, reply) => {
       const category = await categoryOr404(db(), request.params.code);
       return showCategoryForm(request, reply, category, storedInput(category));
     },
   );
-  scope.post("/admin/categories/:code", { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
+  scope.post("/categories/:code", { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
     const category = await categoryOr404(db(), request.params.code);
     const input = { ...categoryInput(request), code: category.code };
     try {
@@ -225,25 +228,21 @@ export function catalogueRoutes(scope: StaffScope): void {
   };
 
   scope.get(
-    "/admin/categories/:code/questions",
+    "/categories/:code/questions",
     { schema: { ...hide, params: CodeParams, querystring: Done } },
     (request, reply) => showQuestions(request, reply, request.params.code, emptyQuestion),
   );
-  scope.post(
-    "/admin/categories/:code/questions",
-    { schema: { ...hide, params: CodeParams } },
-    async (request, reply) => {
-      const input = questionInput(request);
-      try {
-        await addQuestion(civic, staffViewer(request), request.params.code, input);
-        return reply.redirect(`${categoryPath(request.params.code)}/questions?done=added`, 303);
-      } catch (error) {
-        return showQuestions(request, reply, request.params.code, input, problemsOf(error));
-      }
-    },
-  );
+  scope.post("/categories/:code/questions", { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
+    const input = questionInput(request);
+    try {
+      await addQuestion(civic, staffViewer(request), request.params.code, input);
+      return reply.redirect(`${categoryPath(request.params.code)}/questions?done=added`, 303);
+    } catch (error) {
+      return showQuestions(request, reply, request.params.code, input, problemsOf(error));
+    }
+  });
   scope.get(
-    "/admin/categories/:code/questions/:question",
+    "/categories/:code/questions/:question",
     { schema: { ...hide, params: QuestionParams } },
     async (request, reply) => {
       const { category, question } = await questionOr404(request.params.code, request.params.question);
@@ -251,7 +250,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     },
   );
   scope.post(
-    "/admin/categories/:code/questions/:question",
+    "/categories/:code/questions/:question",
     { schema: { ...hide, params: QuestionParams } },
     async (request, reply) => {
       const { category, question } = await questionOr404(request.params.code, request.params.question);
@@ -265,7 +264,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     },
   );
   scope.post(
-    "/admin/categories/:code/questions/:question/move",
+    "/categories/:code/questions/:question/move",
     { schema: { ...hide, params: QuestionParams } },
     async (request, reply) => {
       const { category, question } = await questionOr404(request.params.code, request.params.question);
@@ -275,7 +274,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     },
   );
   scope.post(
-    "/admin/categories/:code/questions/:question/remove",
+    "/categories/:code/questions/:question/remove",
     { schema: { ...hide, params: QuestionParams } },
     async (request, reply) => {
       const { category, question } = await questionOr404(request.params.code, request.params.question);
@@ -325,10 +324,10 @@ export function catalogueRoutes(scope: StaffScope): void {
       { status: o.status, hasErrors: problems.length > 0 },
     );
   }
-  scope.get("/admin/departments", { schema: { ...hide, querystring: Done } }, (request, reply) =>
+  scope.get("/departments", { schema: { ...hide, querystring: Done } }, (request, reply) =>
     showDepartments(request, reply, null, null),
   );
-  scope.post("/admin/departments", { schema: hide }, async (request, reply) => {
+  scope.post("/departments", { schema: hide }, async (request, reply) => {
     const input = departmentInput(request);
     try {
       await createDepartment(civic, staffViewer(request), input);
@@ -337,10 +336,10 @@ export function catalogueRoutes(scope: StaffScope): void {
       return showDepartments(request, reply, null, input, problemsOf(error));
     }
   });
-  scope.get("/admin/departments/:id", { schema: { ...hide, params: IdParams, querystring: Done } }, (request, reply) =>
+  scope.get("/departments/:id", { schema: { ...hide, params: IdParams, querystring: Done } }, (request, reply) =>
     showDepartments(request, reply, request.params.id, null),
   );
-  scope.post("/admin/departments/:id", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
+  scope.post("/departments/:id", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
     const input = departmentInput(request);
     try {
       await updateDepartment(civic, staffViewer(request), request.params.id, input);
@@ -349,7 +348,7 @@ export function catalogueRoutes(scope: StaffScope): void {
       return showDepartments(request, reply, request.params.id, input, problemsOf(error));
     }
   });
-  scope.post("/admin/departments/:id/delete", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
+  scope.post("/departments/:id/delete", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
     try {
       await deleteDepartment(civic, staffViewer(request), request.params.id, posted(request, "delete_reason", 500));
       return reply.redirect("/admin/departments?done=deleted", 303);

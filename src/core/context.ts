@@ -1,4 +1,12 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { Command } from "./cli.js";
+import type { Job } from "./jobs/runner.js";
+import type { ModeratedKind } from "./moderation.js";
+import type { PersonalDataSource } from "./personal-data.js";
+import type { StaffNavEntry } from "./staff/nav.js";
+import type { StaffScope } from "./staff/guard.js";
+import type { Viewer } from "./viewer.js";
+import type { Worker } from "./worker.js";
 import type { Config } from "../config.js";
 import type { ErrorPageContent, SiteInfo } from "./site.js";
 import type { Database } from "./db/database.js";
@@ -7,12 +15,42 @@ import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import type { PageContext } from "./web/layout.js";
 
-/** A background job (mail outbox, …) that the server starts and stops with the process. */
-export interface Worker {
+export type { Viewer, Worker };
+
+/**
+ * What a feature contributes to the platform, read by the composition root (src/app.ts, src/cli.ts) from the one
+ * ordered list in src/features.ts. Nothing registers itself by being imported: a feature that is not in the list
+ * has no routes, no staff pages, no personal data, no jobs and no commands. (Decidim's component manifests are the
+ * model.)
+ */
+export interface Feature {
+  /** A short name ("reports"), as in the README's feature list. */
   name: string;
-  start(): void;
-  /** Resolves when the worker has finished what it was doing. */
-  stop(): Promise<void>;
+  /**
+   * Plugins that act on the whole app (fastify-plugin wrapped: the session, the visitor counting), registered before
+   * any feature's routes, in list order.
+   */
+  plugins?: FastifyPluginAsync[];
+  /** The feature's public routes, each registered as its own plugin, with a prefix when given. */
+  routes?: { plugin: FastifyPluginAsync; prefix?: string }[];
+  /**
+   * The feature's pages in the staff console: registered inside the console's scope (src/core/staff/console.ts),
+   * behind its guard (moderators and admins; each route may ask for admin), and listed in its navigation.
+   */
+  staff?: { pages: StaffNavEntry[]; routes?: (scope: StaffScope) => Promise<void> | void };
+  /**
+   * What the feature stores about a person: collected for the data download, listed as consents and erased. The
+   * sources of all features are asked in list order and erased in the reverse order (so the account goes last).
+   */
+  personalData?: PersonalDataSource[];
+  /** Kinds of content people can flag and moderators can hide or remove. */
+  moderatedKinds?: ModeratedKind[];
+  /** Periodic jobs, run by the one job runner (src/core/jobs/runner.ts) in every server process under a lease. */
+  jobs?: (civic: Civic) => Job[];
+  /** Background workers the server starts and stops with the process. */
+  workers?: (civic: Civic, log: FastifyBaseLogger) => Worker[];
+  /** `civic` commands, by name ("users add"). */
+  commands?: Record<string, Command>;
 }
 
 /** What the app shares with every feature: decorated on the Fastify instance as `app.civic`. */
@@ -33,23 +71,10 @@ export interface Civic {
   /** The clock; tests replace it. */
   now(): Date;
   workers: Worker[];
+  /** The features this app was built with, in the order of src/features.ts. */
+  features: readonly Feature[];
   /** Every route registered, for the OpenAPI coverage check and the site map. */
   routes: { method: string; url: string }[];
-}
-
-/** Who is signed in, as every page needs to know it. Set by the accounts feature; null for anonymous requests. */
-export interface Viewer {
-  accountId: string;
-  /** What the header shows: the account's name, or its email address when no name is set. */
-  label: string;
-  role: "resident" | "moderator" | "admin";
-  sessionId: number;
-  /** When this session was started by a sign-in (ISO 8601): sensitive changes ask for a recent one. */
-  signedInAt: string;
-  /** A form token bound to this session (it is also a valid ordinary form token). */
-  formToken(): string;
-  /** Whether a posted form token was issued for this session. */
-  checkFormToken(token: unknown): boolean;
 }
 
 declare module "fastify" {

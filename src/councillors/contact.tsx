@@ -9,7 +9,7 @@ import { notFound } from "../core/http/errors.js";
 import { AlreadySent, alreadySubmitted, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { isBanned } from "../moderation/ban-list.js";
+import { isBanned } from "../moderation/index.js";
 import { mailboxOf, sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";

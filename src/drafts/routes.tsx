@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { ProblemSchema } from "../businesses/schemas.js";
+import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
 import { withUploads } from "../core/media/uploads.js";
@@ -11,10 +11,10 @@ import { mediaStorage } from "../core/media/storage.js";
 import { Layout } from "../core/web/layout.js";
 import { publicDir } from "../core/web/paths.js";
 import { sendPage } from "../core/web/render.js";
-import { first, readFormBody } from "../reports/form-body.js";
-import { loadKeptPhotos } from "../reports/kept-photos.js";
-import { submitReport } from "../reports/submit.js";
-import { appIdempotency } from "./idempotency.js";
+import { first, readFormBody } from "../reports/index.js";
+import { loadKeptPhotos } from "../reports/index.js";
+import { submitReport } from "../reports/index.js";
+import { appIdempotency } from "../reports/index.js";
 import { DraftsPage, OfflinePage } from "./pages.js";
 
 /** Where the app sends drafts. Under /api, so its errors are problem+json and it is in the OpenAPI description. */

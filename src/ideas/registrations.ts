@@ -1,10 +1,11 @@
-import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
+import { subjectAddresses } from "../accounts/index.js";
 import { parseId } from "../core/http/ids.js";
 import { eraseMailAbout } from "../core/mail/erase.js";
-import { registerModeratedKind } from "../moderation/registry.js";
+import type { ModeratedKind } from "../core/moderation.js";
+import type { PersonalDataSource } from "../core/personal-data.js";
 
 /** Ideas can be flagged ("Report this") and hidden or removed by moderators, like reports. */
-registerModeratedKind({
+export const ideaKind: ModeratedKind = {
   kind: "idea",
   noun: "idea",
   async load({ db }, id) {
@@ -36,13 +37,13 @@ registerModeratedKind({
     const rows = await db.selectFrom("ideas").select("id").where("account_id", "=", accountId).execute();
     return rows.map((r) => String(r.id));
   },
-});
+};
 
 /**
  * An idea's proposer (by account or confirmed address) and their supports. Erasure keeps public ideas (their text is
  * public content) but unlinks them from the person, unless they ask for their public content to go too.
  */
-registerPersonalData({
+export const ideaData: PersonalDataSource = {
   key: "ideas",
   tables: ["ideas", "idea_supports", "outbox"],
   /** An idea sent while signed in under another address and confirmed from that mailbox proves the address. */
@@ -122,4 +123,4 @@ registerPersonalData({
       await db.deleteFrom("idea_supports").where("account_id", "=", subject.accountId).execute();
     }
   },
-});
+};

@@ -14,9 +14,8 @@ import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { ReportThisLink } from "../moderation/flag-pages.js";
+import { ReportThisLink } from "../moderation/index.js";
 import { emptyIdea, IdeaForm } from "./pages.js";
-import { ideaStaffRoutes } from "./staff.js";
 import { can } from "../core/policy.js";
 import {
   checkIdea,
@@ -42,7 +41,6 @@ const statusOptions = Object.entries(IDEA_STATUS_LABELS).map(([value, label]) =>
 export async function ideaRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  await app.register(ideaStaffRoutes);
   const storage = mediaStorage(civic.config);
   const places = () => db().selectFrom("places").select(["id", "name"]).orderBy("name").execute();
 

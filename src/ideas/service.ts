@@ -8,7 +8,7 @@ import type { FieldProblem } from "../core/http/errors.js";
 import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { mediaStorage } from "../core/media/storage.js";
-import { isBanned } from "../moderation/ban-list.js";
+import { isBanned } from "../moderation/index.js";
 
 export const IDEA_CATEGORIES = [
   { value: "green-spaces", label: "Green spaces and nature" },

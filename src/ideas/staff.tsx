@@ -3,14 +3,15 @@ import { Type } from "typebox";
 import { ErrorSummary, PostForm, type Problem } from "../core/web/forms.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import { Select, TextArea } from "../core/web/components.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
 import { IDEA_STATUS_LABELS, isPublicStatus, setIdeaStatus, STAFF_STATUSES, type StaffStatus } from "./service.js";
 
-registerStaffPage({ label: "Ideas", path: "/admin/ideas", minimum: "moderator", order: 50 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [{ label: "Ideas", path: "/admin/ideas", minimum: "moderator", order: 50 }];
 
 const listQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 40 })) });
 const statusLabel = (s: string) => IDEA_STATUS_LABELS[s as keyof typeof IDEA_STATUS_LABELS] ?? s;
@@ -89,7 +90,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
   }
 
   await guardedScope(app, "moderator", (scope) => {
-    scope.get("/admin/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+    scope.get("/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
       const status = request.query.status && isPublicStatus(request.query.status) ? request.query.status : "";
       let q = db()
         .selectFrom("ideas")
@@ -143,7 +144,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
     });
 
     scope.get(
-      "/admin/ideas/:id",
+      "/ideas/:id",
       { schema: { hide: true, params: IdParams, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } },
       async (request, reply) => {
         const idea = await load(request.params.id);
@@ -156,7 +157,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
       },
     );
 
-    scope.post("/admin/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    scope.post("/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const idea = await load(request.params.id);
       const f = stringFields(request.body);
       const values = {

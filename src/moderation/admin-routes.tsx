@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
@@ -19,12 +19,14 @@ import {
   suspendAccount,
   unsuspendAccount,
 } from "./decisions.js";
-import "./kinds.js";
 import { accountModeration, moderationQueue, recentDecisions } from "./queue.js";
 import { can } from "../core/policy.js";
 
-registerStaffPage({ label: "Moderation", path: "/admin/moderation", minimum: "moderator", order: 20 });
-registerStaffPage({ label: "Ban list", path: "/admin/ban-list", minimum: "admin", order: 70 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Moderation", path: "/admin/moderation", minimum: "moderator", order: 20 },
+  { label: "Ban list", path: "/admin/ban-list", minimum: "admin", order: 70 },
+];
 
 const text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) =>
@@ -41,10 +43,10 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
 
   await guardedScope(app, "moderator", (scope) => {
     scope.get(
-      "/admin/moderation",
+      "/moderation",
       { schema: { hide: true, querystring: Type.Object({ done: text(200) }) } },
       async (request, reply) => {
-        const [queue, recent] = await Promise.all([moderationQueue(db(), civic.now()), recentDecisions(db())]);
+        const [queue, recent] = await Promise.all([moderationQueue(civic, db(), civic.now()), recentDecisions(db())]);
         return renderAdminPage(request, reply, "Moderation", (ctx) => (
           <ModerationQueuePage
             csrf={ctx.csrfToken}
@@ -57,7 +59,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/decide",
+      "/moderation/decide",
       { schema: { hide: true, body: form({ kind: text(40), id: text(100), action: text(20), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { kind?: string; id?: string; action?: string; reason?: string };
@@ -77,7 +79,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
 
     const refParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
     scope.get(
-      "/admin/moderation/reports/:reference/edit",
+      "/moderation/reports/:reference/edit",
       { schema: { hide: true, params: refParams } },
       async (request, reply) => {
         const { reference } = request.params as { reference: string };
@@ -105,7 +107,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/reports/:reference/edit",
+      "/moderation/reports/:reference/edit",
       {
         schema: {
           hide: true,
@@ -128,7 +130,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/reports/:reference/restore",
+      "/moderation/reports/:reference/restore",
       { schema: { hide: true, params: refParams, body: form({ reason: text(5000) }) } },
       async (request, reply) => {
         const { reference } = request.params as { reference: string };
@@ -142,7 +144,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.get(
-      "/admin/moderation/account",
+      "/moderation/account",
       { schema: { hide: true, querystring: Type.Object({ email: text(254), id: text(100) }) } },
       async (request, reply) => {
         const q = request.query as { email?: string; id?: string };
@@ -168,7 +170,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/account/suspend",
+      "/moderation/account/suspend",
       { schema: { hide: true, body: form({ account: text(100), reason: text(5000), hide_content: text(10) }) } },
       async (request, reply) => {
         const b = request.body as { account?: string; reason?: string; hide_content?: string };
@@ -183,7 +185,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/account/unsuspend",
+      "/moderation/account/unsuspend",
       { schema: { hide: true, body: form({ account: text(100), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { account?: string; reason?: string };
@@ -193,7 +195,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/moderation/strikes/overrule",
+      "/moderation/strikes/overrule",
       { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { strike?: string; reason?: string };
@@ -204,13 +206,13 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
   });
 
   await guardedScope(app, "admin", (scope) => {
-    scope.get("/admin/ban-list", { schema: { hide: true } }, async (request, reply) => {
+    scope.get("/ban-list", { schema: { hide: true } }, async (request, reply) => {
       const bans = await listBans(db());
       return renderAdminPage(request, reply, "Ban list", (ctx) => <BanListPage csrf={ctx.csrfToken} bans={bans} />);
     });
 
     scope.post(
-      "/admin/ban-list",
+      "/ban-list",
       { schema: { hide: true, body: form({ pattern: text(300), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { pattern?: string; reason?: string };
@@ -234,7 +236,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
     );
 
     scope.post(
-      "/admin/ban-list/remove",
+      "/ban-list/remove",
       { schema: { hide: true, body: form({ id: text(20), reason: text(5000) }) } },
       async (request, reply) => {
         const b = request.body as { id?: string; reason?: string };

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { recordAudit } from "../core/staff/audit.js";
-import { endAllSessions } from "../accounts/sessions.js";
+import { endAllSessions } from "../accounts/index.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
@@ -10,7 +10,7 @@ import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
 import { noteModerationChange } from "./visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
-import { keepAnAdmin } from "../accounts/admins.js";
+import { keepAnAdmin } from "../accounts/index.js";
 
 export const STRIKE_WINDOW_DAYS = 90;
 export const MAX_REASON = 2000;
@@ -50,8 +50,14 @@ export function requireReason(raw: unknown, field = "reason"): string {
   return reason;
 }
 
-export async function loadItem(db: Kysely<DB>, now: Date, kind: string, id: string): Promise<ModeratedItem> {
-  const k = moderatedKind(kind);
+export async function loadItem(
+  civic: Pick<Civic, "features">,
+  db: Kysely<DB>,
+  now: Date,
+  kind: string,
+  id: string,
+): Promise<ModeratedItem> {
+  const k = moderatedKind(civic, kind);
   const item = k ? await k.load({ db, now }, id) : null;
   if (!item) throw new AppError("not_found", "There is no such item to moderate: it may have been deleted.");
   return item;
@@ -133,8 +139,8 @@ export async function moderate(
   const reason = requireReason(input.reason);
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
-    const item = await loadItem(tx, now, input.kind, input.id);
-    const kind = moderatedKind(item.kind);
+    const item = await loadItem(civic, tx, now, input.kind, input.id);
+    const kind = moderatedKind(civic, item.kind);
     if (!kind) throw new AppError("not_found", "There is no such kind of item.");
     const subject = { type: "item", authorId: item.authorAccountId, authorRole: null, state: item.state } as const;
     if (action !== "dismiss" && !can(viewerOf(input.actor), "item.moderate", subject)) {
@@ -184,7 +190,7 @@ export async function redactReport(
   if (fields.length > 0) throw new AppError("validation_failed", "Check the edited text.", { fields });
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
-    const item = await loadItem(tx, now, "report", input.reference);
+    const item = await loadItem(civic, tx, now, "report", input.reference);
     const row = await tx
       .selectFrom("reports")
       .select(["id", "title", "description", "original_title", "original_description"])
@@ -225,7 +231,7 @@ export async function restoreReportText(
   const reason = requireReason(input.reason);
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
-    const item = await loadItem(tx, now, "report", input.reference);
+    const item = await loadItem(civic, tx, now, "report", input.reference);
     const row = await tx
       .selectFrom("reports")
       .select(["id", "original_title", "original_description"])
@@ -359,7 +365,7 @@ async function suspendWithin(
     now,
   );
   if (input.hideContent) {
-    for (const kind of moderatedKinds()) {
+    for (const kind of moderatedKinds(civic)) {
       for (const id of (await kind.itemsOf?.({ db, now }, input.accountId)) ?? []) {
         await kind.setState({ db, now }, id, "hidden");
         await record(

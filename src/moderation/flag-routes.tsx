@@ -7,8 +7,6 @@ import { sendPage } from "../core/web/render.js";
 import { loadItem } from "./decisions.js";
 import { FlagForm, type FlagFormValues, FlagThanks } from "./flag-pages.js";
 import { flagItem } from "./flags.js";
-import "./kinds.js";
-import "./personal-data.js";
 import { moderatedKind } from "./registry.js";
 import { requestClient } from "../core/http/client-address.js";
 
@@ -20,9 +18,9 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
 
   async function publicItem(p: Params) {
-    const kind = moderatedKind(p.kind);
+    const kind = moderatedKind(civic, p.kind);
     if (!kind) throw notFound("There is nothing like that to report.");
-    const item = await loadItem(civic.database.db, civic.now(), p.kind, p.id).catch(() => null);
+    const item = await loadItem(civic, civic.database.db, civic.now(), p.kind, p.id).catch(() => null);
     if (!item || item.state !== "public") throw notFound("There is nothing public like that to report.");
     return { kind, item };
   }

@@ -103,7 +103,7 @@ export async function flagItem(
     return "flagged";
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
-    const item = await loadItem(tx, now, input.kind, input.id);
+    const item = await loadItem(civic, tx, now, input.kind, input.id);
     if (item.state !== "public") return "already-flagged";
     const clientKey = flagClientKey(civic, item.kind, item.id, input.clientIp);
     const inserted = await tx
@@ -123,7 +123,7 @@ export async function flagItem(
     if (!inserted) return "already-flagged";
     const threshold = civic.config.moderation.autoHideFlags;
     if ((await independentFlaggers(tx, item.kind, item.id, now)) < threshold) return "flagged";
-    await moderatedKind(item.kind)?.setState({ db: tx, now }, item.id, "hidden");
+    await moderatedKind(civic, item.kind)?.setState({ db: tx, now }, item.id, "hidden");
     const why = `Hidden automatically after ${threshold} independent people reported it; a moderator will review it.`;
     await recordDecision(
       tx,

@@ -275,7 +275,7 @@ describeEachDb("moderation in the personal data export", (dialect) => {
   afterAll(async () => t?.close());
 
   it("lists decisions and strikes about the person", async () => {
-    const { personalDataSources } = await import("../accounts/personal-data.js");
+    const { personalDataSources, sourceContext } = await import("../accounts/index.js");
     const civic = t.app.civic;
     const person = await signInAs(t.app, "person@example.org", "resident");
     const { reference } = await submitReport(civic, reportSubmission({ accountId: person.accountId }));
@@ -286,11 +286,11 @@ describeEachDb("moderation in the personal data export", (dialect) => {
       reason: "Spam link",
       actor: { accountId: null, role: "moderator" },
     });
-    const source = personalDataSources().find((s) => s.key === "moderation");
-    const part = await source?.collect(
-      { db: civic.database.db, storage: undefined as never, now: civic.now() },
-      { accountId: person.accountId, email: "person@example.org" },
-    );
+    const source = personalDataSources(civic).find((s) => s.key === "moderation");
+    const part = await source?.collect(sourceContext(civic), {
+      accountId: person.accountId,
+      email: "person@example.org",
+    });
     expect(JSON.stringify(part?.data)).toContain("Spam link");
     expect((part?.data as { strikes: unknown[] }).strikes).toHaveLength(1);
   });

@@ -1,12 +1,12 @@
 import { sql } from "kysely";
-import { registerPersonalData } from "../accounts/personal-data.js";
+import type { PersonalDataSource } from "../core/personal-data.js";
 
 /**
  * Moderation decisions about a person, their strikes and the flags they sent while signed in appear in their data
  * download. Erasure unlinks them: decisions stay (staff's record) without the account, flags stay counted but lose
  * the account, and strikes go with the account.
  */
-registerPersonalData({
+export const moderationData: PersonalDataSource = {
   key: "moderation",
   tables: ["moderation_decisions", "moderation_flags", "moderation_strikes"],
   async collect({ db }, subject) {
@@ -47,4 +47,4 @@ registerPersonalData({
       .execute();
     await db.deleteFrom("moderation_strikes").where("account_id", "=", subject.accountId).execute();
   },
-});
+};

@@ -1,3 +1,4 @@
+import type { Civic } from "../core/context.js";
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { independentFlaggers } from "./flags.js";
@@ -15,7 +16,11 @@ export interface QueueEntry {
 }
 
 /** Items with flags no moderator has looked at yet (auto-hidden ones included), oldest first. */
-export async function moderationQueue(db: Kysely<DB>, now: Date): Promise<QueueEntry[]> {
+export async function moderationQueue(
+  civic: Pick<Civic, "features">,
+  db: Kysely<DB>,
+  now: Date,
+): Promise<QueueEntry[]> {
   const rows = await db
     .selectFrom("moderation_flags")
     .select(["kind", "item_id", (eb) => eb.fn.min("created_at").as("first")])
@@ -26,7 +31,7 @@ export async function moderationQueue(db: Kysely<DB>, now: Date): Promise<QueueE
     .execute();
   const entries: QueueEntry[] = [];
   for (const row of rows) {
-    const item = await moderatedKind(row.kind)?.load({ db, now }, row.item_id);
+    const item = await moderatedKind(civic, row.kind)?.load({ db, now }, row.item_id);
     if (!item) continue;
     const flags = await db
       .selectFrom("moderation_flags")

@@ -1,63 +1,13 @@
-import type { Kysely } from "kysely";
-import type { DB } from "../core/db/schema.js";
+import type { Civic } from "../core/context.js";
+import type { ModeratedKind } from "../core/moderation.js";
 
-/** What moderators can do to an item. "remove" is final for the public; the row stays for staff and exports. */
-export type ModerationState = "public" | "hidden" | "removed";
+export type { ModeratedItem, ModeratedKind, ModerationContext, ModerationState } from "../core/moderation.js";
 
-/** An item as the moderation queue and the "Report this" form see it. */
-export interface ModeratedItem {
-  kind: string;
-  /** The item's id as a string (a report's reference, an update's or photo's number, an idea's id). */
-  id: string;
-  /** A short label for staff and for the form heading, e.g. "Report AB12-CD34: Streetlight out". */
-  label: string;
-  /** The item's text as the public sees it (shown to staff in the queue). */
-  excerpt: string;
-  state: ModerationState;
-  /** Where the public page of the item (or of what it belongs to) is, site-relative. */
-  publicPath: string;
-  /** Where staff see the item, site-relative. */
-  staffPath: string;
-  /** The author's account, when they had one (strikes and suspension). */
-  authorAccountId: string | null;
-  /** The author's address for the "what happened" mail, when they gave one. */
-  authorEmail: string | null;
-  /** A stable reference for mail subjects (never user text), e.g. "report AB12-CD34". */
-  subjectRef: string;
+/** Every feature's moderated kinds, in feature-list order (from the manifests: nothing registers itself). */
+export function moderatedKinds(civic: Pick<Civic, "features">): ModeratedKind[] {
+  return civic.features.flatMap((f) => f.moderatedKinds ?? []);
 }
 
-export interface ModerationContext {
-  db: Kysely<DB>;
-  now: Date;
-}
-
-/**
- * A kind of content that can be flagged and moderated. Reports, report updates and photos register themselves in
- * src/moderation/kinds.ts; other features (ideas) call `registerModeratedKind` once at import time.
- */
-export interface ModeratedKind {
-  kind: string;
-  /** A noun for forms and mails ("report", "update", "photo", "idea"). */
-  noun: string;
-  /** The item, whatever its state; null when there is no such item. */
-  load(ctx: ModerationContext, id: string): Promise<ModeratedItem | null>;
-  /** Sets the item's public state (hide, unhide, remove) and bumps whatever caches depend on it. */
-  setState(ctx: ModerationContext, id: string, state: ModerationState): Promise<void>;
-  /** Every item of an account (to hide all of a suspended person's content); ids only. */
-  itemsOf?(ctx: ModerationContext, accountId: string): Promise<string[]>;
-}
-
-const kinds = new Map<string, ModeratedKind>();
-
-/** Adds a kind of moderated content; registering the same kind again replaces it. */
-export function registerModeratedKind(kind: ModeratedKind): void {
-  kinds.set(kind.kind, kind);
-}
-
-export function moderatedKind(kind: string): ModeratedKind | undefined {
-  return kinds.get(kind);
-}
-
-export function moderatedKinds(): ModeratedKind[] {
-  return [...kinds.values()];
+export function moderatedKind(civic: Pick<Civic, "features">, kind: string): ModeratedKind | undefined {
+  return moderatedKinds(civic).find((k) => k.kind === kind);
 }

@@ -1,10 +1,11 @@
-import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
+import { subjectAddresses } from "../accounts/index.js";
+import type { PersonalDataSource } from "../core/personal-data.js";
 
 /**
  * Newsletter subscriptions under the person's addresses: exported with their consent wording and time, erased
  * whole. The part is one subscription (or null) when there is one, a list when they have several addresses.
  */
-registerPersonalData({
+export const newsletterData: PersonalDataSource = {
   key: "newsletter",
   tables: ["newsletter_subscribers", "newsletter_sends"],
   async collect({ db }, subject) {
@@ -49,4 +50,4 @@ registerPersonalData({
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
-});
+};

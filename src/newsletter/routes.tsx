@@ -12,7 +12,6 @@ import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { IssueArticle, issueDate } from "./pages.js";
-import { staffNewsletterRoutes } from "./staff-routes.js";
 import {
   confirmSubscription,
   consentSentence,
@@ -281,6 +280,4 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
       </Layout>,
     );
   });
-
-  await app.register(staffNewsletterRoutes);
 }

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import type { DB } from "../core/db/schema.js";
 import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
 import { TextArea } from "../core/web/components.js";
@@ -13,6 +13,11 @@ import { stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { IssueArticle } from "./pages.js";
 import { issueMail, sendProgress, startSending, unsubscribeUrl } from "./service.js";
+
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Newsletter", path: "/admin/newsletter", minimum: "moderator", order: 60 },
+];
 
 interface Draft {
   title: string;
@@ -137,7 +142,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       );
     }
 
-    app.get("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
+    app.get("/newsletter", { schema: { hide: true } }, async (request, reply) => {
       const issues = await db().selectFrom("newsletter_issues").selectAll().orderBy("id", "desc").limit(200).execute();
       return renderAdminPage(request, reply, "Newsletter issues", () => (
         <>
@@ -156,11 +161,11 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       ));
     });
 
-    app.get("/admin/newsletter/new", { schema: { hide: true } }, async (request, reply) => {
+    app.get("/newsletter/new", { schema: { hide: true } }, async (request, reply) => {
       return renderIssue(request, reply, null, { title: "", body: "" }, []);
     });
 
-    app.post("/admin/newsletter", { schema: { hide: true } }, async (request, reply) => {
+    app.post("/newsletter", { schema: { hide: true } }, async (request, reply) => {
       const f = stringFields(request.body);
       const draft = { title: f.title ?? "", body: f.body ?? "" };
       const problems = checkDraft(draft);
@@ -182,12 +187,12 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       return reply.redirect(`/admin/newsletter/${row.id}`, 303);
     });
 
-    app.get("/admin/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    app.get("/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const issue = await loadIssue((request.params as { id: number }).id);
       return renderIssue(request, reply, issue.id, issue, []);
     });
 
-    app.post("/admin/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    app.post("/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const viewer = staffViewer(request);
       const issue = await loadIssue((request.params as { id: number }).id);
       const f = stringFields(request.body);
@@ -248,5 +253,3 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
     });
   }
 }
-
-registerStaffPage({ label: "Newsletter", path: "/admin/newsletter", minimum: "moderator", order: 60 });

@@ -1,8 +1,8 @@
 import { clampInstant, daysInMonth, isStorableInstant, utcDay } from "../core/calendar.js";
 import type { ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { open311Status, REPORT_STATUSES } from "../reports/model.js";
-import { normaliseReference } from "../reports/reference.js";
+import { open311Status, REPORT_STATUSES } from "../reports/index.js";
+import { normaliseReference } from "../reports/index.js";
 import type { RequestsQuery } from "./schemas.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,9 @@
 import { type Kysely, SqliteAdapter, sql } from "kysely";
 import type { Category, DB, Report } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
-import { open311Status, STATUS_LABELS } from "../reports/model.js";
-import { reportPhotoUrl } from "../reports/photos.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/index.js";
+import { open311Status, STATUS_LABELS } from "../reports/index.js";
+import { reportPhotoUrl } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
 import type { ServiceRequest } from "./schemas.js";

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../core/http/errors.js";
-import { open311Idempotency } from "../drafts/idempotency.js";
+import { idempotencyHooks } from "../core/http/idempotency.js";
 import { discoveryDocument } from "./discovery.js";
 import { type ApiClient, ApiKeyTouches, findActiveApiKey, requestApiKey } from "./keys.js";
 import { withUploads } from "../core/media/uploads.js";
@@ -39,12 +39,19 @@ import {
   TokenResponse,
 } from "./schemas.js";
 import { publicCategories, publicCategory, toService, toServiceDefinition } from "./services.js";
-import { CatalogueCache } from "../catalogue/version.js";
+import { CatalogueCache } from "../catalogue/index.js";
 import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
 import { AnswerCache, type CachedAnswer } from "./answer-cache.js";
-import { publicReadVersion } from "../reports/data-version.js";
+import { publicReadVersion } from "../reports/index.js";
 import { requestClient } from "../core/http/client-address.js";
+
+/** POST /api/v2/requests.{json,xml}: the format is part of the request (the stored answer is JSON or XML). */
+const open311Idempotency = idempotencyHooks({
+  scope: "open311",
+  completes: (status) => status === 200,
+  includePath: true,
+});
 
 const PREFIX = "/api/v2";
 const READ_CACHE = "public, max-age=60";

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { firstPrepared } from "../core/db/prepared.js";
 import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { categoryAttributes } from "../reports/attributes.js";
+import { categoryAttributes } from "../reports/index.js";
 import type { Service, ServiceDefinition } from "./schemas.js";
 
 /** The public report categories that take new reports (not retired), in their display order. */

@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import { Select, TextArea } from "../core/web/components.js";
 import type { Project } from "../core/db/schema.js";
 import { stringFields } from "../core/http/public-form.js";
@@ -19,7 +19,10 @@ import {
 } from "./service.js";
 import { STATUS_LABEL } from "./status.js";
 
-registerStaffPage({ label: "Projects", path: "/admin/projects", minimum: "moderator", order: 55 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Projects", path: "/admin/projects", minimum: "moderator", order: 55 },
+];
 
 const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const savedQuery = Type.Object({ saved: Type.Optional(Type.String({ maxLength: 10 })) });
@@ -195,7 +198,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
   }
 
   await guardedScope(app, "moderator", (scope) => {
-    scope.get("/admin/projects", { schema: { hide: true } }, async (request, reply) => {
+    scope.get("/projects", { schema: { hide: true } }, async (request, reply) => {
       const rows = await db()
         .selectFrom("projects")
         .select(["id", "title", "status", "updated_at"])
@@ -237,11 +240,11 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
       ));
     });
 
-    scope.get("/admin/projects/new", { schema: { hide: true } }, (request, reply) =>
+    scope.get("/projects/new", { schema: { hide: true } }, (request, reply) =>
       showNew(request, reply, emptyProject(civic.now().toISOString().slice(0, 10)), []),
     );
 
-    scope.post("/admin/projects", { schema: { hide: true } }, async (request, reply) => {
+    scope.post("/projects", { schema: { hide: true } }, async (request, reply) => {
       const values = readProject(request.body);
       const result = await saveProject(civic, staffViewer(request).accountId, values, null);
       if ("problems" in result) return showNew(request, reply, values, result.problems);
@@ -249,7 +252,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
     });
 
     scope.get(
-      "/admin/projects/:id",
+      "/projects/:id",
       { schema: { hide: true, params: idParams, querystring: savedQuery } },
       async (request, reply) => {
         const project = await projectOr404(db(), request.params.id);
@@ -257,7 +260,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
       },
     );
 
-    scope.post("/admin/projects/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    scope.post("/projects/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
       const project = await projectOr404(db(), request.params.id);
       const values = { ...readProject(request.body), slug: project.id };
       const result = await saveProject(civic, staffViewer(request).accountId, values, project);
@@ -265,7 +268,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
       return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
     });
 
-    scope.post("/admin/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    scope.post("/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
       const project = await projectOr404(db(), request.params.id);
       const f = stringFields(request.body);
       const update = { title: (f.updateTitle ?? "").slice(0, 400), body: (f.updateBody ?? "").slice(0, 30_000) };

@@ -6,7 +6,6 @@ import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { Prose } from "../core/web/components.js";
 import { markdownToHtml } from "../core/web/markdown.js";
-import { projectAdminRoutes } from "./admin.js";
 import { parseRoles, projectOr404 } from "./service.js";
 import { STATUS_LABEL } from "./status.js";
 import { ProjectExtras, projectUpdateRoutes } from "./updates.js";
@@ -17,7 +16,6 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 export async function projectRoutes(app: FastifyInstance): Promise<void> {
   const db = () => app.civic.database.db;
   await app.register(projectUpdateRoutes);
-  await app.register(projectAdminRoutes);
 
   app.get("/projects", { schema: { hide: true } }, async (request, reply) => {
     const rows = await db().selectFrom("projects").selectAll().orderBy("started_on", "desc").execute();

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB, ReportStatus } from "../core/db/schema.js";
-import { PUBLIC } from "../moderation/visibility.js";
+import { PUBLIC } from "../moderation/index.js";
 
 /**
  * How many public reports match a filter, from `report_counts` (kept by triggers on `reports`, migration

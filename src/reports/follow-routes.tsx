@@ -10,12 +10,11 @@ import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-f
 import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { publicReport } from "../moderation/visibility.js";
+import { publicReport } from "../moderation/index.js";
 import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTarget } from "./followers.js";
-import "./follower-data.js";
 import { FollowForm } from "./pages/follow.js";
 import { isUniqueViolation } from "./reference.js";
-import { isBanned } from "../moderation/ban-list.js";
+import { isBanned } from "../moderation/index.js";
 
 const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });

@@ -1,7 +1,8 @@
-import { registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
+import { subjectAddresses } from "../accounts/index.js";
+import type { PersonalDataSource } from "../core/personal-data.js";
 
 /** The reports a person follows by email: in their data download, erased with their data, each a consent. */
-registerPersonalData({
+export const reportFollowingData: PersonalDataSource = {
   key: "reportFollowing",
   tables: ["report_followers"],
   async collect({ db }, subject) {
@@ -52,4 +53,4 @@ registerPersonalData({
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   },
-});
+};

@@ -5,7 +5,7 @@ import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { parseId } from "../core/http/ids.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
-import { PUBLIC, publicReport } from "../moderation/visibility.js";
+import { PUBLIC, publicReport } from "../moderation/index.js";
 
 /**
  * "Get updates by email": people follow a report with a double opt-in (a link in a mail opens a page whose button

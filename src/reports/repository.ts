@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
-import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/visibility.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";

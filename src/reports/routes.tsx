@@ -1,14 +1,13 @@
-import { ModeratedGone } from "../moderation/flag-pages.js";
+import { ModeratedGone } from "../moderation/index.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { reporterDefaults } from "../accounts/prefill.js";
+import { reporterDefaults } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
-import { mailWorkerPlugin } from "../core/mail/plugin.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { webFormIdempotency } from "../drafts/idempotency.js";
+import { webFormIdempotency } from "./idempotency.js";
 import { categoryAttributes } from "./attributes.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
@@ -48,7 +47,6 @@ function parseCoordinate(value: string): number | null {
 
 /** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
-  await app.register(mailWorkerPlugin);
   await app.register(photoRoutes);
   await app.register(followRoutes);
   const civic = app.civic;

@@ -11,7 +11,7 @@ import {
   type OutgoingMail,
   withoutSuppressed,
 } from "../core/mail/outbox.js";
-import { bannedCondition } from "../moderation/ban-list.js";
+import { bannedCondition } from "../moderation/index.js";
 
 /** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
 export interface NewReport {

@@ -23,7 +23,7 @@ import {
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
-import { contributorBanCandidates } from "../moderation/ban-list.js";
+import { contributorBanCandidates } from "../moderation/index.js";
 import { storeReport } from "./store.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation). */

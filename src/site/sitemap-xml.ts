@@ -5,8 +5,8 @@ import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
-import { moderationGeneration, publicReport } from "../moderation/visibility.js";
-import { publicReadVersion } from "../reports/data-version.js";
+import { moderationGeneration, publicReport } from "../moderation/index.js";
+import { publicReadVersion } from "../reports/index.js";
 
 /**
  * Limits per file (sitemaps.org allows up to 50,000 URLs and 50 MB); a sitemap past either is split into a sitemap

@@ -2,16 +2,19 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { guardedScope } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
-import { type DailyTraffic, dailyTraffic, type KeyCount, topCounts } from "../analytics/repository.js";
-import { addDays, statsDay } from "../analytics/visitors.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
+import { type DailyTraffic, dailyTraffic, type KeyCount, topCounts } from "../analytics/index.js";
+import { addDays, statsDay } from "../analytics/index.js";
 import { Chart, dayLabel, formatNumber } from "./charts.js";
 import { type CommunityCount, communityCounts } from "./community.js";
 import { medianDaysTo, monthStart, type ReportFigures, reportFigures, reportsPer, type Bucket } from "./figures.js";
 import { PUBLIC_MONTHS } from "./public.js";
 import { CategoryAndStatusCharts, days, Headline } from "./panels.js";
 
-registerStaffPage({ label: "Statistics", path: "/admin/stats", minimum: "moderator", order: 50 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Statistics", path: "/admin/stats", minimum: "moderator", order: 50 },
+];
 
 const PERIODS = [7, 30, 90] as const;
 const WEEKS = 12;
@@ -156,7 +159,7 @@ function StatsPage({ s, today }: { s: AdminStats; today: string }) {
 export async function statsAdminRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   await guardedScope(app, "moderator", (scope) => {
-    scope.get("/admin/stats", { schema: { hide: true, querystring: StatsQuery } }, async (request, reply) => {
+    scope.get("/stats", { schema: { hide: true, querystring: StatsQuery } }, async (request, reply) => {
       const period = Number(request.query.days ?? 30);
       const now = civic.now();
       const db = civic.database.db;

@@ -1,7 +1,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import type { Dialect } from "../core/db/database.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
-import { REPORT_STATUSES, STATUS_LABELS } from "../reports/model.js";
+import { REPORT_STATUSES, STATUS_LABELS } from "../reports/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The median is taken over at most this many of the most recent fixes in the period. */

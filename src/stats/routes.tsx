@@ -4,7 +4,6 @@ import { pageContext } from "../core/context.js";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { statsAdminRoutes } from "./admin.js";
 import { Chart, monthLabel } from "./charts.js";
 import { CategoryAndStatusCharts, Headline } from "./panels.js";
 import { PUBLIC_MONTHS, publicStats, publicStatsJson } from "./public.js";
@@ -14,7 +13,6 @@ const JSON_CACHE = "public, max-age=300";
 /** /stats (public report statistics for residents and the parish), /stats.json (the same figures as JSON) and the staff page /admin/stats. */
 export async function statsRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
-  await statsAdminRoutes(app);
 
   app.get("/stats", { schema: { hide: true } }, async (request, reply) => {
     const now = civic.now();

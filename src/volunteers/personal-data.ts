@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
-import { type DataSubject, registerPersonalData, subjectAddresses } from "../accounts/personal-data.js";
+import { type DataSubject, subjectAddresses } from "../accounts/index.js";
 import type { DB } from "../core/db/schema.js";
 import { eraseMailAbout } from "../core/mail/erase.js";
+import type { PersonalDataSource } from "../core/personal-data.js";
 
 /** A withdrawn sign-up keeps only its address and dates; the person's details are cleared. */
 export function withdrawnValues(now: Date) {
@@ -27,7 +28,7 @@ function ownSignUps(db: Kysely<DB>, subject: DataSubject) {
  * Sign-ups under the person's addresses or made while signed in; each confirmed one is a consent they can withdraw.
  * A sign-up made while signed in and confirmed from its mailbox proves that address is theirs too.
  */
-registerPersonalData({
+export const volunteeringData: PersonalDataSource = {
   key: "volunteering",
   tables: ["volunteers", "outbox"],
   async addresses({ db }, accountId) {
@@ -98,4 +99,4 @@ registerPersonalData({
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   },
-});
+};

@@ -4,13 +4,12 @@ import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core
 import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../core/tokens.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
-import { parseRoles } from "../projects/service.js";
+import { parseRoles } from "../projects/index.js";
 import { withdrawnValues } from "./personal-data.js";
-import { volunteerStaffRoutes } from "./staff.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { isBanned } from "../moderation/ban-list.js";
+import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -38,7 +37,6 @@ const formQuery = Type.Object({
 export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  await app.register(volunteerStaffRoutes);
   const projects = () =>
     db()
       .selectFrom("projects")

@@ -2,10 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
-import { registerStaffPage } from "../core/staff/nav.js";
+import type { StaffNavEntry } from "../core/staff/nav.js";
 import { can } from "../core/policy.js";
 
-registerStaffPage({ label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 },
+];
 
 /** A CSV cell: quoted, and guarded against spreadsheet formulas. */
 export function csvCell(v: string | null): string {
@@ -37,7 +40,7 @@ export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> 
       .where("volunteers.status", "=", "confirmed");
 
   await guardedScope(app, "moderator", (scope) => {
-    scope.get("/admin/volunteers", { schema: { hide: true } }, async (request, reply) => {
+    scope.get("/volunteers", { schema: { hide: true } }, async (request, reply) => {
       const rows = await confirmed().orderBy("projects.title").orderBy("volunteers.id").limit(5000).execute();
       const groups = new Map<string, typeof rows>();
       for (const r of rows) {
@@ -90,7 +93,7 @@ export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> 
   });
 
   await guardedScope(app, "admin", (scope) => {
-    scope.get("/admin/volunteers.csv", { schema: { hide: true } }, async (request, reply) => {
+    scope.get("/volunteers.csv", { schema: { hide: true } }, async (request, reply) => {
       const rows = await confirmed().orderBy("volunteers.id").limit(50_000).execute();
       await recordAudit(db(), {
         actorId: staffViewer(request).accountId,

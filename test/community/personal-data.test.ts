@@ -1,4 +1,5 @@
 import { strFromU8, unzipSync } from "fflate";
+import { sourceContext } from "../../src/accounts/account-service.js";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   erasePersonalData,
@@ -6,7 +7,6 @@ import {
   listConsents,
   type SourceContext,
 } from "../../src/accounts/personal-data.js";
-import { mediaStorage } from "../../src/core/media/storage.js";
 import { accountsHarness, type AccountsHarness, type Visitor } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { linkIn, signedIn, submitSlowly } from "./support.js";
@@ -50,7 +50,7 @@ describeEachDb("community data in the export and erasure", (dialect) => {
 
     const db = h.app.civic.database.db;
     const account = await db.selectFrom("accounts").select("id").where("email", "=", email).executeTakeFirstOrThrow();
-    const ctx: SourceContext = { db, storage: mediaStorage(h.app.civic.config), now: h.app.civic.now() };
+    const ctx: SourceContext = sourceContext(h.app.civic);
     const subject = { accountId: account.id, email };
 
     const zip = unzipSync(await exportPersonalData(ctx, subject));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { personalDataSources } from "../../src/accounts/personal-data.js";
-import { mediaStorage } from "../../src/core/media/storage.js";
+import { sourceContext } from "../../src/accounts/account-service.js";
 import { type AccountsHarness, accountsHarness, makeReport, tokenIn } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { type SignedIn, signInAs } from "../helpers/staff.js";
@@ -188,8 +188,8 @@ describeEachDb("following a report by email", (dialect) => {
   it("lists a follower's reports in their data download and erases them with their data", async () => {
     const { first } = await follow("erase-me@example.org");
     expect(first.statusCode).toBe(200);
-    const source = personalDataSources().find((s) => s.key === "reportFollowing")!;
-    const ctx = { db: db(), storage: mediaStorage(h.app.civic.config), now: h.app.civic.now() };
+    const source = personalDataSources(h.app.civic).find((s) => s.key === "reportFollowing")!;
+    const ctx = sourceContext(h.app.civic);
     const subject = { accountId: null, email: "erase-me@example.org" };
     const collected = await source.collect(ctx, subject);
     expect(collected.data).toEqual([expect.objectContaining({ report: reference, email: "erase-me@example.org" })]);

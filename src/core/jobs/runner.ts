@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
 import type { Kysely } from "kysely";
-import type { Worker } from "../context.js";
+import type { Worker } from "../worker.js";
 import type { DB } from "../db/schema.js";
 
 /** What a job gets when it runs. */

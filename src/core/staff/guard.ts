@@ -8,7 +8,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from "fastify";
-import type { Viewer } from "../context.js";
+import type { Viewer } from "../viewer.js";
 import { AppError } from "../http/errors.js";
 import { can, type PolicyViewer, type StaffRole } from "../policy.js";
 

@@ -3,7 +3,8 @@ import type { ComponentChildren, VNode } from "preact";
 import { pageContext } from "../context.js";
 import { Layout, type PageContext } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
-import { staffNav } from "./nav.js";
+import { staffPages } from "./console.js";
+import { type StaffNavEntry, staffNav } from "./nav.js";
 
 export interface AdminPageOptions {
   status?: number;
@@ -13,12 +14,20 @@ export interface AdminPageOptions {
 }
 
 /** The staff console's navigation: the pages this viewer may open. */
-export function StaffNav({ ctx, role }: { ctx: PageContext; role: "moderator" | "admin" | "resident" }) {
+export function StaffNav({
+  ctx,
+  role,
+  pages,
+}: {
+  ctx: PageContext;
+  role: "moderator" | "admin" | "resident";
+  pages: readonly StaffNavEntry[];
+}) {
   const path = ctx.path;
   return (
     <nav class="staff-nav" aria-label="Staff">
       <ul>
-        {staffNav({ role }).map((e) => (
+        {staffNav(pages, { role }).map((e) => (
           <li key={e.path}>
             <a
               href={e.path}
@@ -38,15 +47,17 @@ export function StaffNav({ ctx, role }: { ctx: PageContext; role: "moderator" | 
 export function AdminShell({
   ctx,
   role,
+  pages,
   children,
 }: {
   ctx: PageContext;
   role: "moderator" | "admin" | "resident";
+  pages: readonly StaffNavEntry[];
   children: ComponentChildren;
 }) {
   return (
     <div class="staff-console">
-      <StaffNav ctx={ctx} role={role} />
+      <StaffNav ctx={ctx} role={role} pages={pages} />
       <div class="staff-main">{children}</div>
     </div>
   );
@@ -65,7 +76,7 @@ export function renderAdminPage(
   return sendPage(
     reply,
     <Layout ctx={ctx} title={`${options.hasErrors ? "Error: " : ""}${title} (staff)`} scripts={options.scripts}>
-      <AdminShell ctx={ctx} role={role}>
+      <AdminShell ctx={ctx} role={role} pages={staffPages(request.server.civic.features)}>
         {body(ctx)}
       </AdminShell>
     </Layout>,

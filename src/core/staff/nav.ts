@@ -1,27 +1,18 @@
-import type { Viewer } from "../context.js";
+import type { Viewer } from "../viewer.js";
 import { hasRole, type StaffRole } from "./guard.js";
 
-/** One entry of the staff navigation. Features add theirs with registerStaffPage when their module loads. */
+/** One entry of the staff navigation. Features list theirs in their manifest (`staff.pages`). */
 export interface StaffNavEntry {
   label: string;
   path: string;
   /** The least role that sees the entry (and may open the page). */
   minimum: StaffRole;
-  /** Lower first; ties keep registration order. */
+  /** Lower first; ties keep the order of the feature list. */
   order?: number;
 }
 
-const entries: StaffNavEntry[] = [];
-
-/** Adds a page to the staff navigation (idempotent by path). */
-export function registerStaffPage(entry: StaffNavEntry): void {
-  const i = entries.findIndex((e) => e.path === entry.path);
-  if (i >= 0) entries[i] = entry;
-  else entries.push(entry);
-}
-
-/** The entries the viewer may open, in order. */
-export function staffNav(viewer: Pick<Viewer, "role"> | null): StaffNavEntry[] {
+/** The entries (every feature's, in feature-list order) that the viewer may open, sorted by `order`. */
+export function staffNav(entries: readonly StaffNavEntry[], viewer: Pick<Viewer, "role"> | null): StaffNavEntry[] {
   return entries
     .map((e, i) => ({ e, i }))
     .filter(({ e }) => hasRole(viewer, e.minimum))

@@ -1,4 +1,4 @@
-import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/flag-pages.js";
+import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/index.js";
 import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";

@@ -7,7 +7,7 @@ import { isReportStatus, REPORT_STATUSES } from "../model.js";
 import type { Viewer } from "../../core/context.js";
 import { type StaffScope, staffViewer } from "../../core/staff/guard.js";
 import { renderAdminPage } from "../../core/staff/layout.js";
-import { registerStaffPage } from "../../core/staff/nav.js";
+import type { StaffNavEntry } from "../../core/staff/nav.js";
 import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
 import { InboxPage, StaffReportPage } from "./pages.js";
 import {
@@ -20,7 +20,10 @@ import {
 } from "./actions.js";
 import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
 
-registerStaffPage({ label: "Reports inbox", path: "/admin/reports", minimum: "moderator", order: 10 });
+/** This feature's entries in the staff navigation (read by its manifest). */
+export const STAFF_PAGES: StaffNavEntry[] = [
+  { label: "Reports inbox", path: "/admin/reports", minimum: "moderator", order: 10 },
+];
 
 const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
 const OptionalDate = Type.Optional(Type.Union([Type.Literal(""), Type.String({ pattern: DATE })]));
@@ -46,7 +49,7 @@ export function triageRoutes(scope: StaffScope): void {
   const civic = scope.civic;
   const db = () => civic.database.db;
 
-  scope.get("/admin/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
+  scope.get("/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
     const q = request.query;
     const filter: InboxFilter = {
       q: q.q || undefined,
@@ -114,7 +117,7 @@ export function triageRoutes(scope: StaffScope): void {
   }
 
   scope.get(
-    "/admin/reports/:reference",
+    "/reports/:reference",
     {
       schema: {
         hide: true,
@@ -147,7 +150,7 @@ export function triageRoutes(scope: StaffScope): void {
   }
 
   scope.post(
-    "/admin/reports/:reference/status",
+    "/reports/:reference/status",
     { schema: { hide: true, params: ReferenceParams } },
     async (request, reply) => {
       const viewer = staffViewer(request);
@@ -169,7 +172,7 @@ export function triageRoutes(scope: StaffScope): void {
   );
 
   scope.post(
-    "/admin/reports/:reference/notes",
+    "/reports/:reference/notes",
     { schema: { hide: true, params: ReferenceParams } },
     async (request, reply) => {
       const viewer = staffViewer(request);

@@ -4,7 +4,7 @@ import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
 import { duplicateLinks, type DuplicateLinks } from "../duplicates.js";
-import { labelledAnswers } from "../../catalogue/questions.js";
+import { labelledAnswers } from "../../catalogue/index.js";
 import type { AttributeValues } from "../attributes.js";
 import { recordAudit } from "../../core/staff/audit.js";
 import { enqueueUpdateMails } from "./mails.js";

@@ -27,10 +27,3 @@ export const appIdempotency = idempotencyHooks({
   required: true,
   ignoreFields: TRANSPORT_FIELDS,
 });
-
-/** POST /api/v2/requests.{json,xml}: the format is part of the request (the stored answer is JSON or XML). */
-export const open311Idempotency = idempotencyHooks({
-  scope: "open311",
-  completes: (status) => status === 200,
-  includePath: true,
-});

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { parseId } from "../core/http/ids.js";
-import { type ModeratedItem, type ModerationContext, type ModerationState, registerModeratedKind } from "./registry.js";
+import type { ModeratedItem, ModeratedKind, ModerationContext, ModerationState } from "../core/moderation.js";
 
 /** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
 const MAX_ITEMS_PER_ACCOUNT = 10_000;
@@ -20,7 +20,7 @@ async function reportByReference(db: Kysely<DB>, reference: string) {
     .executeTakeFirst();
 }
 
-registerModeratedKind({
+export const reportKind: ModeratedKind = {
   kind: "report",
   noun: "report",
   async load({ db }, id): Promise<ModeratedItem | null> {
@@ -65,10 +65,10 @@ registerModeratedKind({
       .execute();
     return rows.map((r) => r.reference);
   },
-});
+};
 
 /** Updates and photos of a report: their own visibility; the report's page marks the report as moderated. */
-function partOfReport(table: "report_updates" | "report_photos", kind: "update" | "photo") {
+function partOfReport(table: "report_updates" | "report_photos", kind: "update" | "photo"): ModeratedKind {
   async function find(db: Kysely<DB>, id: string) {
     const n = parseId(id);
     if (n === null) return undefined;
@@ -86,7 +86,7 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
       .where(`${table}.id`, "=", n)
       .executeTakeFirst();
   }
-  registerModeratedKind({
+  const part: ModeratedKind = {
     kind,
     noun: kind,
     async load({ db }, id) {
@@ -123,8 +123,9 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
         .where("id", "=", row.reportId)
         .execute();
     },
-  });
+  };
+  return part;
 }
 
-partOfReport("report_updates", "update");
-partOfReport("report_photos", "photo");
+export const reportUpdateKind = partOfReport("report_updates", "update");
+export const reportPhotoKind = partOfReport("report_photos", "photo");

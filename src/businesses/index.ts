@@ -1,0 +1,5 @@
+/**
+ * The businesses feature's public entry: what other features may use of it (the dependency rules in
+ * .dependency-cruiser.cjs let them import this file and no other of the folder).
+ */
+export { ProblemSchema } from "./schemas.js";

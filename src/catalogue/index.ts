@@ -1,0 +1,6 @@
+/**
+ * The catalogue feature's public entry: what other features may use of it (the dependency rules in
+ * .dependency-cruiser.cjs let them import this file and no other of the folder).
+ */
+export { labelledAnswers } from "./questions.js";
+export { CatalogueCache } from "./version.js";

@@ -1,0 +1,48 @@
+import type { Kysely } from "kysely";
+import type { DB } from "./db/schema.js";
+
+/** What moderators can do to an item. "remove" is final for the public; the row stays for staff and exports. */
+export type ModerationState = "public" | "hidden" | "removed";
+
+/** An item as the moderation queue and the "Report this" form see it. */
+export interface ModeratedItem {
+  kind: string;
+  /** The item's id as a string (a report's reference, an update's or photo's number, an idea's id). */
+  id: string;
+  /** A short label for staff and for the form heading, e.g. "Report AB12-CD34: Streetlight out". */
+  label: string;
+  /** The item's text as the public sees it (shown to staff in the queue). */
+  excerpt: string;
+  state: ModerationState;
+  /** Where the public page of the item (or of what it belongs to) is, site-relative. */
+  publicPath: string;
+  /** Where staff see the item, site-relative. */
+  staffPath: string;
+  /** The author's account, when they had one (strikes and suspension). */
+  authorAccountId: string | null;
+  /** The author's address for the "what happened" mail, when they gave one. */
+  authorEmail: string | null;
+  /** A stable reference for mail subjects (never user text), e.g. "report AB12-CD34". */
+  subjectRef: string;
+}
+
+export interface ModerationContext {
+  db: Kysely<DB>;
+  now: Date;
+}
+
+/**
+ * A kind of content that can be flagged and moderated. Features list theirs in their manifest
+ * (`moderatedKinds`).
+ */
+export interface ModeratedKind {
+  kind: string;
+  /** A noun for forms and mails ("report", "update", "photo", "idea"). */
+  noun: string;
+  /** The item, whatever its state; null when there is no such item. */
+  load(ctx: ModerationContext, id: string): Promise<ModeratedItem | null>;
+  /** Sets the item's public state (hide, unhide, remove) and bumps whatever caches depend on it. */
+  setState(ctx: ModerationContext, id: string, state: ModerationState): Promise<void>;
+  /** Every item of an account (to hide all of a suspended person's content); ids only. */
+  itemsOf?(ctx: ModerationContext, accountId: string): Promise<string[]>;
+}

@@ -1,0 +1,5 @@
+import type { Feature } from "../core/context.js";
+import { councillorRoutes } from "./routes.js";
+
+/** /councillors and the contact form. */
+export const councillors: Feature = { name: "councillors", routes: [{ plugin: councillorRoutes }] };

@@ -1,0 +1,5 @@
+import type { Feature } from "../core/context.js";
+import { draftRoutes } from "./routes.js";
+
+/** The installed app's offline drafts: /report/drafts and POST /api/app/reports. */
+export const drafts: Feature = { name: "drafts", routes: [{ plugin: draftRoutes }] };

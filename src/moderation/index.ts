@@ -1,0 +1,14 @@
+/**
+ * The moderation feature's public entry: what other features may use of it (the dependency rules in
+ * .dependency-cruiser.cjs let them import this file and no other of the folder).
+ */
+export { bannedCondition, contributorBanCandidates, isBanned } from "./ban-list.js";
+export { ModeratedGone, ModeratedMark, ModerationNotice, ReportThisLink } from "./flag-pages.js";
+export {
+  PUBLIC,
+  moderationGeneration,
+  publicPhoto,
+  publicReport,
+  publicUpdate,
+  publicVisibilitySql,
+} from "./visibility.js";

@@ -1,0 +1,14 @@
+import type { Feature } from "../core/context.js";
+import { newsletterSendJob } from "./job.js";
+import { newsletterData } from "./personal-data.js";
+import { newsletterRoutes } from "./routes.js";
+import { STAFF_PAGES, staffNewsletterRoutes } from "./staff-routes.js";
+
+/** The newsletter: double opt-in subscriptions, issues written by staff and sent by a job, one-click unsubscribe. */
+export const newsletter: Feature = {
+  name: "newsletter",
+  routes: [{ plugin: newsletterRoutes }],
+  staff: { pages: STAFF_PAGES, routes: staffNewsletterRoutes },
+  personalData: [newsletterData],
+  jobs: (civic) => [newsletterSendJob(civic)],
+};

@@ -1,0 +1,119 @@
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+import { eraseMailAbout } from "../core/mail/erase.js";
+import { photoKey } from "../core/media/images.js";
+import {
+  type DataSubject,
+  type ExportedFile,
+  type PersonalDataSource,
+  subjectAddresses,
+} from "../core/personal-data.js";
+
+/** Reports that belong to the person: made while signed in, or made with one of their verified addresses. */
+export function ownReports(db: Kysely<DB>, subject: DataSubject) {
+  return db.selectFrom("reports").where((eb) => {
+    const byEmail = eb("reporter_email", "in", subjectAddresses(subject));
+    return subject.accountId ? eb.or([eb("account_id", "=", subject.accountId), byEmail]) : byEmail;
+  });
+}
+
+/** Mails about a report, to its reporter or the council: erased with a report's contact details. */
+const REPORT_MAIL_KINDS = ["report-confirmation", "report-forward", "report-status"] as const;
+
+/** Reports: contact details, the link to the account, and the consent to share contact details with the council. */
+export const reportData: PersonalDataSource = {
+  key: "reports",
+  tables: ["reports", "outbox"],
+  async collect({ db, storage }, subject) {
+    const reports = await ownReports(db, subject).selectAll().orderBy("created_at").limit(10_000).execute();
+    const ids = reports.map((r) => r.id);
+    const updates = ids.length
+      ? await db.selectFrom("report_updates").selectAll().where("report_id", "in", ids).orderBy("created_at").execute()
+      : [];
+    const photos = ids.length
+      ? await db.selectFrom("report_photos").selectAll().where("report_id", "in", ids).orderBy("position").execute()
+      : [];
+    // Read one at a time while the download is streamed, not here (personal-data.ts).
+    const byId = new Map(reports.map((r) => [r.id, r]));
+    const files: ExportedFile[] = [];
+    for (const p of photos) {
+      const report = byId.get(p.report_id);
+      const key = photoKey(p.hash, "full");
+      if (report)
+        files.push({ path: `photos/${report.reference}-${p.position + 1}.jpg`, read: () => storage.get(key) });
+    }
+    return {
+      data: reports.map((r) => ({
+        reference: r.reference,
+        category: r.category_code,
+        title: r.title,
+        description: r.description,
+        latitude: r.latitude,
+        longitude: r.longitude,
+        locationText: r.location_text,
+        attributes: JSON.parse(r.attributes) as unknown,
+        status: r.status,
+        visibility: r.visibility,
+        reporterEmail: r.reporter_email,
+        reporterName: r.reporter_name,
+        reporterPhone: r.reporter_phone,
+        shareContactWithCouncil: r.share_contact === 1,
+        madeWhileSignedIn: subject.accountId !== null && r.account_id === subject.accountId,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        forwardedAt: r.forwarded_at,
+        forwardedTo: r.forwarded_to,
+        history: updates
+          .filter((u) => u.report_id === r.id)
+          .map((u) => ({ status: u.status, previousStatus: u.previous_status, note: u.note, at: u.created_at })),
+        photos: photos.filter((p) => p.report_id === r.id).map((p) => `photos/${r.reference}-${p.position + 1}.jpg`),
+      })),
+      files,
+    };
+  },
+  async erase({ db }, subject, options) {
+    const own = await ownReports(db, subject).select(["id", "reporter_email"]).limit(100_000).execute();
+    const ids = own.map((r) => r.id);
+    // Mail about these reports to an address given with one (e.g. typed while signed in) goes too; mail to and
+    // about the person's own addresses goes whole with the mail source.
+    const given = own.map((r) => r.reporter_email).filter((v): v is string => !!v);
+    await eraseMailAbout(db, given, REPORT_MAIL_KINDS);
+    for (let i = 0; i < ids.length; i += 500) {
+      await db
+        .updateTable("reports")
+        .set({
+          reporter_email: null,
+          reporter_name: null,
+          reporter_phone: null,
+          share_contact: 0,
+          account_id: null,
+          device_id: null,
+          ...(options.removePublicContent ? { visibility: "removed" as const } : {}),
+        })
+        .where("id", "in", ids.slice(i, i + 500))
+        .execute();
+    }
+  },
+  async consents({ db }, subject) {
+    const rows = await ownReports(db, subject)
+      .select(["reference", "created_at"])
+      .where("share_contact", "=", 1)
+      .orderBy("created_at")
+      .limit(1000)
+      .execute();
+    return rows.map((r) => ({
+      id: r.reference,
+      label: `The council may see your contact details for report ${r.reference}`,
+      givenAt: r.created_at,
+    }));
+  },
+  async withdraw({ db }, subject, reference) {
+    const result = await db
+      .updateTable("reports")
+      .set({ share_contact: 0 })
+      .where("reference", "=", reference)
+      .where("id", "in", ownReports(db, subject).select("id"))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+};

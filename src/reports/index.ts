@@ -1,0 +1,17 @@
+/**
+ * The reports feature's public entry: what other features may use of it (the dependency rules in
+ * .dependency-cruiser.cjs let them import this file and no other of the folder).
+ */
+export { categoryAttributes } from "./attributes.js";
+export type { AttributeDatatype, AttributeDefinition, AttributeValues } from "./attributes.js";
+export { publicReadVersion } from "./data-version.js";
+export { first, readFormBody } from "./form-body.js";
+export { appIdempotency } from "./idempotency.js";
+export { loadKeptPhotos } from "./kept-photos.js";
+export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";
+export { FieldError, describedBy } from "./pages/common.js";
+export { reportPhotoUrl } from "./photos.js";
+export { normaliseReference } from "./reference.js";
+export { submitReport } from "./submit.js";
+export type { ReportSubmission } from "./submit.js";
+export { ownReports } from "./data-sources.js";

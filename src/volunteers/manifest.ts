@@ -1,0 +1,12 @@
+import type { Feature } from "../core/context.js";
+import { volunteeringData } from "./personal-data.js";
+import { volunteerRoutes } from "./routes.js";
+import { STAFF_PAGES, volunteerStaffRoutes } from "./staff.js";
+
+/** Volunteer sign-ups (double opt-in), listed for staff. */
+export const volunteers: Feature = {
+  name: "volunteers",
+  routes: [{ plugin: volunteerRoutes }],
+  staff: { pages: STAFF_PAGES, routes: volunteerStaffRoutes },
+  personalData: [volunteeringData],
+};
