@@ -154,19 +154,15 @@ export function catalogueRoutes(scope: StaffScope): void {
     ["retire", true],
     ["unretire", false],
   ] as const) {
-    scope.post(
-      `/admin/categories/:code/${verb}`,
-      { schema: { ...hide, params: CodeParams } },
-      async (request, reply) => {
-        const category = await categoryOr404(db(), request.params.code);
-        try {
-          await setRetired(civic, staffViewer(request), category.code, retired, posted(request, "retire_reason", 500));
-          return reply.redirect(`${categoryPath(category.code)}?done=${verb}d`, 303);
-        } catch (error) {
-          return showCategoryForm(request, reply, category, storedInput(category), problemsOf(error));
-        }
-      },
-    );
+    scope.post(`/categories/:code/${verb}`, { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
+      const category = await categoryOr404(db(), request.params.code);
+      try {
+        await setRetired(civic, staffViewer(request), category.code, retired, posted(request, "retire_reason", 500));
+        return reply.redirect(`${categoryPath(category.code)}?done=${verb}d`, 303);
+      } catch (error) {
+        return showCategoryForm(request, reply, category, storedInput(category), problemsOf(error));
+      }
+    });
   }
 
   // Questions.

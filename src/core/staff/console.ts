@@ -26,8 +26,8 @@ export async function registerStaffConsole(app: FastifyInstance, features: reado
         inside.add(route.url);
       });
       scope.addHook("onRequest", async (request, reply) => {
-        checkStaff(request, reply, "moderator");
-        return reply.sent ? reply : undefined;
+        // null: the reply is decided (a redirect to sign in), and ends the request here.
+        if (!checkStaff(request, reply, "moderator")) return reply;
       });
       scope.setNotFoundHandler((request, reply) =>
         sendError(request, reply, new AppError("not_found", "There is nothing at this address.")),

@@ -84,8 +84,8 @@ export async function guardedScope(
 ): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request, reply) => {
-      checkStaff(request, reply, minimum);
-      return reply.sent ? reply : undefined;
+      // null: the reply is decided (a redirect to sign in), and ends the request here.
+      if (!checkStaff(request, reply, minimum)) return reply;
     });
     await routes(scope.withTypeProvider<TypeBoxTypeProvider>());
   });

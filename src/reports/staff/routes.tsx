@@ -229,7 +229,7 @@ export function triageRoutes(scope: StaffScope): void {
   ];
   for (const a of actions) {
     scope.post(
-      `/admin/reports/:reference/${a.name}`,
+      `/reports/:reference/${a.name}`,
       { schema: { hide: true, params: ReferenceParams } },
       async (request, reply) => {
         const viewer = staffViewer(request);
