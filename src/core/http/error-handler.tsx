@@ -172,33 +172,45 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
   );
 }
 
-/** Sends an AppError in the format of the route family the request belongs to. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+const SENDERS: Record<RouteFamily, (request: FastifyRequest, reply: FastifyReply, err: AppError) => FastifyReply> = {
+  open311: sendOpen311Error,
+  problem: sendProblem,
+  html: sendHtmlError,
+};
+
+/**
+ * Sends an AppError in a family's format: the family of the scope the route was registered in (each API family
+ * registers its own handlers, see registerErrorHandling), or, where there is no route yet (errors before routing,
+ * the root scope's mixed pages and resources), the family of the URL.
+ */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: AppError,
+  family: RouteFamily = routeFamily(request.url),
+): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   // The APIs allow any origin, errors included; the families' own hooks add their exposed headers, but errors
   // raised by the framework before routing (frameworkErrors) run no hooks.
   if (isApiPath(request.url)) reply.header("access-control-allow-origin", "*");
-  switch (routeFamily(request.url)) {
-    case "open311":
-      return sendOpen311Error(request, reply, err);
-    case "problem":
-      return sendProblem(request, reply, err);
-    default:
-      return sendHtmlError(request, reply, err);
-  }
+  return SENDERS[family](request, reply, err);
 }
 
-/** One error handler and one not-found handler for the whole app. Never a stack trace in a response. */
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
+/**
+ * The error handler and the not-found handler of a scope. The root scope (no `family`) answers in the URL's family;
+ * an API family's encapsulated plugin passes its own, so its routes' errors, its hooks' errors and its unknown
+ * paths are answered in its format whatever the URL looks like. Never a stack trace in a response.
+ */
+export function registerErrorHandling(scope: FastifyInstance, family?: RouteFamily): void {
+  scope.setErrorHandler((error, request, reply) => {
     if (error instanceof ReplayedResponse) return reply.code(error.status).headers(error.headers).send(error.body);
     const err = requestError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, "request failed");
     else request.log.info({ code: err.code, status: err.status }, err.message);
-    return sendError(request, reply, err);
+    return sendError(request, reply, err, family);
   });
-  app.setNotFoundHandler((request, reply) => {
-    return sendError(request, reply, new AppError("not_found", "There is nothing at this address."));
+  scope.setNotFoundHandler((request, reply) => {
+    return sendError(request, reply, new AppError("not_found", "There is nothing at this address."), family);
   });
 }
 
