@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import fp from "fastify-plugin";
 import type { Static } from "typebox";
 import { isStorableInstant } from "../core/calendar.js";
 import type { Civic } from "../core/context.js";
+import { registerErrorHandling } from "../core/http/error-handler.js";
 import { AppError } from "../core/http/errors.js";
-import { BusinessDataset, CANONICAL_PATH, LIST_PATH, type ListFilters, type Snapshot } from "./dataset.js";
+import { BusinessDataset, LIST_PATH, type ListFilters, type Snapshot } from "./dataset.js";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
 import { businessPages } from "./pages.js";
 import { sendPrepared } from "./representation.js";
@@ -47,10 +47,6 @@ export function businessDataset(app: FastifyInstance): BusinessDataset {
   return found;
 }
 
-function isOpenDataUrl(url: string): boolean {
-  return url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?") || url.startsWith("/data/");
-}
-
 const SINCE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Validates `since`: present and a real calendar date (2026-02-30 is not). */
@@ -88,180 +84,192 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 const API_DESCRIPTION = `Open data about local businesses as schema.org JSON-LD. Every response allows any origin. Responses carry a strong ETag per content encoding (identity, gzip, br) derived from the dataset content version; send it back in If-None-Match for a 304. schemaType subtype matching uses the schema.org vocabulary (${vocabularySource}).`;
 
 /**
- * The business directory: the `/api/v1` JSON-LD API, the canonical export, the diff feed and the directory pages.
- * Registered without encapsulation so that its CORS headers also reach /api/v1 errors and unknown /api/v1 paths.
+ * The business directory: the `/api/v1` JSON-LD API, the canonical export under `/data`, the diff feed and the
+ * directory pages. The API and the export are encapsulated plugins under their prefixes, each with its own CORS hook,
+ * preflight and problem+json error handling, so errors and unknown paths there get them too.
  */
-export const businessRoutes = fp(
-  async function businessRoutes(app: FastifyInstance): Promise<void> {
-    const civic = app.civic;
-    const dataset = new BusinessDataset(civic.database.db, civic.config.baseUrl);
-    datasets.set(civic, dataset);
-    let timer: NodeJS.Timeout | undefined;
-    civic.workers.push({
-      name: "business-dataset",
-      start() {
-        // Keeps this instance's view of the change log at most a second old, so requests never wait on a check.
-        timer = setInterval(() => {
-          dataset.refresh().catch((error: unknown) => app.log.error({ err: error }, "business dataset refresh failed"));
-        }, 1000);
-        timer.unref();
-      },
-      async stop() {
-        clearInterval(timer);
-        await dataset.settled();
-      },
-    });
-    const snapshot = () => dataset.fresh() ?? dataset.current();
-    /**
-     * Runs `respond` with the current snapshot: synchronously when it was checked recently (the hot path does not
-     * wait on a promise), otherwise after the check.
-     */
-    const withSnapshot =
-      (respond: (snap: Snapshot, request: FastifyRequest, reply: FastifyReply) => FastifyReply) =>
-      (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
-        const snap = dataset.fresh();
-        if (snap) {
-          respond(snap, request, reply);
-          return undefined;
-        }
-        return dataset.current().then((s) => respond(s, request, reply));
-      };
+export async function businessRoutes(app: FastifyInstance): Promise<void> {
+  const civic = app.civic;
+  const dataset = new BusinessDataset(civic.database.db, civic.config.baseUrl);
+  datasets.set(civic, dataset);
+  let timer: NodeJS.Timeout | undefined;
+  civic.workers.push({
+    name: "business-dataset",
+    start() {
+      // Keeps this instance's view of the change log at most a second old, so requests never wait on a check.
+      timer = setInterval(() => {
+        dataset.refresh().catch((error: unknown) => app.log.error({ err: error }, "business dataset refresh failed"));
+      }, 1000);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await dataset.settled();
+    },
+  });
+  const snapshot = () => dataset.fresh() ?? dataset.current();
+  /**
+   * Runs `respond` with the current snapshot: synchronously when it was checked recently (the hot path does not
+   * wait on a promise), otherwise after the check.
+   */
+  const withSnapshot =
+    (respond: (snap: Snapshot, request: FastifyRequest, reply: FastifyReply) => FastifyReply) =>
+    (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+      const snap = dataset.fresh();
+      if (snap) {
+        respond(snap, request, reply);
+        return undefined;
+      }
+      return dataset.current().then((s) => respond(s, request, reply));
+    };
 
-    app.addHook("onRequest", (request, reply, done) => {
-      if (isOpenDataUrl(request.url)) reply.headers(CORS_HEADERS);
+  // Preflight: anything a browser may ask for is allowed; no credentials are involved.
+  const preflight = { schema: { hide: true }, config: { csrf: false } };
+  const answerPreflight = async (request: FastifyRequest, reply: FastifyReply) => {
+    const asked = request.headers["access-control-request-headers"];
+    const allowHeaders =
+      typeof asked === "string" && /^[A-Za-z0-9!#$%&'*+.^_`|~, -]{1,1000}$/.test(asked) ? asked : "If-None-Match";
+    return reply
+      .code(204)
+      .headers({
+        ...CORS_HEADERS,
+        "access-control-allow-methods": "GET, HEAD, OPTIONS",
+        "access-control-allow-headers": allowHeaders,
+        "access-control-max-age": "86400",
+        vary: "Access-Control-Request-Headers",
+        "cache-control": "max-age=86400",
+      })
+      .send();
+  };
+  /** What the API and the export share: open CORS on every answer, preflight, errors as problem+json. */
+  const openData = (scope: FastifyInstance) => {
+    registerErrorHandling(scope, "problem");
+    scope.addHook("onRequest", (_request, reply, done) => {
+      reply.headers(CORS_HEADERS);
       done();
     });
+    scope.options("/*", preflight, answerPreflight);
+  };
 
-    // Preflight: anything a browser may ask for is allowed; no credentials are involved.
-    const preflight = { schema: { hide: true }, config: { csrf: false } };
-    const answerPreflight = async (request: FastifyRequest, reply: FastifyReply) => {
-      const asked = request.headers["access-control-request-headers"];
-      const allowHeaders =
-        typeof asked === "string" && /^[A-Za-z0-9!#$%&'*+.^_`|~, -]{1,1000}$/.test(asked) ? asked : "If-None-Match";
-      return reply
-        .code(204)
-        .headers({
-          ...CORS_HEADERS,
-          "access-control-allow-methods": "GET, HEAD, OPTIONS",
-          "access-control-allow-headers": allowHeaders,
-          "access-control-max-age": "86400",
-          vary: "Access-Control-Request-Headers",
-          "cache-control": "max-age=86400",
-        })
-        .send();
-    };
-    app.options("/api/v1/*", preflight, answerPreflight);
-    app.options("/data/*", preflight, answerPreflight);
+  // The bodies are prepared Buffers; this keeps Fastify from compiling serialisers it would never use.
+  const prepared = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
-    // The bodies are prepared Buffers; this keeps Fastify from compiling serialisers it would never use.
-    const prepared = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
-
-    app.get(
-      LIST_PATH,
-      {
-        ...prepared,
-        schema: {
-          summary: "List businesses",
-          description: `${API_DESCRIPTION}\n\nReturns a schema.org ItemList of the businesses matching every given filter (AND). Empty parameters are ignored. Sends X-Dataset-Version.`,
-          tags: ["Businesses"],
-          querystring: ListQuery,
-          response: {
-            200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, true) },
-            304: notModified(DIRECTORY_CACHE_CONTROL, true),
-            400: problems.badRequest,
+  await app.register(
+    async (app) => {
+      openData(app);
+      app.get(
+        "/businesses",
+        {
+          ...prepared,
+          schema: {
+            summary: "List businesses",
+            description: `${API_DESCRIPTION}\n\nReturns a schema.org ItemList of the businesses matching every given filter (AND). Empty parameters are ignored. Sends X-Dataset-Version.`,
+            tags: ["Businesses"],
+            querystring: ListQuery,
+            response: {
+              200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, true) },
+              304: notModified(DIRECTORY_CACHE_CONTROL, true),
+              400: problems.badRequest,
+            },
           },
         },
-      },
-      withSnapshot((snap, request, reply) => {
-        const { filters, search } = request.url.includes("?")
-          ? listFilters(request.query as Static<typeof ListQuery>)
-          : { filters: {}, search: "" };
-        return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
-      }),
-    );
+        withSnapshot((snap, request, reply) => {
+          const { filters, search } = request.url.includes("?")
+            ? listFilters(request.query as Static<typeof ListQuery>)
+            : { filters: {}, search: "" };
+          return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
+        }),
+      );
 
-    app.get(
-      `${LIST_PATH}/:id`,
-      {
-        ...prepared,
-        schema: {
-          summary: "Get one business",
-          description:
-            "A schema.org LocalBusiness (its most specific subtype) as JSON-LD. An unknown id is a 404; a business that was removed is a 410.",
-          tags: ["Businesses"],
-          params: IdParams,
-          response: {
-            200: { ...BusinessSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
-            304: notModified(DIRECTORY_CACHE_CONTROL, false),
-            404: problems.notFound,
-            410: problems.gone,
+      app.get(
+        "/businesses/:id",
+        {
+          ...prepared,
+          schema: {
+            summary: "Get one business",
+            description:
+              "A schema.org LocalBusiness (its most specific subtype) as JSON-LD. An unknown id is a 404; a business that was removed is a 410.",
+            tags: ["Businesses"],
+            params: IdParams,
+            response: {
+              200: { ...BusinessSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
+              304: notModified(DIRECTORY_CACHE_CONTROL, false),
+              404: problems.notFound,
+              410: problems.gone,
+            },
           },
         },
-      },
-      withSnapshot((snap, request, reply) => {
-        const { id } = request.params as Static<typeof IdParams>;
-        const entry = snap.byId.get(id);
-        if (!entry) {
-          const deletedAt = snap.deleted.get(id);
-          if (deletedAt) {
+        withSnapshot((snap, request, reply) => {
+          const { id } = request.params as Static<typeof IdParams>;
+          const entry = snap.byId.get(id);
+          if (!entry) {
+            const deletedAt = snap.deleted.get(id);
+            if (deletedAt) {
+              throw new AppError(
+                "gone",
+                `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+              );
+            }
             throw new AppError(
-              "gone",
-              `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+              "not_found",
+              `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
             );
           }
-          throw new AppError(
-            "not_found",
-            `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
-          );
-        }
-        return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
-      }),
-    );
+          return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+        }),
+      );
 
-    app.get(
-      "/api/v1/diff",
-      {
-        ...prepared,
-        schema: {
-          summary: "Changes since a date",
-          description:
-            "What was added, updated and removed since 00:00 UTC on `since`, for clients that keep a copy of the dataset. Poll it (it may be cached for 5 minutes) and apply it; removed businesses are tombstones with their deletion time.",
-          tags: ["Businesses"],
-          querystring: DiffQuery,
-          response: {
-            200: { ...DiffSchema, headers: representationHeaders(DIFF_CACHE_CONTROL, false) },
-            304: notModified(DIFF_CACHE_CONTROL, false),
-            400: problems.badRequest,
+      app.get(
+        "/diff",
+        {
+          ...prepared,
+          schema: {
+            summary: "Changes since a date",
+            description:
+              "What was added, updated and removed since 00:00 UTC on `since`, for clients that keep a copy of the dataset. Poll it (it may be cached for 5 minutes) and apply it; removed businesses are tombstones with their deletion time.",
+            tags: ["Businesses"],
+            querystring: DiffQuery,
+            response: {
+              200: { ...DiffSchema, headers: representationHeaders(DIFF_CACHE_CONTROL, false) },
+              304: notModified(DIFF_CACHE_CONTROL, false),
+              400: problems.badRequest,
+            },
           },
         },
-      },
-      async (request, reply) => {
-        const since = parseSince((request.query as Static<typeof DiffQuery>).since);
-        const snap = await snapshot();
-        const diff = await snap.diff(civic.database.db, since);
-        return sendPrepared(request, reply, diff, { cacheControl: DIFF_CACHE_CONTROL });
-      },
-    );
+        async (request, reply) => {
+          const since = parseSince((request.query as Static<typeof DiffQuery>).since);
+          const snap = await snapshot();
+          const diff = await snap.diff(civic.database.db, since);
+          return sendPrepared(request, reply, diff, { cacheControl: DIFF_CACHE_CONTROL });
+        },
+      );
+    },
+    { prefix: "/api/v1" },
+  );
 
-    app.get(
-      CANONICAL_PATH,
-      {
-        ...prepared,
-        schema: {
-          summary: "The whole business dataset",
-          description:
-            "The canonical dataset: every business as a schema.org ItemList ordered by identifier. Its ETag (without quotes) is the sha-256 of these bytes and is the dataset content version. Same conditional-request rules as the API. `civic businesses export` writes the same bytes and `civic businesses import` reads them.",
-          tags: ["Businesses"],
-          response: {
-            200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
-            304: notModified(DIRECTORY_CACHE_CONTROL, false),
+  await app.register(
+    async (app) => {
+      openData(app);
+      app.get(
+        "/businesses-canonical.json", // CANONICAL_PATH under /data
+        {
+          ...prepared,
+          schema: {
+            summary: "The whole business dataset",
+            description:
+              "The canonical dataset: every business as a schema.org ItemList ordered by identifier. Its ETag (without quotes) is the sha-256 of these bytes and is the dataset content version. Same conditional-request rules as the API. `civic businesses export` writes the same bytes and `civic businesses import` reads them.",
+            tags: ["Businesses"],
+            response: {
+              200: { ...ItemListSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
+              304: notModified(DIRECTORY_CACHE_CONTROL, false),
+            },
           },
         },
-      },
-      withSnapshot((snap, request, reply) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
-    );
+        withSnapshot((snap, request, reply) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
+      );
+    },
+    { prefix: "/data" },
+  );
 
-    await app.register(businessPages, { dataset });
-  },
-  { name: "businesses" },
-);
+  await app.register(businessPages, { dataset });
+}
