@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { FEATURES } from "../features.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../app.js";
 import type { Database } from "../core/db/database.js";
@@ -61,8 +62,20 @@ describeEachDb("visitor statistics", (dialect) => {
     t = await createTestApp(dialect, {
       seed: true,
       now: () => clock,
-      routes: (app) =>
-        app.get("/admin/test-page", async (_request, reply) => reply.type("text/html; charset=utf-8").send("<p>staff")),
+      // A staff page of a feature of the test's own: staff pages live in the console under /admin.
+      features: [
+        ...FEATURES,
+        {
+          name: "test-staff-page",
+          staff: {
+            pages: [],
+            routes: (scope) =>
+              void scope.get("/test-page", async (_request, reply) =>
+                reply.type("text/html; charset=utf-8").send("<p>staff"),
+              ),
+          },
+        },
+      ],
     });
     const row = await t.db.database.db
       .selectFrom("reports")

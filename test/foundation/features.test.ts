@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { personalDataSources } from "../../src/accounts/personal-data.js";
+import type { Feature } from "../../src/core/context.js";
+import { staffPages } from "../../src/core/staff/console.js";
+import { FEATURES } from "../../src/features.js";
+import { moderatedKinds } from "../../src/moderation/registry.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { signInAs } from "../helpers/staff.js";
+
+// Features plug in through their manifests and the one list in src/features.ts: what an app has comes from the
+// list it was built with, never from what some module registered when it was imported.
+describe("the feature list", () => {
+  let full: TestApp;
+  let withoutIdeas: TestApp;
+  beforeAll(async () => {
+    full = await createTestApp("sqlite");
+    withoutIdeas = await createTestApp("sqlite", { features: FEATURES.filter((f) => f.name !== "ideas") });
+  });
+  afterAll(async () => {
+    await full?.close();
+    await withoutIdeas?.close();
+  });
+
+  it("names every feature once, accounts first (so the account is erased last)", () => {
+    const names = FEATURES.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names[0]).toBe("accounts");
+  });
+
+  it("gives the personal-data sources, moderated kinds and staff pages of the list, in its order", () => {
+    const civic = full.app.civic;
+    expect(personalDataSources(civic).map((s) => s.key)).toEqual(
+      FEATURES.flatMap((f) => f.personalData ?? []).map((s) => s.key),
+    );
+    expect(personalDataSources(civic).map((s) => s.key)).toEqual([
+      "account",
+      "mail",
+      "reports",
+      "reportFollowing",
+      "newsletter",
+      "ideas",
+      "volunteering",
+      "moderation",
+    ]);
+    expect(moderatedKinds(civic).map((k) => k.kind)).toEqual(["report", "update", "photo", "idea"]);
+    expect(staffPages(civic.features).map((p) => p.path)).toContain("/admin/ideas");
+  });
+
+  it("builds two apps in one process with different lists, each with only its own features", async () => {
+    expect(personalDataSources(withoutIdeas.app.civic).map((s) => s.key)).not.toContain("ideas");
+    expect(moderatedKinds(withoutIdeas.app.civic).map((k) => k.kind)).not.toContain("idea");
+    expect((await withoutIdeas.app.inject("/ideas")).statusCode).toBe(404);
+    expect((await full.app.inject("/ideas")).statusCode).toBe(200);
+
+    const admin = await signInAs(withoutIdeas.app, "admin@example.org", "admin");
+    const home = await withoutIdeas.app.inject({ url: "/admin", headers: { cookie: admin.cookie } });
+    expect(home.statusCode).toBe(200);
+    expect(home.body).not.toContain('href="/admin/ideas"');
+    const fullAdmin = await signInAs(full.app, "admin@example.org", "admin");
+    const fullHome = await full.app.inject({ url: "/admin", headers: { cookie: fullAdmin.cookie } });
+    expect(fullHome.body).toContain('href="/admin/ideas"');
+  });
+
+  it("refuses to start when a feature puts a route under /admin outside the staff console", async () => {
+    const stray: Feature = {
+      name: "stray",
+      routes: [{ plugin: async (app) => void app.get("/admin/stray", async () => "unguarded") }],
+    };
+    await expect(createTestApp("sqlite", { features: [...FEATURES, stray] })).rejects.toThrow(
+      /outside the staff console/,
+    );
+  });
+
+  it("guards every staff route of every feature, and unknown paths under /admin, before anything else", async () => {
+    for (const url of ["/admin", "/admin/ideas", "/admin/no-such-page"]) {
+      const res = await full.app.inject(url);
+      expect(res.statusCode, url).toBe(303);
+      expect(res.headers.location, url).toMatch(/^\/sign-in\?next=/);
+    }
+    const resident = await signInAs(full.app, "resident@example.org", "resident");
+    const res = await full.app.inject({ url: "/admin/no-such-page", headers: { cookie: resident.cookie } });
+    expect(res.statusCode).toBe(403);
+  });
+});
