@@ -5,7 +5,9 @@ import { defineConfig } from "vitest/config";
  *
  * - fast: pure logic: no database, no app build, no browser, no other process. A test joins it by being listed here
  *   (src/ files by name, wherever their folder moves); a test not listed in fast or slow runs in db.
- * - db: everything else: tests on a database (SQLite and PostgreSQL, TEST_DB) and on the whole app through inject().
+ * - db: everything else: tests on a database (SQLite and PostgreSQL, TEST_DB) and on the whole app through inject();
+ *   files share their worker process. db-isolated: the db tests that change what a process keeps for good, each in a
+ *   process of its own.
  * - slow: Chromium, the built server process (dist/, after `npm run build`), crashes, two instances, child processes.
  */
 const FAST = [
@@ -31,6 +33,9 @@ const SLOW = [
   "test/scale/checkpointer.test.ts",
   "test/scale/sync-thread.test.ts",
 ];
+
+/** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */
+const DB_ISOLATED = ["test/scale/prepared.test.ts"];
 
 const ALL = ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"];
 
@@ -61,12 +66,13 @@ export default defineConfig({
           ...common,
           name: "db",
           include: ALL,
-          exclude: [...FAST, ...SLOW],
+          exclude: [...FAST, ...SLOW, ...DB_ISOLATED],
           // Files share their worker's modules (the app is imported once per worker, not once per file) and its
           // template databases (test/helpers/app.ts). Each file still builds its own apps and databases.
           isolate: false,
         },
       },
+      { oxc, test: { ...common, name: "db-isolated", include: DB_ISOLATED } },
       {
         oxc,
         test: {
