@@ -1,14 +1,7 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AccountsHarness, accountsHarness, signInMailParts } from "../accounts/support.js";
-import {
-  browserAvailable,
-  launchBrowser,
-  type TestBrowser,
-  watchPageProblems,
-  freePort,
-  axeChecker,
-} from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { accountsHarness, signInMailParts } from "../accounts/support.js";
+import { browserAvailable, watchPageProblems, browserSite } from "../helpers/browser.js";
 
 /**
  * Accounts in real Chromium: email sign-in without JavaScript and by keyboard, axe on every accounts page, and
@@ -16,56 +9,39 @@ import {
  * WebAuthn relying-party id, unlike 127.0.0.1).
  */
 describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 }, () => {
-  let h: AccountsHarness;
-  let browser: TestBrowser;
-  let base: string;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    h = await accountsHarness("sqlite", { BASE_URL: base });
-    await h.app.listen({ port, host: "localhost" });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  const site = browserSite((base) => accountsHarness("sqlite", { BASE_URL: base }));
 
   async function signInByEmail(page: Page, email: string) {
-    await page.goto(`${base}/sign-in`);
+    await page.goto(`${site.base}/sign-in`);
     await page.fill("#email", email);
     await page.press("#email", "Enter");
     await page.waitForSelector("h1:has-text('Check your email')");
-    const { path } = signInMailParts(await h.mailTo(email));
-    await page.goto(`${base}${path}`);
+    const { path } = signInMailParts(await site.harness.mailTo(email));
+    await page.goto(`${site.base}${path}`);
     await page.click("button:has-text('Sign in')");
-    await page.waitForURL(`${base}/account`);
+    await page.waitForURL(`${site.base}/account`);
   }
 
   it("signs in by email without JavaScript, and every accounts page passes axe", async () => {
-    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const noJs = await site.browser.newContext({ javaScriptEnabled: false });
     const page = await noJs.newPage();
     await signInByEmail(page, "wren@example.org");
     expect(await page.textContent("h1")).toBe("Your account");
     await noJs.close();
 
-    const context = await browser.newContext();
-    const p = await context.newPage();
-    const problems = watchPageProblems(p);
-    const { failures, check } = axeChecker(p);
-    await p.goto(`${base}/sign-in`);
+    const { context, page: p, problems, failures, check } = await site.checkedPage();
+    await p.goto(`${site.base}/sign-in`);
     await check("/sign-in");
     await p.fill("#password-email", "nobody@example.org");
     await p.click("button:has-text('Sign in with password')");
     await check("/sign-in (password error)");
-    await p.goto(`${base}/my-data`);
+    await p.goto(`${site.base}/my-data`);
     await check("/my-data");
     await p.fill("#email", "wren@example.org");
     await p.click("button:has-text('Send me a link')");
     await check("/my-data (sent)");
-    const { path } = signInMailParts(await h.mailTo("wren@example.org"));
-    await p.goto(`${base}${path}`);
+    const { path } = signInMailParts(await site.harness.mailTo("wren@example.org"));
+    await p.goto(`${site.base}${path}`);
     await check("/my-data/open");
     await signInByEmail(p, "wren@example.org");
     for (const path of [
@@ -75,10 +51,10 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 
       "/account/delete",
       "/report?category=pothole",
     ]) {
-      await p.goto(`${base}${path}`);
+      await p.goto(`${site.base}${path}`);
       await check(path);
     }
-    await p.goto(`${base}/account`);
+    await p.goto(`${site.base}/account`);
     await p.fill("#new-password", "short");
     await p.click("button:has-text('Set password')");
     await check("/account (password error)");
@@ -88,7 +64,7 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 
   }, 120_000);
 
   it("registers a passkey and signs in with it alone", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
     const problems = watchPageProblems(page);
     const cdp = await context.newCDPSession(page);
@@ -105,22 +81,25 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 
     });
     await signInByEmail(page, "yew@example.org");
     await page.click("#passkey-register-button");
-    await page.waitForURL(`${base}/account?done=passkey-added`);
+    await page.waitForURL(`${site.base}/account?done=passkey-added`);
     expect(await page.textContent("main")).toContain("Your passkey is added");
-    const stored = await h.t.db.database.db.selectFrom("passkeys").selectAll().execute();
+    const stored = await site.harness.t.db.database.db.selectFrom("passkeys").selectAll().execute();
     expect(stored).toHaveLength(1);
 
     await page.click("button:has-text('Sign out')");
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     expect(await page.textContent(".account-link")).toContain("Sign in");
 
-    await page.goto(`${base}/sign-in`);
+    await page.goto(`${site.base}/sign-in`);
     // Reached and pressed by keyboard, like every control.
     await page.focus("#passkey-sign-in-button");
     await page.keyboard.press("Enter");
-    await page.waitForURL(`${base}/account`);
+    await page.waitForURL(`${site.base}/account`);
     expect(await page.textContent(".account-link")).toContain("yew@example.org");
-    const used = await h.t.db.database.db.selectFrom("passkeys").select("last_used_at").executeTakeFirstOrThrow();
+    const used = await site.harness.t.db.database.db
+      .selectFrom("passkeys")
+      .select("last_used_at")
+      .executeTakeFirstOrThrow();
     expect(used.last_used_at).not.toBeNull();
     expect(problems).toEqual([]);
     await context.close();

@@ -1,13 +1,11 @@
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { describe, expect, it } from "vitest";
+import { createTestApp } from "../helpers/app.js";
 import {
   axeViolations,
   browserAvailable,
   formatViolations,
-  launchBrowser,
-  type TestBrowser,
   watchPageProblems,
+  browserSite,
 } from "../helpers/browser.js";
 
 /**
@@ -16,27 +14,18 @@ import {
  * Tiles point at a closed loopback port and every non-loopback request is aborted: the test never leaves the machine.
  */
 describe.skipIf(!browserAvailable())("business directory in Chromium", { timeout: 120_000 }, () => {
-  let t: TestApp;
-  let browser: TestBrowser;
-  let base: string;
-
-  beforeAll(async () => {
-    t = await createTestApp("sqlite", {
-      seed: true,
-      env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
-    });
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const site = browserSite(
+    () =>
+      createTestApp("sqlite", {
+        seed: true,
+        env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
+      }),
+    { host: "127.0.0.1" },
+  );
 
   async function openContext(javaScriptEnabled: boolean) {
     // newContext keeps every request on loopback.
-    return browser.newContext({ javaScriptEnabled });
+    return site.browser.newContext({ javaScriptEnabled });
   }
 
   it("passes axe on the directory and a business page, with and without JavaScript", async () => {
@@ -53,7 +42,7 @@ describe.skipIf(!browserAvailable())("business directory in Chromium", { timeout
       const page = await context.newPage();
       const problems = watchPageProblems(page);
       for (const path of paths) {
-        await page.goto(`${base}${path}`, { waitUntil: "load" });
+        await page.goto(`${site.base}${path}`, { waitUntil: "load" });
         if (javaScriptEnabled) {
           if (path === "/businesses/the-old-bakery") {
             await page.waitForSelector("#business-map .leaflet-interactive");
@@ -71,7 +60,7 @@ describe.skipIf(!browserAvailable())("business directory in Chromium", { timeout
   it("searches from the form and shows the map with the address in text", async () => {
     const context = await openContext(true);
     const page = await context.newPage();
-    await page.goto(`${base}/businesses`);
+    await page.goto(`${site.base}/businesses`);
     await page.getByRole("searchbox", { name: "Search" }).fill("pâtisserie");
     await page.getByLabel("Type of business").selectOption("FoodEstablishment");
     await page.getByRole("button", { name: "Search" }).click();

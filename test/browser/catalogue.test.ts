@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import {
-  browserAvailable,
-  freePort,
-  launchBrowser,
-  type TestBrowser,
-  watchPageProblems,
-  axeChecker,
-  addSessionCookie,
-} from "../helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestApp } from "../helpers/app.js";
+import { browserAvailable, browserSite } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
 /**
@@ -16,31 +8,19 @@ import { signInAs } from "../helpers/staff.js";
  * category and a question are added by keyboard without JavaScript.
  */
 describe.skipIf(!browserAvailable())("category administration in Chromium", { timeout: 120_000 }, () => {
-  let t: TestApp;
-  let browser: TestBrowser;
-  let base: string;
+  const site = browserSite((base) => createTestApp("sqlite", { seed: true, env: { BASE_URL: base } }));
   let cookie: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    t = await createTestApp("sqlite", { seed: true, env: { BASE_URL: base } });
-    await t.app.listen({ port, host: "localhost" });
-    browser = await launchBrowser();
-    cookie = (await signInAs(t.app, "admin@example.org", "admin")).cookie;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    cookie = (await signInAs(site.app, "admin@example.org", "admin")).cookie;
   });
 
   it("every category page passes axe; a department is added by keyboard without JavaScript, a category and a question by keyboard", async () => {
-    const context = await browser.newContext();
-    await addSessionCookie(context, base, cookie);
-    const p = await context.newPage();
-    const problems = watchPageProblems(p);
-    const { failures, check } = axeChecker(p);
-    const department = await t.db.database.db.selectFrom("departments").select("id").executeTakeFirstOrThrow();
+    const { context, page: p, problems, failures, check } = await site.checkedPage(cookie);
+    const department = await site.harness.db.database.db
+      .selectFrom("departments")
+      .select("id")
+      .executeTakeFirstOrThrow();
     for (const path of [
       "/admin/categories",
       "/admin/categories/new",
@@ -50,16 +30,15 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
       "/admin/departments",
       `/admin/departments/${department.id}`,
     ]) {
-      const res = await p.goto(`${base}${path}`);
+      const res = await p.goto(`${site.base}${path}`);
       expect(res?.status(), path).toBe(200);
       await check(path);
     }
 
     // Without JavaScript, by keyboard: a department.
-    const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await addSessionCookie(noJs, base, cookie);
+    const noJs = await site.newContext({ javaScriptEnabled: false, cookie: cookie });
     const q = await noJs.newPage();
-    await q.goto(`${base}/admin/departments`);
+    await q.goto(`${site.base}/admin/departments`);
     await q.focus("#admin-name");
     await q.keyboard.type("Hedges team");
     await q.keyboard.press("Tab");
@@ -68,12 +47,12 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     await q.keyboard.type("New team");
     await q.keyboard.press("Tab");
     await q.keyboard.press("Enter");
-    await q.waitForURL(`${base}/admin/departments?done=department`);
+    await q.waitForURL(`${site.base}/admin/departments?done=department`);
     expect(await q.textContent("table")).toContain("Hedges team");
     await noJs.close();
 
     // A new category by keyboard: first with a bad code (the form comes back with messages), then corrected.
-    await p.goto(`${base}/admin/categories/new`);
+    await p.goto(`${site.base}/admin/categories/new`);
     await p.focus("#admin-code");
     await p.keyboard.type("Bad code");
     await p.keyboard.press("Tab");
@@ -87,12 +66,12 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     await p.fill("#admin-code", "hedges");
     await p.focus("button:has-text('Add the category')");
     await p.keyboard.press("Enter");
-    await p.waitForURL(`${base}/admin/categories/hedges?done=created`);
+    await p.waitForURL(`${site.base}/admin/categories/hedges?done=created`);
     expect(await p.textContent("[role=status]")).toContain("The category is added");
     await check("category just added");
 
     // A list question by keyboard, then its page with errors for a bad one.
-    await p.goto(`${base}/admin/categories/hedges/questions`);
+    await p.goto(`${site.base}/admin/categories/hedges/questions`);
     await p.focus("#admin-code");
     await p.keyboard.type("side");
     await p.keyboard.press("Tab");
@@ -104,7 +83,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     await p.keyboard.type("right | Right side");
     await p.focus("button:has-text('Add the question')");
     await p.keyboard.press("Enter");
-    await p.waitForURL(`${base}/admin/categories/hedges/questions?done=added`);
+    await p.waitForURL(`${site.base}/admin/categories/hedges/questions?done=added`);
     expect(await p.textContent("ol.questions")).toContain("Which side of the road?");
     await check("questions with one question");
     await p.fill("#admin-code", "side");
@@ -113,7 +92,7 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     await p.waitForSelector(".error-summary");
     await check("questions with errors");
 
-    const form = await p.goto(`${base}/report?category=hedges`);
+    const form = await p.goto(`${site.base}/report?category=hedges`);
     expect(form?.status()).toBe(200);
     expect(await p.textContent("main")).toContain("Which side of the road?");
 

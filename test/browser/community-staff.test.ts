@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AccountsHarness, accountsHarness } from "../accounts/support.js";
-import {
-  browserAvailable,
-  freePort,
-  launchBrowser,
-  type TestBrowser,
-  watchPageProblems,
-  addSessionCookie,
-  axeChecker,
-} from "../helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { accountsHarness } from "../accounts/support.js";
+import { browserAvailable, browserSite } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
 /**
@@ -17,30 +9,18 @@ import { signInAs } from "../helpers/staff.js";
  * as do the ideas, volunteers and newsletter staff pages and the public project page with its Markdown.
  */
 describe.skipIf(!browserAvailable())("community staff pages in Chromium", { timeout: 120_000 }, () => {
-  let h: AccountsHarness;
-  let browser: TestBrowser;
-  let base: string;
+  const site = browserSite((base) => accountsHarness("sqlite", { BASE_URL: base }));
   let cookie: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    h = await accountsHarness("sqlite", { BASE_URL: base });
-    await h.app.listen({ port, host: "localhost" });
-    browser = await launchBrowser();
-    cookie = (await signInAs(h.app, "mod@example.org", "moderator")).cookie;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
+    cookie = (await signInAs(site.app, "mod@example.org", "moderator")).cookie;
   });
 
   it("projects are created, edited and updated by keyboard without JavaScript, and every page passes axe", async () => {
     // Without JavaScript, by keyboard.
-    const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await addSessionCookie(noJs, base, cookie);
+    const noJs = await site.newContext({ javaScriptEnabled: false, cookie: cookie });
     const p = await noJs.newPage();
-    await p.goto(`${base}/admin/projects/new`);
+    await p.goto(`${site.base}/admin/projects/new`);
     await p.focus("#title");
     await p.keyboard.type("Village orchard");
     await p.keyboard.press("Tab");
@@ -61,21 +41,21 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     await p.fill("#summary", "Planting fruit trees on the green.");
     await p.focus("button[type=submit]");
     await p.keyboard.press("Enter");
-    await p.waitForURL(`${base}/admin/projects/village-orchard?saved=1`);
+    await p.waitForURL(`${site.base}/admin/projects/village-orchard?saved=1`);
     expect(await p.textContent("[role=status]")).toContain("Saved");
 
     await p.fill("#updateTitle", "Trees arrived");
     await p.fill("#updateBody", "Twelve *apple* trees.");
     await p.click("button:has-text('Post update')");
-    await p.waitForURL(`${base}/admin/projects/village-orchard?saved=1`);
+    await p.waitForURL(`${site.base}/admin/projects/village-orchard?saved=1`);
 
-    await p.goto(`${base}/projects/village-orchard`);
+    await p.goto(`${site.base}/projects/village-orchard`);
     expect(await p.textContent("main")).toContain("Trees arrived");
     await noJs.close();
 
     // Public detail pages: an idea adopted into the project, a councillor, a sent newsletter issue in Markdown.
-    const db = h.app.civic.database.db;
-    const at = h.app.civic.now().toISOString();
+    const db = site.app.civic.database.db;
+    const at = site.app.civic.now().toISOString();
     const idea = await db
       .insertInto("ideas")
       .values({
@@ -113,11 +93,7 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
     const councillor = await db.selectFrom("councillors").select("id").executeTakeFirstOrThrow();
 
     // axe on every page (axe runs as a script, so this context has JavaScript).
-    const context = await browser.newContext();
-    await addSessionCookie(context, base, cookie);
-    const q = await context.newPage();
-    const problems = watchPageProblems(q);
-    const { failures, check } = axeChecker(q);
+    const { context, page: q, problems, failures, check } = await site.checkedPage(cookie);
     for (const path of [
       "/admin/projects",
       "/admin/projects/new",
@@ -133,13 +109,13 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
       `/newsletter/archive/${issue.id}`,
       `/councillors/${councillor.id}`,
     ]) {
-      const res = await q.goto(`${base}${path}`);
+      const res = await q.goto(`${site.base}${path}`);
       expect(res?.status(), path).toBe(200);
       await check(path);
     }
-    await q.goto(`${base}/projects/village-orchard`);
+    await q.goto(`${site.base}/projects/village-orchard`);
     expect(await q.getAttribute(`a[href="/ideas/${idea.id}"]`, "href")).toBe(`/ideas/${idea.id}`);
-    await q.goto(`${base}/admin/projects/village-orchard`);
+    await q.goto(`${site.base}/admin/projects/village-orchard`);
     await q.fill("#title", "");
     await q.click("button:has-text('Save project')");
     await q.waitForSelector(".error-summary");

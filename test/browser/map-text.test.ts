@@ -1,46 +1,45 @@
-import type { AddressInfo } from "node:net";
-import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
 import { submitReport } from "../../src/reports/submit.js";
-import { createTestDatabase, type TestDatabase, testConfig } from "../helpers/app.js";
-import { browserAvailable, launchBrowser, type TestBrowser } from "../helpers/browser.js";
+import { createTestDatabase, testConfig } from "../helpers/app.js";
+import { browserAvailable, browserSite } from "../helpers/browser.js";
 import { reportSubmission } from "../helpers/reports.js";
 
 /** Names and titles that look like HTML must show as text on the maps, never be parsed as markup. */
 const HOSTILE = `Bakery <b id="injected">bold</b> <img id="injected-img" src="/x">&amp;`;
 
 describe.skipIf(!browserAvailable())("text on maps in Chromium", { timeout: 120_000 }, () => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let browser: TestBrowser;
-  let base: string;
   let reference = "";
-
-  beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    await seedDemoVillage(db.database.db, new Date());
-    await db.database.db.updateTable("businesses").set({ name: HOSTILE }).where("id", "=", "the-old-bakery").execute();
-    const config = testConfig(db.dataDir, { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" });
-    app = await buildApp(config, { logger: false, database: db.database });
-    ({ reference } = await submitReport(app.civic, reportSubmission({ title: "Pothole on the corner" })));
-    // Submissions refuse tags in titles; a title from elsewhere (an import, an older version) may still hold some.
-    await db.database.db.updateTable("reports").set({ title: HOSTILE }).where("reference", "=", reference).execute();
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.cleanup();
-  });
+  const site = browserSite(
+    async () => {
+      const db = await createTestDatabase("sqlite");
+      await seedDemoVillage(db.database.db, new Date());
+      await db.database.db
+        .updateTable("businesses")
+        .set({ name: HOSTILE })
+        .where("id", "=", "the-old-bakery")
+        .execute();
+      const config = testConfig(db.dataDir, { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" });
+      const app = await buildApp(config, { logger: false, database: db.database });
+      ({ reference } = await submitReport(app.civic, reportSubmission({ title: "Pothole on the corner" })));
+      // Submissions refuse tags in titles; a title from elsewhere (an import, an older version) may still hold some.
+      await db.database.db.updateTable("reports").set({ title: HOSTILE }).where("reference", "=", reference).execute();
+      return {
+        app,
+        async close() {
+          await app.close();
+          await db.cleanup();
+        },
+      };
+    },
+    { host: "127.0.0.1" },
+  );
 
   it("a business name in the map tooltip is text", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${base}/businesses/the-old-bakery`, { waitUntil: "load" });
+    await page.goto(`${site.base}/businesses/the-old-bakery`, { waitUntil: "load" });
     await page.hover("#business-map .leaflet-interactive");
     const tooltip = page.locator(".leaflet-tooltip");
     await tooltip.waitFor();
@@ -50,9 +49,9 @@ describe.skipIf(!browserAvailable())("text on maps in Chromium", { timeout: 120_
   });
 
   it("a report title in the map popup on the reports list is text", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${base}/reports`, { waitUntil: "load" });
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
     await page.waitForSelector(".report-view-map .leaflet-marker-icon");
     const clicked = await page.evaluate((title) => {
       const icon = [...document.querySelectorAll<HTMLElement>(".report-view-map .leaflet-marker-icon")].find(

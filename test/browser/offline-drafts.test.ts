@@ -1,7 +1,6 @@
-import type { AddressInfo } from "node:net";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestApp } from "../helpers/app.js";
 import {
   axeViolations,
   browserAvailable,
@@ -9,9 +8,8 @@ import {
   CHROMIUM_PATH,
   formatViolations,
   keepOnLoopback,
-  launchBrowser,
-  type TestBrowser,
   watchPageProblems,
+  browserSite,
 } from "../helpers/browser.js";
 import { jpegWithGps } from "../helpers/images.js";
 import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
@@ -22,27 +20,27 @@ import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
  * exactly once even when the connection drops after the server stored it; axe on the drafts and offline pages.
  */
 describe.skipIf(!browserAvailable())("the installable app and offline drafts in Chromium", { timeout: 120_000 }, () => {
-  let t: TestApp;
-  let browser: TestBrowser;
   let smtp: TestSmtp;
-  let base: string;
-
-  beforeAll(async () => {
-    smtp = await startTestSmtp();
-    t = await createTestApp("sqlite", { seed: true, env: { SMTP_URL: smtp.url } });
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    for (const worker of t.app.civic.workers) worker.start();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await smtp?.close();
+  const site = browserSite(
+    async () => {
+      smtp = await startTestSmtp();
+      const t = await createTestApp("sqlite", { seed: true, env: { SMTP_URL: smtp.url } });
+      return {
+        ...t,
+        async close() {
+          await t.close();
+          await smtp.close();
+        },
+      };
+    },
+    { host: "127.0.0.1" },
+  );
+  beforeAll(() => {
+    for (const worker of site.app.civic.workers) worker.start();
   });
 
   const reportsTitled = (title: string) =>
-    t.db.database.db.selectFrom("reports").select(["id", "reference"]).where("title", "=", title).execute();
+    site.harness.db.database.db.selectFrom("reports").select(["id", "reference"]).where("title", "=", title).execute();
 
   async function expectAxeClean(page: Page, step: string) {
     const violations = await axeViolations(page);
@@ -54,11 +52,11 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
    * offline every request is also aborted by routing, which does.
    */
   async function appContext(): Promise<{ context: BrowserContext; page: Page; setOnline(on: boolean): Promise<void> }> {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     let online = true;
     await context.route("**/*", (route) => (online ? route.fallback() : route.abort("internetdisconnected")));
     const page = await context.newPage();
-    await page.goto(`${base}/report?category=pothole`);
+    await page.goto(`${site.base}/report?category=pothole`);
     // Installed and in control, with the report flow in its cache.
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
     return {
@@ -91,17 +89,17 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await keepOnLoopback(context);
     const page = context.pages()[0] ?? (await context.newPage());
     const problems = watchPageProblems(page);
-    await page.goto(`${base}/`);
+    await page.goto(`${site.base}/`);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
     const cdp = await context.newCDPSession(page);
     const manifest = (await cdp.send("Page.getAppManifest")) as { url: string; errors: unknown[] };
-    expect(manifest.url).toBe(`${base}/manifest.webmanifest`);
+    expect(manifest.url).toBe(`${site.base}/manifest.webmanifest`);
     expect(manifest.errors).toEqual([]);
     const { installabilityErrors } = await cdp.send("Page.getInstallabilityErrors");
     expect(installabilityErrors).toEqual([]);
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
-    expect(scope).toBe(`${base}/`);
-    const sw = await page.request.get(`${base}/sw.js`);
+    expect(scope).toBe(`${site.base}/`);
+    const sw = await page.request.get(`${site.base}/sw.js`);
     expect(sw.headers()["cache-control"]).toBe("no-cache");
     expect(sw.headers()["service-worker-allowed"]).toBe("/");
     expect(problems).toEqual([]);
@@ -115,7 +113,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await setOnline(false);
 
     // The report flow opens from the device: category step, then the form.
-    await page.goto(`${base}/report`);
+    await page.goto(`${site.base}/report`);
     await page.getByLabel("Pothole").check();
     await page.getByRole("button", { name: "Continue" }).click();
     await page.waitForURL(/\/report\?category=pothole/);
@@ -139,7 +137,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
 
     // A page that is not on the device: the offline page.
     const other = await context.newPage();
-    await other.goto(`${base}/councillors`);
+    await other.goto(`${site.base}/councillors`);
     expect(await other.textContent("h1")).toBe("You are offline");
     await expectAxeClean(other, "offline page");
     await other.close();
@@ -151,7 +149,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     const shown = ((await reference.textContent()) ?? "").trim();
     const stored = await reportsTitled(title);
     expect(stored.map((r) => r.reference)).toEqual([shown]);
-    const photos = await t.db.database.db
+    const photos = await site.harness.db.database.db
       .selectFrom("report_photos")
       .select("hash")
       .where("report_id", "=", stored[0]?.id ?? -1)
@@ -175,13 +173,13 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     const { context, page, setOnline } = await appContext();
     const title = "Pothole sent over a bad connection";
     await setOnline(false);
-    await page.goto(`${base}/report?category=pothole`);
+    await page.goto(`${site.base}/report?category=pothole`);
     await fillReport(page, title);
     await page.getByRole("button", { name: "Send report" }).click();
     await page.waitForURL(/\/report\/drafts\?saved=/);
     await page.locator("li.draft").waitFor();
     // A second draft, deleted again: it is never sent.
-    await page.goto(`${base}/report?category=pothole`);
+    await page.goto(`${site.base}/report?category=pothole`);
     await fillReport(page, "A draft to delete");
     await page.getByRole("button", { name: "Send report" }).click();
     await expect.poll(() => page.locator("li.draft").count()).toBe(2);
@@ -198,7 +196,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       await route.abort("connectionreset");
     });
     // Meanwhile the person has gone on to another page, from the device's copy.
-    await page.goto(`${base}/`);
+    await page.goto(`${site.base}/`);
     await expect
       .poll(() => page.locator("#saved-drafts-note").textContent())
       .toContain("1 report saved on this device");
@@ -220,7 +218,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     const { context, page, setOnline } = await appContext();
     const title = "Bus shelter glass smashed";
     await setOnline(false);
-    await page.goto(`${base}/report?category=bus_shelter`);
+    await page.goto(`${site.base}/report?category=bus_shelter`);
     await page.selectOption("#place", "church-lane");
     await page.getByLabel("Title").fill(title);
     await page.getByLabel("Description").fill("Glass all over the pavement by the shelter.");
@@ -228,7 +226,11 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await page.waitForURL(/\/report\/drafts\?saved=/);
     await page.locator("li.draft").waitFor();
 
-    await t.db.database.db.updateTable("categories").set({ is_public: 0 }).where("code", "=", "bus_shelter").execute();
+    await site.harness.db.database.db
+      .updateTable("categories")
+      .set({ is_public: 0 })
+      .where("code", "=", "bus_shelter")
+      .execute();
     try {
       await setOnline(true);
       const refused = page.locator("li.draft .draft-refused");
@@ -254,7 +256,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       expect(stored.map((r) => r.reference)).toEqual([((await reference.textContent()) ?? "").trim()]);
       await expect.poll(() => page.locator("li.draft").count()).toBe(0);
     } finally {
-      await t.db.database.db
+      await site.harness.db.database.db
         .updateTable("categories")
         .set({ is_public: 1 })
         .where("code", "=", "bus_shelter")

@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
 import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { issueChallenge } from "../../src/accounts/challenges.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { addSessionCookie, browserAvailable, launchBrowser, type TestBrowser } from "../helpers/browser.js";
+import { createTestApp } from "../helpers/app.js";
+import { addSessionCookie, browserAvailable, browserSite } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
 /**
@@ -16,20 +15,7 @@ describe.skipIf(!browserAvailable())(
   "nothing private stays in the service worker's cache",
   { timeout: 120_000 },
   () => {
-    let t: TestApp;
-    let browser: TestBrowser;
-    let base: string;
-
-    beforeAll(async () => {
-      t = await createTestApp("sqlite", { seed: true });
-      await t.app.listen({ port: 0, host: "127.0.0.1" });
-      base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-      browser = await launchBrowser();
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await t?.close();
-    });
+    const site = browserSite(() => createTestApp("sqlite", { seed: true }), { host: "127.0.0.1" });
 
     /** Every URL path (with its query) held in any of this origin's caches. */
     const cachedPaths = (page: Page) =>
@@ -45,7 +31,7 @@ describe.skipIf(!browserAvailable())(
       });
 
     async function offlineContext(): Promise<{ context: BrowserContext; setOnline(on: boolean): Promise<void> }> {
-      const context = await browser.newContext();
+      const context = await site.browser.newContext();
       let online = true;
       // setOffline does not reach the worker's own fetches; aborting every request by routing does.
       await context.route("**/*", (route) => (online ? route.fallback() : route.abort("internetdisconnected")));
@@ -59,31 +45,31 @@ describe.skipIf(!browserAvailable())(
     }
 
     it("after sign-out the worker holds no page served to the signed-in admin, and offline shows the offline page", async () => {
-      const admin = await signInAs(t.app, "admin.offline@example.org", "admin");
+      const admin = await signInAs(site.app, "admin.offline@example.org", "admin");
       const { token } = await issueChallenge(
-        t.app.civic.database.db,
-        t.app.civic.config.sessionSecret,
+        site.app.civic.database.db,
+        site.app.civic.config.sessionSecret,
         { purpose: "my-data", email: "admin.offline@example.org", accountId: admin.accountId },
-        t.app.civic.now(),
+        site.app.civic.now(),
       );
       const privatePages = ["/account", "/admin/volunteers", `/my-data/open/${token}`];
 
       const { context, setOnline } = await offlineContext();
-      await addSessionCookie(context, base, admin.cookie);
+      await addSessionCookie(context, site.base, admin.cookie);
       const page = await context.newPage();
-      await page.goto(`${base}/`);
+      await page.goto(`${site.base}/`);
       await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
       // Installed while signed in: what it keeps for offline use is the anonymous page.
       expect(await page.textContent("body")).toContain("admin.offline@example.org");
 
       for (const path of privatePages) {
-        const response = await page.goto(`${base}${path}`);
+        const response = await page.goto(`${site.base}${path}`);
         expect(response?.status(), path).toBe(200);
         expect(response?.headers()["cache-control"], path).toBe("private, no-store");
       }
-      await page.goto(`${base}/account`);
+      await page.goto(`${site.base}/account`);
       await page.getByRole("button", { name: "Sign out", exact: true }).click();
-      await page.waitForURL(`${base}/`);
+      await page.waitForURL(`${site.base}/`);
       expect(await page.textContent("body")).not.toContain("admin.offline@example.org");
 
       const kept = await cachedPaths(page);
@@ -107,7 +93,7 @@ describe.skipIf(!browserAvailable())(
 
       await setOnline(false);
       for (const path of privatePages) {
-        await page.goto(`${base}${path}`);
+        await page.goto(`${site.base}${path}`);
         const text = await page.textContent("body");
         expect(text, path).toContain("You are offline");
         expect(text, path).not.toContain("admin.offline@example.org");

@@ -1,15 +1,13 @@
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp } from "../helpers/app.js";
 import {
   axeViolations,
   browserAvailable,
   formatViolations,
   keepOnLoopback,
-  launchBrowser,
-  type TestBrowser,
   watchPageProblems,
+  browserSite,
 } from "../helpers/browser.js";
 
 /**
@@ -17,46 +15,37 @@ import {
  * no Content-Security-Policy violations, and the keyboard reaches the skip link first.
  */
 describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_000 }, () => {
-  let t: TestApp;
-  let browser: TestBrowser;
-  let base: string;
-
-  beforeAll(async () => {
-    t = await createTestApp("sqlite", {
-      seed: true,
-      // A closed loopback port: the map must cope with tiles that do not load, and nothing leaves the machine.
-      env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
-      routes: (app) =>
-        app.get("/test-server-error", async () => {
-          throw new Error("boom");
-        }),
-    });
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const site = browserSite(
+    () =>
+      createTestApp("sqlite", {
+        seed: true,
+        // A closed loopback port: the map must cope with tiles that do not load, and nothing leaves the machine.
+        env: { MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
+        routes: (app) =>
+          app.get("/test-server-error", async () => {
+            throw new Error("boom");
+          }),
+      }),
+    { host: "127.0.0.1" },
+  );
 
   const extraPages = ["/this-page-does-not-exist", "/test-server-error"];
 
   it("passes axe on every page, with JavaScript and without", async () => {
     const paths = [
-      ...sitePages.map((p) => p.path).filter((path) => t.app.hasRoute({ method: "GET", url: path })),
+      ...sitePages.map((p) => p.path).filter((path) => site.app.hasRoute({ method: "GET", url: path })),
       ...extraPages,
     ];
-    const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await t.app.inject("/projects")).body)?.[1];
+    const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await site.app.inject("/projects")).body)?.[1];
     if (projectLink) paths.push(projectLink);
     expect(paths.length).toBeGreaterThanOrEqual(10);
     const failures: string[] = [];
     for (const javaScriptEnabled of [true, false]) {
-      const context = await browser.newContext({ javaScriptEnabled });
+      const context = await site.browser.newContext({ javaScriptEnabled });
       const page = await context.newPage();
       const problems = watchPageProblems(page);
       for (const path of paths) {
-        await page.goto(`${base}${path}`, { waitUntil: "load" });
+        await page.goto(`${site.base}${path}`, { waitUntil: "load" });
         if (javaScriptEnabled) {
           const violations = await axeViolations(page);
           if (violations.length > 0) failures.push(formatViolations(path, violations));
@@ -69,9 +58,9 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
   }, 300_000);
 
   it("lets keyboard users skip straight to the content", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${base}/about`);
+    await page.goto(`${site.base}/about`);
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
     expect(focused).toBe("Skip to main content");
@@ -84,11 +73,11 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
   });
 
   it("stays readable on a small screen without horizontal scrolling", async () => {
-    const context = await browser.browser.newContext({ viewport: { width: 320, height: 640 } });
+    const context = await site.browser.browser.newContext({ viewport: { width: 320, height: 640 } });
     await keepOnLoopback(context);
     const page = await context.newPage();
     for (const path of ["/", "/terms", "/councillors"]) {
-      await page.goto(`${base}${path}`);
+      await page.goto(`${site.base}${path}`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);
     }

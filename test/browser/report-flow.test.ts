@@ -2,19 +2,18 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type TestSmtp, startTestSmtp } from "../helpers/smtp.js";
 import { hasGpsTag, jpegWithGps } from "../helpers/images.js";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp } from "../helpers/app.js";
 import {
   axeViolations,
   browserAvailable,
   formatViolations,
   keepOnLoopback,
-  launchBrowser,
-  type TestBrowser,
   watchPageProblems,
+  browserSite,
 } from "../helpers/browser.js";
 
 /**
@@ -24,43 +23,44 @@ import {
  * and the status lookup, with axe on every step.
  */
 describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout: 120_000 }, () => {
-  let t: TestApp;
-  let browser: TestBrowser;
   let smtp: TestSmtp;
   let tiles: Server;
-  let base: string;
   let offset = 0;
 
-  beforeAll(async () => {
-    const tile = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#dfe8d8" } })
-      .png()
-      .toBuffer();
-    tiles = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "image/png", "access-control-allow-origin": "*" });
-      res.end(tile);
-    });
-    await new Promise<void>((resolve) => tiles.listen(0, "127.0.0.1", resolve));
-    const tilePort = (tiles.address() as AddressInfo).port;
-    smtp = await startTestSmtp();
-    t = await createTestApp("sqlite", {
-      seed: true,
-      now: () => new Date(Date.now() + offset),
-      env: {
-        SMTP_URL: smtp.url,
-        MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.png`,
-        MAP_TILE_ATTRIBUTION: "Test tiles",
-      },
-    });
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    for (const worker of t.app.civic.workers) worker.start();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await smtp?.close();
-    await new Promise((resolve) => tiles?.close(resolve));
+  const site = browserSite(
+    async () => {
+      const tile = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#dfe8d8" } })
+        .png()
+        .toBuffer();
+      tiles = createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "image/png", "access-control-allow-origin": "*" });
+        res.end(tile);
+      });
+      await new Promise<void>((resolve) => tiles.listen(0, "127.0.0.1", resolve));
+      const tilePort = (tiles.address() as AddressInfo).port;
+      smtp = await startTestSmtp();
+      const t = await createTestApp("sqlite", {
+        seed: true,
+        now: () => new Date(Date.now() + offset),
+        env: {
+          SMTP_URL: smtp.url,
+          MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.png`,
+          MAP_TILE_ATTRIBUTION: "Test tiles",
+        },
+      });
+      return {
+        ...t,
+        async close() {
+          await t.close();
+          await smtp.close();
+          await new Promise((resolve) => tiles.close(resolve));
+        },
+      };
+    },
+    { host: "127.0.0.1" },
+  );
+  beforeAll(() => {
+    for (const worker of site.app.civic.workers) worker.start();
   });
 
   const failures: string[] = [];
@@ -83,11 +83,11 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   }
 
   it("with the map (mouse), photos and an email: confirmation, email, public page without EXIF, status", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
     const problems = watchPageProblems(page);
 
-    await page.goto(`${base}/report`);
+    await page.goto(`${site.base}/report`);
     await axe(page, "category step");
     await page.getByLabel("Pothole").check();
     await page.getByRole("button", { name: "Continue" }).click();
@@ -141,7 +141,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     const full = await page.getAttribute(".report-photos a", "href");
     expect(thumb).toBeTruthy();
     for (const url of [thumb, full]) {
-      const res = await page.request.get(new URL(url as string, base).toString());
+      const res = await page.request.get(new URL(url as string, site.base).toString());
       expect(res.status()).toBe(200);
       const bytes = await res.body();
       const meta = await sharp(bytes).metadata();
@@ -152,7 +152,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
       expect((meta.height ?? 0) > (meta.width ?? 0)).toBe(true);
     }
 
-    await page.goto(`${base}/status`);
+    await page.goto(`${site.base}/status`);
     await axe(page, "status form");
     await page.getByLabel("Reference number").fill(reference.toLowerCase());
     await page.getByRole("button", { name: "Check status" }).click();
@@ -163,7 +163,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await expect.poll(() => page.textContent(".error-summary")).toContain("We could not find a report");
     await axe(page, "status unknown");
 
-    await page.goto(`${base}/reports`);
+    await page.goto(`${site.base}/reports`);
     await expect.poll(() => page.isVisible(".report-view-map")).toBe(true);
     expect(await page.textContent(".report-list")).toContain("Pothole by the bus stop");
     await axe(page, "reports list");
@@ -193,10 +193,10 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   });
 
   it("with the keyboard only: pan, drop the pin, move it; anonymous", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    await page.goto(`${base}/report?category=bus_shelter`);
+    await page.goto(`${site.base}/report?category=bus_shelter`);
     await expect.poll(() => page.isVisible("#report-map")).toBe(true);
     await page.focus("#report-map");
     await page.keyboard.press("ArrowRight");
@@ -223,7 +223,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await page.getByRole("button", { name: "Send report" }).click();
     await page.waitForURL(/\/report\/sent\//);
     const reference = (await page.textContent(".reference"))?.trim() ?? "";
-    const row = await t.app.civic.database.db
+    const row = await site.app.civic.database.db
       .selectFrom("reports")
       .selectAll()
       .where("reference", "=", reference)
@@ -235,14 +235,14 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   });
 
   it("with 'Use my location'", async () => {
-    const context = await browser.browser.newContext({
+    const context = await site.browser.browser.newContext({
       locale: "en-GB",
       geolocation: { latitude: 50.9878, longitude: -2.0425 },
       permissions: ["geolocation"],
     });
     await keepOnLoopback(context);
     const page = await context.newPage();
-    await page.goto(`${base}/report?category=litter_bin`);
+    await page.goto(`${site.base}/report?category=litter_bin`);
     await page.getByRole("button", { name: "Use my location" }).click();
     await expect.poll(() => page.textContent("#map-status")).toMatch(/Pin placed.*Church Lane/);
     expect(await coordinates(page)).toEqual({ lat: 50.9878, lng: -2.0425 });
@@ -250,16 +250,16 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   });
 
   it("shows same-category reports near the pin before sending", async () => {
-    const demo = await t.app.civic.database.db
+    const demo = await site.app.civic.database.db
       .selectFrom("reports")
       .select(["reference", "latitude", "longitude", "category_code", "title"])
       .where("status", "=", "open")
       .where("source", "=", "demo")
       .orderBy("id")
       .executeTakeFirstOrThrow();
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${base}/report?category=${demo.category_code}`);
+    await page.goto(`${site.base}/report?category=${demo.category_code}`);
     await page.evaluate(
       ([lat, lng]) => {
         (document.getElementById("lat") as HTMLInputElement).value = String(lat);
@@ -276,9 +276,9 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   });
 
   it("without JavaScript: the gazetteer instead of the map", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await site.browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(`${base}/report`);
+    await page.goto(`${site.base}/report`);
     await page.getByLabel("Damaged road sign").check();
     await page.getByRole("button", { name: "Continue" }).click();
     expect(await page.isVisible("#report-map")).toBe(false);
@@ -291,21 +291,21 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await page.getByRole("button", { name: "Send report" }).click();
     await page.waitForURL(/\/report\/sent\//);
     const reference = (await page.textContent(".reference"))?.trim() ?? "";
-    const row = await t.app.civic.database.db
+    const row = await site.app.civic.database.db
       .selectFrom("reports")
       .selectAll()
       .where("reference", "=", reference)
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ place_id: "church-lane", latitude: 50.9878, longitude: -2.0425 });
-    await page.goto(`${base}/reports/${reference}`);
+    await page.goto(`${site.base}/reports/${reference}`);
     expect(await page.textContent(".report-facts")).toContain("Church Lane: By the fingerpost at the top");
     await context.close();
   });
 
   it("shows validation errors linked to their fields, keeping every value", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${base}/report?category=pothole`);
+    await page.goto(`${site.base}/report?category=pothole`);
     await page.getByLabel("Description").fill("Something <b>bold</b>");
     await page.getByRole("textbox", { name: /Email address/ }).fill("not-an-email");
     await page.getByLabel(/Your name/).fill("Kept Name");
@@ -348,10 +348,10 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
   });
 
   it("still works when the map tiles cannot load", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     await context.route(/127\.0\.0\.1:\d+\/\d+\/\d+\/\d+\.png/, (route) => route.abort());
     const page = await context.newPage();
-    await page.goto(`${base}/report?category=graffiti`);
+    await page.goto(`${site.base}/report?category=graffiti`);
     await expect.poll(() => page.textContent("#map-status")).toMatch(/could not be loaded/);
     await page.click("#report-map", { position: { x: 150, y: 150 } });
     await expect.poll(() => page.textContent("#map-status")).toMatch(/Pin placed/);

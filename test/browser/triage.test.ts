@@ -1,15 +1,7 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AccountsHarness, accountsHarness, makeReport } from "../accounts/support.js";
-import {
-  browserAvailable,
-  freePort,
-  launchBrowser,
-  type TestBrowser,
-  watchPageProblems,
-  axeChecker,
-  addSessionCookie,
-} from "../helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { accountsHarness, makeReport } from "../accounts/support.js";
+import { browserAvailable, browserSite } from "../helpers/browser.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -18,40 +10,25 @@ import { signInAs } from "../helpers/staff.js";
  * states), the staff forms and the follow, confirm and unsubscribe pages used by keyboard without JavaScript.
  */
 describe.skipIf(!browserAvailable())("triage actions and following in Chromium", { timeout: 120_000 }, () => {
-  let h: AccountsHarness;
-  let browser: TestBrowser;
-  let base: string;
+  const site = browserSite((base) => accountsHarness("sqlite", { BASE_URL: base }));
   let original: string;
   let reference: string;
   let cookie: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    h = await accountsHarness("sqlite", { BASE_URL: base });
-    await h.app.listen({ port, host: "localhost" });
-    browser = await launchBrowser();
-    original = (await makeReport(h.app, { email: null })).reference;
-    reference = (await makeReport(h.app, { email: null })).reference;
-    cookie = (await signInAs(h.app, "admin@example.org", "admin")).cookie;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
+    original = (await makeReport(site.app, { email: null })).reference;
+    reference = (await makeReport(site.app, { email: null })).reference;
+    cookie = (await signInAs(site.app, "admin@example.org", "admin")).cookie;
   });
 
   it("the staff forms pass axe, show errors accessibly and work by keyboard without JavaScript", async () => {
-    const context = await browser.newContext();
-    await addSessionCookie(context, base, cookie);
-    const p = await context.newPage();
-    const problems = watchPageProblems(p);
-    const { failures, check } = axeChecker(p);
-    await p.goto(`${base}/admin/reports/${reference}`);
+    const { context, page: p, problems, failures, check } = await site.checkedPage(cookie);
+    await p.goto(`${site.base}/admin/reports/${reference}`);
     await check("staff view with the triage forms");
-    await p.goto(`${base}/admin/reports?assigned=me`);
+    await p.goto(`${site.base}/admin/reports?assigned=me`);
     await check("inbox filtered by assignee");
 
-    await p.goto(`${base}/admin/reports/${reference}`);
+    await p.goto(`${site.base}/admin/reports/${reference}`);
     await p.fill("#staff-original", reference);
     await p.click("button:has-text('Mark as a duplicate')");
     await p.waitForSelector(".error-summary");
@@ -59,15 +36,14 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     expect(await p.getAttribute("#staff-original", "aria-invalid")).toBe("true");
     await check("staff view with a duplicate error");
 
-    const noJs = await browser.newContext({ javaScriptEnabled: false });
-    await addSessionCookie(noJs, base, cookie);
+    const noJs = await site.newContext({ javaScriptEnabled: false, cookie: cookie });
     const q = await noJs.newPage();
-    await q.goto(`${base}/admin/reports/${reference}`);
+    await q.goto(`${site.base}/admin/reports/${reference}`);
     await q.focus("#staff-assignee");
     await q.selectOption("#staff-assignee", { label: "admin@example.org" });
     await q.keyboard.press("Tab");
     await q.keyboard.press("Enter");
-    await q.waitForURL(`${base}/admin/reports/${reference}?done=assign`);
+    await q.waitForURL(`${site.base}/admin/reports/${reference}?done=assign`);
     expect(await q.textContent("[role=status]")).toContain("The assignment is saved.");
 
     await q.focus("#staff-category");
@@ -76,7 +52,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await q.keyboard.type("Lamp post, not road.");
     await q.keyboard.press("Tab");
     await q.keyboard.press("Enter");
-    await q.waitForURL(`${base}/admin/reports/${reference}?done=category`);
+    await q.waitForURL(`${site.base}/admin/reports/${reference}?done=category`);
 
     await q.focus("#staff-original");
     await q.keyboard.type(original);
@@ -84,13 +60,13 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await q.keyboard.type("Reported twice.");
     await q.keyboard.press("Tab");
     await q.keyboard.press("Enter");
-    await q.waitForURL(`${base}/admin/reports/${reference}?done=duplicate`);
+    await q.waitForURL(`${site.base}/admin/reports/${reference}?done=duplicate`);
     expect(await q.textContent(".duplicate-links")).toContain(original);
     await noJs.close();
 
-    await p.goto(`${base}/admin/reports/${reference}?done=duplicate`);
+    await p.goto(`${site.base}/admin/reports/${reference}?done=duplicate`);
     await check("staff view of a duplicate");
-    await p.goto(`${base}/reports/${original}`);
+    await p.goto(`${site.base}/reports/${original}`);
     expect(await p.textContent(".duplicate-links")).toContain(reference);
     await check("public page of an original with its duplicate");
 
@@ -101,9 +77,9 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
 
   /** The newest mail to `to` whose text matches `pattern` (runs the outbox until it arrives). */
   async function mailMatching(to: string, pattern: RegExp): Promise<string> {
-    const worker = h.app.civic.workers.find((w) => w.name === "mail-outbox") as OutboxWorker;
+    const worker = site.app.civic.workers.find((w) => w.name === "mail-outbox") as OutboxWorker;
     for (let i = 0; i < 200; i++) {
-      const found = h.smtp.received
+      const found = site.harness.smtp.received
         .filter((m) => m.to.includes(to))
         .map((m) => pattern.exec(m.parsed.text ?? "")?.[1])
         .filter((x): x is string => !!x);
@@ -116,8 +92,8 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
 
   /** Follows `original` as `email` in `page`, confirms and stops the updates: by keyboard, or with axe checks. */
   async function followFlow(page: Page, email: string, check?: (label: string) => Promise<void>) {
-    await page.goto(`${base}/reports/${original}`);
-    h.advance(4_000);
+    await page.goto(`${site.base}/reports/${original}`);
+    site.harness.advance(4_000);
     await page.focus("#follow-email");
     await page.keyboard.type(email);
     await page.keyboard.press("Tab");
@@ -145,13 +121,10 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
   }
 
   it("follows a report, confirms and stops the updates by keyboard with and without JavaScript; axe-clean", async () => {
-    const withJs = await browser.newContext();
-    const p = await withJs.newPage();
-    const problems = watchPageProblems(p);
-    const { failures, check } = axeChecker(p);
-    await p.goto(`${base}/reports/${original}`);
+    const { context: withJs, page: p, problems, failures, check } = await site.checkedPage();
+    await p.goto(`${site.base}/reports/${original}`);
     await check("report page with the follow form");
-    h.advance(4_000);
+    site.harness.advance(4_000);
     await p.fill("#follow-email", "not an address");
     await p.click("button:has-text('Get updates')");
     await p.waitForSelector(".error-summary");
@@ -159,17 +132,17 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await check("follow form with an error");
 
     await followFlow(p, "js-fan@example.org", check);
-    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const noJs = await site.browser.newContext({ javaScriptEnabled: false });
     const q = await noJs.newPage();
     await followFlow(q, "fan@example.org");
 
-    const moderator = await signInAs(h.app, "mod@example.org", "moderator");
+    const moderator = await signInAs(site.app, "mod@example.org", "moderator");
     const admin = `/admin/reports/${original}`;
     await moderator.post(`${admin}/status`, { status: "investigating", note: "Looking.", expected: "open" }, admin);
     await stopFlow(p, "js-fan@example.org", check);
     await stopFlow(q, "fan@example.org");
     await noJs.close();
-    const followers = await h.app.civic.database.db.selectFrom("report_followers").selectAll().execute();
+    const followers = await site.app.civic.database.db.selectFrom("report_followers").selectAll().execute();
     expect(followers).toEqual([]);
 
     expect(failures, failures.join("\n\n")).toEqual([]);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -7,13 +7,13 @@ import pg from "pg";
 import { describe, inject } from "vitest";
 import { type AppOptions, buildApp } from "../../src/app.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { type Database, type Dialect, openDatabase } from "../../src/core/db/database.js";
+import { type Database, type Dialect, openDatabase, sqlitePath } from "../../src/core/db/database.js";
 import { migrateToLatest } from "../../src/core/db/migrations/index.js";
 import { testDialects } from "./dialects.js";
 
 export { testDialects };
 
-/** A fresh, empty database of the given kind: SQLite in a temp dir, or a new database in the test cluster. */
+/** A fresh database of the given kind: SQLite in a temp dir, or a new database in the test cluster. */
 export interface TestDatabase {
   dialect: Dialect;
   database: Database;
@@ -25,29 +25,31 @@ export interface TestDatabase {
   cleanup(): Promise<void>;
 }
 
+/**
+ * A fresh database with every migration applied, copied from this worker's template (see `templates`); with
+ * `{ migrate: false }`, an empty one.
+ */
 export async function createTestDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "civic-test-"));
+  const migrate = options.migrate ?? true;
   let url: string | null = null;
   let dropDatabase = async () => {};
   if (dialect === "postgres") {
     const adminUrl = inject("postgresAdminUrl");
     if (!adminUrl) throw new Error("PostgreSQL is not running for this test run (TEST_DB excludes it)");
+    const template = migrate ? await postgresTemplate(adminUrl) : null;
     const name = `test_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    url = adminUrl.replace(/\/postgres$/, `/${name}`);
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    await adminQuery(adminUrl, `create database ${name}${template ? ` template ${template} strategy file_copy` : ""}`);
+    url = databaseUrl(adminUrl, name);
+    dropDatabase = () => adminQuery(adminUrl, `drop database if exists ${name} with (force)`);
+  } else if (migrate) {
+    const template = await sqliteTemplate();
+    for (const suffix of ["", "-wal"]) {
+      if (existsSync(`${template}${suffix}`)) copyFileSync(`${template}${suffix}`, `${sqlitePath(dataDir)}${suffix}`);
+    }
   }
   const open = () => openDatabase({ databaseUrl: url, dataDir, poolSize: 5 });
   const database = open();
-  if (options.migrate ?? true) await migrateToLatest(database.db);
   return {
     dialect,
     database,
@@ -61,6 +63,69 @@ export async function createTestDatabase(dialect: Dialect, options: { migrate?: 
     },
   };
 }
+
+/**
+ * Migrated databases to copy, made once per worker process and dialect: running every migration for each of the
+ * suite's databases cost more than most of the tests on them. A test database from a template is the same as one
+ * migrated in place (an empty database plus the migrations' own rows); `{ migrate: false }` still gives an empty one.
+ */
+const templates = new Map<Dialect, Promise<string>>();
+
+/** The path of a migrated SQLite file, closed (so no connection writes to it while it is copied). */
+function sqliteTemplate(): Promise<string> {
+  let template = templates.get("sqlite");
+  if (!template) {
+    template = (async () => {
+      const dir = mkdtempSync(join(tmpdir(), "civic-template-"));
+      process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+      const database = openDatabase({ databaseUrl: null, dataDir: dir });
+      try {
+        await migrateToLatest(database.db);
+      } finally {
+        // The last connection to close checkpoints the WAL into the file; a WAL left over is copied with it.
+        await database.close();
+      }
+      return sqlitePath(dir);
+    })();
+    templates.set("sqlite", template);
+  }
+  return template;
+}
+
+/**
+ * The name of a migrated PostgreSQL database to copy with CREATE DATABASE … TEMPLATE, which needs it to have no
+ * connections: its pool is closed once it is migrated, and only this worker process copies it.
+ */
+function postgresTemplate(adminUrl: string): Promise<string> {
+  let template = templates.get("postgres");
+  if (!template) {
+    template = (async () => {
+      const name = `template_${process.pid}_${randomBytes(4).toString("hex")}`;
+      await adminQuery(adminUrl, `create database ${name}`);
+      const database = openDatabase({ databaseUrl: databaseUrl(adminUrl, name), dataDir: tmpdir(), poolSize: 1 });
+      try {
+        await migrateToLatest(database.db);
+      } finally {
+        await database.close();
+      }
+      return name;
+    })();
+    templates.set("postgres", template);
+  }
+  return template;
+}
+
+async function adminQuery(adminUrl: string, query: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(query);
+  } finally {
+    await admin.end();
+  }
+}
+
+const databaseUrl = (adminUrl: string, name: string) => adminUrl.replace(/\/postgres$/, `/${name}`);
 
 /** A valid configuration for tests, from an environment like the one a user would set. */
 export function testConfig(dataDir: string, env: Record<string, string | undefined> = {}): Config {
@@ -91,7 +156,8 @@ export async function createTestApp(
     routes?: (app: FastifyInstance) => void;
   } & Omit<AppOptions, "database"> = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase(dialect, { migrate: false });
+  // Migrated from the template: buildApp's own migration run then finds nothing to do.
+  const db = await createTestDatabase(dialect);
   const config = testConfig(db.dataDir, {
     SEED_DEMO: options.seed ? "true" : "false",
     ...(db.url ? { DATABASE_URL: db.url } : {}),

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
+import type { FastifyInstance } from "fastify";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { freePort } from "../setup/postgres.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -133,14 +135,92 @@ export function watchPageProblems(page: Page): string[] {
   return problems;
 }
 
-/** A TCP port that is free on 127.0.0.1 right now, for a test server that a browser visits. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+/** What a browser test serves: a test app, or a harness around one, closed with it. */
+export interface Served {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** A browser test file's app, listening, and Chromium (see browserSite). */
+export interface BrowserSite<H extends Served> {
+  /** What the file's `start` returned: its TestApp or harness. */
+  readonly harness: H;
+  readonly app: FastifyInstance;
+  /** Where the app listens, e.g. http://localhost:41234. */
+  readonly base: string;
+  readonly browser: TestBrowser;
+  /** A new context of the browser, signed in with `cookie` (a Cookie header value, as SignedIn.cookie) if given. */
+  newContext(options?: { cookie?: string; javaScriptEnabled?: boolean }): Promise<BrowserContext>;
+  /**
+   * A page in a new context (signed in with `cookie` if given) whose problems (CSP violations, script errors) and
+   * axe failures (`check`) are collected.
+   */
+  checkedPage(cookie?: string): Promise<CheckedPage>;
+}
+
+export interface CheckedPage {
+  context: BrowserContext;
+  page: Page;
+  /** See watchPageProblems. */
+  problems: string[];
+  /** See axeChecker. */
+  failures: string[];
+  check(label: string): Promise<void>;
+}
+
+/**
+ * The set-up every browser test file shares, registered as its beforeAll and afterAll: a free port on `host`,
+ * `start(base)` building the app (with `base` as its BASE_URL where its pages' absolute addresses must be the ones
+ * the browser visits; otherwise it may ignore it), the app listening there, and Chromium; afterwards Chromium and
+ * the app are closed. The default host, localhost, is a secure context whose name is a valid WebAuthn relying-party
+ * id, unlike 127.0.0.1.
+ */
+export function browserSite<H extends Served>(
+  start: (base: string) => Promise<H>,
+  options: { host?: "localhost" | "127.0.0.1" } = {},
+): BrowserSite<H> {
+  const host = options.host ?? "localhost";
+  let harness: H | undefined;
+  let browser: TestBrowser | undefined;
+  let base: string | undefined;
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://${host}:${port}`;
+    harness = await start(base);
+    await harness.app.listen({ port, host });
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
   });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the browser site is used before its beforeAll has run");
+    return value;
+  };
+  const newContext: BrowserSite<H>["newContext"] = async ({ cookie, ...options } = {}) => {
+    const context = await ready(browser).newContext(options);
+    if (cookie !== undefined) await addSessionCookie(context, ready(base), cookie);
+    return context;
+  };
+  return {
+    get harness() {
+      return ready(harness);
+    },
+    get app() {
+      return ready(harness).app;
+    },
+    get base() {
+      return ready(base);
+    },
+    get browser() {
+      return ready(browser);
+    },
+    newContext,
+    async checkedPage(cookie) {
+      const context = await newContext({ cookie });
+      const page = await context.newPage();
+      return { context, page, problems: watchPageProblems(page), ...axeChecker(page) };
+    },
+  };
 }

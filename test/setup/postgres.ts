@@ -35,13 +35,17 @@ function which(cmd: string): string | null {
   return found.stdout.trim() || null;
 }
 
+/** Tiers (vitest.config.ts) whose tests open no database: a run of only these needs no cluster. */
+const DATABASE_FREE_PROJECTS = new Set(["fast"]);
+
 /**
  * Starts a throwaway PostgreSQL cluster (initdb + pg_ctl from Debian's postgresql package) in a temp dir on a free
- * port for the whole test run, and removes it afterwards. PostgreSQL refuses to run as root, so as root the cluster
- * runs as the `postgres` system user.
+ * port for the whole test run, and removes it afterwards. It is the root project's global setup, so it runs once for
+ * every tier. PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` system user.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (!testDialects().includes("postgres")) {
+  const needed = project.vitest.projects.some((p) => !DATABASE_FREE_PROJECTS.has(p.name));
+  if (!needed || !testDialects().includes("postgres")) {
     project.provide("postgresAdminUrl", "");
     return async () => {};
   }
