@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { Static } from "typebox";
@@ -92,7 +93,8 @@ const API_DESCRIPTION = `Open data about local businesses as schema.org JSON-LD.
  * Registered without encapsulation so that its CORS headers also reach /api/v1 errors and unknown /api/v1 paths.
  */
 export const businessRoutes = fp(
-  async function businessRoutes(app: FastifyInstance): Promise<void> {
+  async function businessRoutes(root: FastifyInstance): Promise<void> {
+    const app = root.withTypeProvider<TypeBoxTypeProvider>();
     const civic = app.civic;
     const dataset = new BusinessDataset(civic.database.db, civic.config.baseUrl);
     datasets.set(civic, dataset);
@@ -116,16 +118,14 @@ export const businessRoutes = fp(
      * Runs `respond` with the current snapshot: synchronously when it was checked recently (the hot path does not
      * wait on a promise), otherwise after the check.
      */
-    const withSnapshot =
-      (respond: (snap: Snapshot, request: FastifyRequest, reply: FastifyReply) => FastifyReply) =>
-      (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
-        const snap = dataset.fresh();
-        if (snap) {
-          respond(snap, request, reply);
-          return undefined;
-        }
-        return dataset.current().then((s) => respond(s, request, reply));
-      };
+    const withSnapshot = (respond: (snap: Snapshot) => FastifyReply): Promise<FastifyReply> | undefined => {
+      const snap = dataset.fresh();
+      if (snap) {
+        respond(snap);
+        return undefined;
+      }
+      return dataset.current().then(respond);
+    };
 
     app.addHook("onRequest", (request, reply, done) => {
       if (isOpenDataUrl(request.url)) reply.headers(CORS_HEADERS);
@@ -172,12 +172,13 @@ export const businessRoutes = fp(
           },
         },
       },
-      withSnapshot((snap, request, reply) => {
-        const { filters, search } = request.url.includes("?")
-          ? listFilters(request.query as Static<typeof ListQuery>)
-          : { filters: {}, search: "" };
-        return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
-      }),
+      (request, reply) =>
+        withSnapshot((snap) => {
+          const { filters, search } = request.url.includes("?")
+            ? listFilters(request.query)
+            : { filters: {}, search: "" };
+          return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
+        }),
     );
 
     app.get(
@@ -198,24 +199,25 @@ export const businessRoutes = fp(
           },
         },
       },
-      withSnapshot((snap, request, reply) => {
-        const { id } = request.params as Static<typeof IdParams>;
-        const entry = snap.byId.get(id);
-        if (!entry) {
-          const deletedAt = snap.deleted.get(id);
-          if (deletedAt) {
+      (request, reply) =>
+        withSnapshot((snap) => {
+          const { id } = request.params;
+          const entry = snap.byId.get(id);
+          if (!entry) {
+            const deletedAt = snap.deleted.get(id);
+            if (deletedAt) {
+              throw new AppError(
+                "gone",
+                `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+              );
+            }
             throw new AppError(
-              "gone",
-              `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+              "not_found",
+              `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
             );
           }
-          throw new AppError(
-            "not_found",
-            `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
-          );
-        }
-        return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
-      }),
+          return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+        }),
     );
 
     app.get(
@@ -236,7 +238,7 @@ export const businessRoutes = fp(
         },
       },
       async (request, reply) => {
-        const since = parseSince((request.query as Static<typeof DiffQuery>).since);
+        const since = parseSince(request.query.since);
         const snap = await snapshot();
         const diff = await snap.diff(civic.database.db, since);
         return sendPrepared(request, reply, diff, { cacheControl: DIFF_CACHE_CONTROL });
@@ -258,7 +260,7 @@ export const businessRoutes = fp(
           },
         },
       },
-      withSnapshot((snap, request, reply) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
+      (request, reply) => withSnapshot((snap) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
     );
 
     await app.register(businessPages, { dataset });
