@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
@@ -44,7 +45,8 @@ const NOTICES: Record<string, string> = {
 };
 
 /** /account and the forms on it. */
-export async function accountRoutes(app: FastifyInstance): Promise<void> {
+export async function accountRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const civic = app.civic;
   const db = () => civic.database.db;
 
@@ -112,7 +114,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const viewer = requireViewer(request, reply);
       if (!viewer) return reply;
-      const key = (request.query as { done?: string }).done ?? "";
+      const key = request.query.done ?? "";
       return showAccount(request, reply, viewer, { notice: Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined });
     },
   );

@@ -1,5 +1,5 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { clearDeviceCache } from "../core/http/private-responses.js";
@@ -23,6 +23,7 @@ import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
+import { LinkTokenParams } from "./link-page.js";
 import { DOWNLOAD_LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
@@ -32,7 +33,8 @@ const EXPIRED = "This link has expired. Ask for a new one on the “Your persona
 const EXPORT_RETRY_AFTER_SECONDS = 30;
 
 /** /account/reports, /account/data, /account/delete and /my-data (the same rights without an account). */
-export async function dataRoutes(app: FastifyInstance): Promise<void> {
+export async function dataRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const civic = app.civic;
   const db = () => civic.database.db;
   /** Downloads being streamed in this process (MAX_CONCURRENT_EXPORTS); one more is answered 503. */
@@ -248,42 +250,38 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     return renderPage(request, reply, "Check your email", () => <MyDataSentPage />);
   });
 
-  app.get(
-    "/my-data/open/:token",
-    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
-    async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const found = await tokenSubject(token);
-      // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
-      // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
-      reply.header("referrer-policy", "same-origin");
-      if (!found) {
-        return renderPage(
-          request,
-          reply,
-          "Your personal data",
-          (ctx) => (
-            <ConfirmLinkPage
-              csrfToken={ctx.csrfToken}
-              token={null}
-              action=""
-              title="Your personal data"
-              intro=""
-              button=""
-              expired={EXPIRED}
-            />
-          ),
-          { status: 410 },
-        );
-      }
-      // Opened while signed in: the link proves this address is the account holder's too, so their account's data
-      // download and erasure find what is held under it from now on (unless it is another account's address).
-      if (request.viewer && found.subject.accountId === null) {
-        await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
-      }
-      return choices(request, reply, found.subject, { token });
-    },
-  );
+  app.get("/my-data/open/:token", { schema: { hide: true, params: LinkTokenParams } }, async (request, reply) => {
+    const { token } = request.params;
+    const found = await tokenSubject(token);
+    // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
+    // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
+    reply.header("referrer-policy", "same-origin");
+    if (!found) {
+      return renderPage(
+        request,
+        reply,
+        "Your personal data",
+        (ctx) => (
+          <ConfirmLinkPage
+            csrfToken={ctx.csrfToken}
+            token={null}
+            action=""
+            title="Your personal data"
+            intro=""
+            button=""
+            expired={EXPIRED}
+          />
+        ),
+        { status: 410 },
+      );
+    }
+    // Opened while signed in: the link proves this address is the account holder's too, so their account's data
+    // download and erasure find what is held under it from now on (unless it is another account's address).
+    if (request.viewer && found.subject.accountId === null) {
+      await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
+    }
+    return choices(request, reply, found.subject, { token });
+  });
 
   /** The my-data forms carry the link's token; each checks it is still valid. */
   async function withToken(

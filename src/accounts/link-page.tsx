@@ -1,9 +1,16 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { EmailChallengesTable } from "../core/db/schema.js";
 import { findByToken } from "./challenges.js";
 import { renderPage, safeNext } from "./page.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
+
+/**
+ * Path parameters `{ token }` of the accounts' emailed links (sign-in, email change, my data). Their tokens are 43
+ * characters (core/tokens.ts); these addresses have always answered 404 past 100, a little tighter than TokenParams.
+ */
+export const LinkTokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
 
 /**
  * GET `{path}/{token}`: the page an emailed single-use link opens. It only shows a button that POSTs the token to
@@ -24,18 +31,18 @@ export function linkPage(
   },
 ): void {
   const civic = app.civic;
-  app.get(
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     `${page.path}/:token`,
     {
       schema: {
         hide: true,
-        params: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        params: LinkTokenParams,
         querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }),
       },
     },
     async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const next = safeNext((request.query as { next?: string }).next ?? "");
+      const { token } = request.params;
+      const next = safeNext(request.query.next ?? "");
       const live = page.isLive
         ? await page.isLive(token)
         : page.purpose !== undefined &&

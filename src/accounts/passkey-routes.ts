@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { notFound } from "../core/http/errors.js";
@@ -27,7 +28,6 @@ const CEREMONY = Type.Object(
   },
   { additionalProperties: false },
 );
-type Ceremony = { _csrf: string; handle?: string; response?: unknown; name?: string; next?: string };
 
 function refuse(reply: FastifyReply, status: number, message: string) {
   return reply.code(status).header("cache-control", "no-store").send({ error: message });
@@ -39,7 +39,8 @@ function nextToken(request: FastifyRequest): string {
 }
 
 /** Passkey registration (signed in) and passkey sign-in; used by the passkeys.js bundle. */
-export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
+export async function passkeyRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const civic = app.civic;
   const limited = async (reply: FastifyReply, client: string) => {
     try {
@@ -73,7 +74,7 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
     if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
     const stale = notRecent(request, reply);
     if (stale) return stale;
-    const body = request.body as Ceremony;
+    const { body } = request;
     const name = cleanName(body.name ?? "").slice(0, PASSKEY_NAME_MAX);
     const problem = await registerPasskey(civic, request.viewer, body.handle, body.response, name);
     if (problem) return refuse(reply, 400, problem);
@@ -89,7 +90,7 @@ export async function passkeyRoutes(app: FastifyInstance): Promise<void> {
 
   app.post("/sign-in/passkey", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
     if (await limited(reply, requestClient(request))) return refuse(reply, 429, LIMIT_MESSAGE);
-    const body = request.body as Ceremony;
+    const { body } = request;
     const account = await verifyPasskeySignIn(civic, body.handle, body.response);
     if (!account) return refuse(reply, 400, "That passkey did not work here. Try again, or sign in by email.");
     if (account.suspended_at) {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Problem } from "../core/web/forms.js";
@@ -18,7 +19,8 @@ import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
 /** /sign-in (email link and code, password), /sign-in/link/{token}, /sign-out. */
-export async function signInRoutes(app: FastifyInstance): Promise<void> {
+export async function signInRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const civic = app.civic;
 
   function signInForm(
@@ -79,7 +81,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const query = request.query as { next?: string; again?: string };
+      const query = request.query;
       const next = safeNext(query.next ?? "");
       const notice = query.again === "1" ? SIGN_IN_AGAIN : undefined;
       return signInForm(request, reply, { email: "", passwordEmail: "", next }, [], 200, notice);

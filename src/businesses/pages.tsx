@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { pageContext } from "../core/context.js";
@@ -7,6 +8,7 @@ import { sendPage } from "../core/web/render.js";
 import type { BusinessDataset, Entry, Snapshot } from "./dataset.js";
 import { businessJsonLd, jsonForScript } from "./jsonld.js";
 import { type BusinessRecord, DAYS, type OpeningHours } from "./model.js";
+import { IdParams } from "./schemas.js";
 import { isLocalBusinessType, selfAndAncestors, typeLabel } from "./vocabulary.js";
 
 const PAGE_SIZE = 50;
@@ -53,12 +55,13 @@ function pageHref(query: Record<string, string>, page: number): string {
 }
 
 /** /businesses (the searchable directory) and /businesses/{id} (one business, with its JSON-LD embedded). */
-export async function businessPages(app: FastifyInstance, options: { dataset: BusinessDataset }): Promise<void> {
+export async function businessPages(root: FastifyInstance, options: { dataset: BusinessDataset }): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { dataset } = options;
   const snapshot = () => dataset.fresh() ?? dataset.current();
 
   app.get("/businesses", { schema: { hide: true, querystring: DirectoryQuery } }, async (request, reply) => {
-    const query = request.query as { q?: string; category?: string; schemaType?: string; page?: string };
+    const query = request.query;
     const snap = await snapshot();
     const q = query.q?.trim() ?? "";
     const category = query.category?.trim() ?? "";
@@ -205,160 +208,156 @@ export async function businessPages(app: FastifyInstance, options: { dataset: Bu
     );
   });
 
-  app.get(
-    "/businesses/:id",
-    { schema: { hide: true, params: Type.Object({ id: Type.String({ maxLength: 200 }) }) } },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const snap = await snapshot();
-      const entry = snap.byId.get(id);
-      if (!entry) {
-        if (snap.deleted.has(id)) throw new AppError("gone", "This business is no longer in the directory.");
-        throw new AppError("not_found", "There is no business at this address.");
-      }
-      const b = entry.record;
-      const config = app.civic.config;
-      const ctx = pageContext(request);
-      const jsonLd = jsonForScript(businessJsonLd(b, config.baseUrl));
-      const days = hoursByDay(b.openingHours);
-      const osm = b.geo
-        ? `https://www.openstreetmap.org/?mlat=${b.geo.latitude}&mlon=${b.geo.longitude}#map=18/${b.geo.latitude}/${b.geo.longitude}`
-        : null;
-      return sendPage(
-        reply,
-        <Layout
-          ctx={ctx}
-          title={b.name}
-          description={b.description ?? `${b.name}: ${b.category}`}
-          styles={b.geo ? ["leaflet.css"] : []}
-          scripts={b.geo ? ["business-map.js"] : []}
-          head={<script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} />}
-        >
-          <p>
-            <a href="/businesses">All businesses</a>
-          </p>
-          <h1>{b.name}</h1>
-          {b.description ? <p class="lead">{b.description}</p> : null}
-          <dl class="business-details">
-            <dt>Category</dt>
-            <dd>
-              <a href={`/businesses?category=${encodeURIComponent(b.category)}`}>{b.category}</a>
-            </dd>
-            <dt>Type of business</dt>
-            <dd>{typeLabel(b.schemaType)}</dd>
-            <dt>Address</dt>
-            <dd>
-              <address>
-                {[b.address.streetAddress, b.address.addressLocality, b.address.addressRegion, b.address.postalCode]
-                  .filter((line): line is string => Boolean(line))
-                  .map((line, i) => (
-                    <span key={i}>
-                      {i > 0 ? <br /> : null}
-                      {line}
-                    </span>
-                  ))}
-                {b.address.streetAddress || b.address.postalCode ? null : "Not known"}
-              </address>
-            </dd>
-            {b.telephone ? (
-              <>
-                <dt>Telephone</dt>
-                <dd>
-                  <a href={`tel:${b.telephone.replace(/[^+0-9]/g, "")}`}>{b.telephone}</a>
-                </dd>
-              </>
-            ) : null}
-            {b.email ? (
-              <>
-                <dt>Email</dt>
-                <dd>
-                  <a href={`mailto:${b.email}`}>{b.email}</a>
-                </dd>
-              </>
-            ) : null}
-            {b.url ? (
-              <>
-                <dt>Website</dt>
-                <dd>
-                  <a href={b.url} rel="noopener">
-                    {b.url.replace(/^https?:\/\//, "")}
-                  </a>
-                </dd>
-              </>
-            ) : null}
-            {b.sameAs.length > 0 ? (
-              <>
-                <dt>Also on</dt>
-                <dd>
-                  <ul>
-                    {b.sameAs.map((s) => (
-                      <li key={s}>
-                        <a href={s} rel="noopener">
-                          {s.replace(/^https?:\/\//, "")}
-                        </a>
-                      </li>
-                    ))}
-                  </ul>
-                </dd>
-              </>
-            ) : null}
-          </dl>
-
-          <h2>Opening hours</h2>
-          {b.openingHours.length > 0 ? (
-            <table class="opening-hours">
-              <caption class="visually-hidden">Opening hours of {b.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col">Open</th>
-                </tr>
-              </thead>
-              <tbody>
-                {days.map((d) => (
-                  <tr key={d.day}>
-                    <th scope="row">{d.day}</th>
-                    <td>{d.times ?? "Closed"}</td>
-                  </tr>
+  app.get("/businesses/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const snap = await snapshot();
+    const entry = snap.byId.get(id);
+    if (!entry) {
+      if (snap.deleted.has(id)) throw new AppError("gone", "This business is no longer in the directory.");
+      throw new AppError("not_found", "There is no business at this address.");
+    }
+    const b = entry.record;
+    const config = app.civic.config;
+    const ctx = pageContext(request);
+    const jsonLd = jsonForScript(businessJsonLd(b, config.baseUrl));
+    const days = hoursByDay(b.openingHours);
+    const osm = b.geo
+      ? `https://www.openstreetmap.org/?mlat=${b.geo.latitude}&mlon=${b.geo.longitude}#map=18/${b.geo.latitude}/${b.geo.longitude}`
+      : null;
+    return sendPage(
+      reply,
+      <Layout
+        ctx={ctx}
+        title={b.name}
+        description={b.description ?? `${b.name}: ${b.category}`}
+        styles={b.geo ? ["leaflet.css"] : []}
+        scripts={b.geo ? ["business-map.js"] : []}
+        head={<script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} />}
+      >
+        <p>
+          <a href="/businesses">All businesses</a>
+        </p>
+        <h1>{b.name}</h1>
+        {b.description ? <p class="lead">{b.description}</p> : null}
+        <dl class="business-details">
+          <dt>Category</dt>
+          <dd>
+            <a href={`/businesses?category=${encodeURIComponent(b.category)}`}>{b.category}</a>
+          </dd>
+          <dt>Type of business</dt>
+          <dd>{typeLabel(b.schemaType)}</dd>
+          <dt>Address</dt>
+          <dd>
+            <address>
+              {[b.address.streetAddress, b.address.addressLocality, b.address.addressRegion, b.address.postalCode]
+                .filter((line): line is string => Boolean(line))
+                .map((line, i) => (
+                  <span key={i}>
+                    {i > 0 ? <br /> : null}
+                    {line}
+                  </span>
                 ))}
-              </tbody>
-            </table>
-          ) : (
-            <p>Opening hours are not known. Please contact the business.</p>
-          )}
-
-          {b.geo ? (
+              {b.address.streetAddress || b.address.postalCode ? null : "Not known"}
+            </address>
+          </dd>
+          {b.telephone ? (
             <>
-              <h2>Location</h2>
-              <div
-                id="business-map"
-                class="map"
-                hidden
-                data-lat={String(b.geo.latitude)}
-                data-lng={String(b.geo.longitude)}
-                data-name={b.name}
-                data-tile-url={config.map.tileUrl}
-                data-attribution={config.map.tileAttribution}
-              />
-              <p>
-                {b.name} is at {addressLine(b) || "the marked place"}.{" "}
-                {osm ? (
-                  <a href={osm} rel="noopener">
-                    View on OpenStreetMap
-                  </a>
-                ) : null}
-              </p>
+              <dt>Telephone</dt>
+              <dd>
+                <a href={`tel:${b.telephone.replace(/[^+0-9]/g, "")}`}>{b.telephone}</a>
+              </dd>
             </>
           ) : null}
-          <p class="muted">
-            Something wrong or out of date? Tell the volunteers at{" "}
-            <a href={`mailto:${app.civic.site.contactEmail}?subject=${encodeURIComponent(`Directory: ${b.name}`)}`}>
-              {app.civic.site.contactEmail}
-            </a>
-            . Data: <a href={`/api/v1/businesses/${b.id}`}>this business as JSON-LD</a>.
-          </p>
-        </Layout>,
-      );
-    },
-  );
+          {b.email ? (
+            <>
+              <dt>Email</dt>
+              <dd>
+                <a href={`mailto:${b.email}`}>{b.email}</a>
+              </dd>
+            </>
+          ) : null}
+          {b.url ? (
+            <>
+              <dt>Website</dt>
+              <dd>
+                <a href={b.url} rel="noopener">
+                  {b.url.replace(/^https?:\/\//, "")}
+                </a>
+              </dd>
+            </>
+          ) : null}
+          {b.sameAs.length > 0 ? (
+            <>
+              <dt>Also on</dt>
+              <dd>
+                <ul>
+                  {b.sameAs.map((s) => (
+                    <li key={s}>
+                      <a href={s} rel="noopener">
+                        {s.replace(/^https?:\/\//, "")}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+
+        <h2>Opening hours</h2>
+        {b.openingHours.length > 0 ? (
+          <table class="opening-hours">
+            <caption class="visually-hidden">Opening hours of {b.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Open</th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d) => (
+                <tr key={d.day}>
+                  <th scope="row">{d.day}</th>
+                  <td>{d.times ?? "Closed"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p>Opening hours are not known. Please contact the business.</p>
+        )}
+
+        {b.geo ? (
+          <>
+            <h2>Location</h2>
+            <div
+              id="business-map"
+              class="map"
+              hidden
+              data-lat={String(b.geo.latitude)}
+              data-lng={String(b.geo.longitude)}
+              data-name={b.name}
+              data-tile-url={config.map.tileUrl}
+              data-attribution={config.map.tileAttribution}
+            />
+            <p>
+              {b.name} is at {addressLine(b) || "the marked place"}.{" "}
+              {osm ? (
+                <a href={osm} rel="noopener">
+                  View on OpenStreetMap
+                </a>
+              ) : null}
+            </p>
+          </>
+        ) : null}
+        <p class="muted">
+          Something wrong or out of date? Tell the volunteers at{" "}
+          <a href={`mailto:${app.civic.site.contactEmail}?subject=${encodeURIComponent(`Directory: ${b.name}`)}`}>
+            {app.civic.site.contactEmail}
+          </a>
+          . Data: <a href={`/api/v1/businesses/${b.id}`}>this business as JSON-LD</a>.
+        </p>
+      </Layout>,
+    );
+  });
 }

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Static } from "typebox";
 import { isStorableInstant } from "../core/calendar.js";
@@ -88,7 +89,8 @@ const API_DESCRIPTION = `Open data about local businesses as schema.org JSON-LD.
  * directory pages. The API and the export are encapsulated plugins under their prefixes, each with its own CORS hook,
  * preflight and problem+json error handling, so errors and unknown paths there get them too.
  */
-export async function businessRoutes(app: FastifyInstance): Promise<void> {
+export async function businessRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const civic = app.civic;
   const dataset = new BusinessDataset(civic.database.db, civic.config.baseUrl);
   datasets.set(civic, dataset);
@@ -112,16 +114,14 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
    * Runs `respond` with the current snapshot: synchronously when it was checked recently (the hot path does not
    * wait on a promise), otherwise after the check.
    */
-  const withSnapshot =
-    (respond: (snap: Snapshot, request: FastifyRequest, reply: FastifyReply) => FastifyReply) =>
-    (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
-      const snap = dataset.fresh();
-      if (snap) {
-        respond(snap, request, reply);
-        return undefined;
-      }
-      return dataset.current().then((s) => respond(s, request, reply));
-    };
+  const withSnapshot = (respond: (snap: Snapshot) => FastifyReply): Promise<FastifyReply> | undefined => {
+    const snap = dataset.fresh();
+    if (snap) {
+      respond(snap);
+      return undefined;
+    }
+    return dataset.current().then(respond);
+  };
 
   // Preflight: anything a browser may ask for is allowed; no credentials are involved.
   const preflight = { schema: { hide: true }, config: { csrf: false } };
@@ -155,7 +155,8 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
   const prepared = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
   await app.register(
-    async (app) => {
+    async (scope) => {
+      const app = scope.withTypeProvider<TypeBoxTypeProvider>();
       openData(app);
       app.get(
         "/businesses",
@@ -173,12 +174,13 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
             },
           },
         },
-        withSnapshot((snap, request, reply) => {
-          const { filters, search } = request.url.includes("?")
-            ? listFilters(request.query as Static<typeof ListQuery>)
-            : { filters: {}, search: "" };
-          return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
-        }),
+        (request, reply) =>
+          withSnapshot((snap) => {
+            const { filters, search } = request.url.includes("?")
+              ? listFilters(request.query)
+              : { filters: {}, search: "" };
+            return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
+          }),
       );
 
       app.get(
@@ -199,24 +201,25 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
             },
           },
         },
-        withSnapshot((snap, request, reply) => {
-          const { id } = request.params as Static<typeof IdParams>;
-          const entry = snap.byId.get(id);
-          if (!entry) {
-            const deletedAt = snap.deleted.get(id);
-            if (deletedAt) {
+        (request, reply) =>
+          withSnapshot((snap) => {
+            const { id } = request.params;
+            const entry = snap.byId.get(id);
+            if (!entry) {
+              const deletedAt = snap.deleted.get(id);
+              if (deletedAt) {
+                throw new AppError(
+                  "gone",
+                  `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+                );
+              }
               throw new AppError(
-                "gone",
-                `The business "${id}" was removed from the directory on ${dateFormat.format(new Date(deletedAt))}.`,
+                "not_found",
+                `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
               );
             }
-            throw new AppError(
-              "not_found",
-              `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
-            );
-          }
-          return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
-        }),
+            return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+          }),
       );
 
       app.get(
@@ -237,7 +240,7 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
           },
         },
         async (request, reply) => {
-          const since = parseSince((request.query as Static<typeof DiffQuery>).since);
+          const since = parseSince(request.query.since);
           const snap = await snapshot();
           const diff = await snap.diff(civic.database.db, since);
           return sendPrepared(request, reply, diff, { cacheControl: DIFF_CACHE_CONTROL });
@@ -248,7 +251,8 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
   );
 
   await app.register(
-    async (app) => {
+    async (scope) => {
+      const app = scope.withTypeProvider<TypeBoxTypeProvider>();
       openData(app);
       app.get(
         "/businesses-canonical.json", // CANONICAL_PATH under /data
@@ -265,7 +269,7 @@ export async function businessRoutes(app: FastifyInstance): Promise<void> {
             },
           },
         },
-        withSnapshot((snap, request, reply) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
+        (request, reply) => withSnapshot((snap) => sendPrepared(request, reply, snap.canonical, SINGLE_HEADERS)),
       );
     },
     { prefix: "/data" },

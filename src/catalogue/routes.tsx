@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { problemsOf } from "../core/staff/forms.js";
 import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
@@ -50,8 +50,11 @@ const NOTICES: Record<string, string> = {
   department: "The department is saved.",
   deleted: "The department is deleted.",
 };
+/** `?done=` on the pages a successful post redirects to: which notice they show. */
 const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) });
-const notice = (request: FastifyRequest) => NOTICES[(request.query as { done?: string }).done ?? ""];
+const notice = (query: Static<typeof Done>) => NOTICES[query.done ?? ""];
+/** How a page is shown: with the problems of a refused post (and its status), or with the notice of a done one. */
+type Shown = { problems?: FieldProblem[]; status?: number; notice?: string | undefined };
 const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) });
 const QuestionParams = Type.Object({
   code: Type.String({ minLength: 1, maxLength: 100 }),
@@ -91,7 +94,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     reply: FastifyReply,
     existing: Category | null,
     values: CategoryInput,
-    o: { problems?: FieldProblem[]; status?: number } = {},
+    o: Shown = {},
   ) {
     const departments = await listDepartments(db());
     const problems = o.problems ?? [];
@@ -107,7 +110,7 @@ export function catalogueRoutes(scope: StaffScope): void {
           values={values}
           departments={departments}
           problems={problems}
-          notice={notice(request)}
+          notice={o.notice}
         />
       ),
       { status: o.status, hasErrors: problems.length > 0 },
@@ -117,7 +120,7 @@ export function catalogueRoutes(scope: StaffScope): void {
   scope.get("/categories", { schema: { ...hide, querystring: Done } }, async (request, reply) => {
     const categories = await listCategories(db());
     return renderAdminPage(request, reply, "Report categories", () => (
-      <CategoriesPage categories={categories} notice={notice(request)} />
+      <CategoriesPage categories={categories} notice={notice(request.query)} />
     ));
   });
   scope.get("/categories/new", { schema: hide }, (request, reply) =>
@@ -137,7 +140,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     { schema: { ...hide, params: CodeParams, querystring: Done } },
     async (request, reply) => {
       const category = await categoryOr404(db(), request.params.code);
-      return showCategoryForm(request, reply, category, storedInput(category));
+      return showCategoryForm(request, reply, category, storedInput(category), { notice: notice(request.query) });
     },
   );
   scope.post("/categories/:code", { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
@@ -180,7 +183,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     reply: FastifyReply,
     code: string,
     values: QuestionInput,
-    o: { problems?: FieldProblem[]; status?: number } = {},
+    o: Shown = {},
   ) {
     const category = await categoryOr404(db(), code);
     const problems = o.problems ?? [];
@@ -194,7 +197,7 @@ export function catalogueRoutes(scope: StaffScope): void {
           category={category}
           values={values}
           problems={problems}
-          notice={notice(request)}
+          notice={o.notice}
         />
       ),
       { status: o.status, hasErrors: problems.length > 0 },
@@ -205,7 +208,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     reply: FastifyReply,
     category: Category,
     values: QuestionInput,
-    o: { problems?: FieldProblem[]; status?: number } = {},
+    o: Shown = {},
   ) {
     const problems = o.problems ?? [];
     return renderAdminPage(
@@ -226,7 +229,8 @@ export function catalogueRoutes(scope: StaffScope): void {
   scope.get(
     "/categories/:code/questions",
     { schema: { ...hide, params: CodeParams, querystring: Done } },
-    (request, reply) => showQuestions(request, reply, request.params.code, emptyQuestion),
+    (request, reply) =>
+      showQuestions(request, reply, request.params.code, emptyQuestion, { notice: notice(request.query) }),
   );
   scope.post("/categories/:code/questions", { schema: { ...hide, params: CodeParams } }, async (request, reply) => {
     const input = questionInput(request);
@@ -295,7 +299,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     reply: FastifyReply,
     editingId: number | null,
     values: DepartmentInput | null,
-    o: { problems?: FieldProblem[]; status?: number } = {},
+    o: Shown = {},
   ) {
     const departments = await listDepartments(db());
     const editing = editingId === null ? undefined : departments.find((d) => d.id === editingId);
@@ -314,14 +318,14 @@ export function catalogueRoutes(scope: StaffScope): void {
           editing={editing}
           values={values ?? { name: editing?.name ?? "", email: editing?.email ?? "", reason: "" }}
           problems={problems}
-          notice={notice(request)}
+          notice={o.notice}
         />
       ),
       { status: o.status, hasErrors: problems.length > 0 },
     );
   }
   scope.get("/departments", { schema: { ...hide, querystring: Done } }, (request, reply) =>
-    showDepartments(request, reply, null, null),
+    showDepartments(request, reply, null, null, { notice: notice(request.query) }),
   );
   scope.post("/departments", { schema: hide }, async (request, reply) => {
     const input = departmentInput(request);
@@ -333,7 +337,7 @@ export function catalogueRoutes(scope: StaffScope): void {
     }
   });
   scope.get("/departments/:id", { schema: { ...hide, params: IdParams, querystring: Done } }, (request, reply) =>
-    showDepartments(request, reply, request.params.id, null),
+    showDepartments(request, reply, request.params.id, null, { notice: notice(request.query) }),
   );
   scope.post("/departments/:id", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
     const input = departmentInput(request);

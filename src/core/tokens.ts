@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { Type } from "typebox";
 
 /** A random secret for links, cookies and handles: 32 bytes, base64url. */
 export function newToken(): string {
@@ -25,6 +26,12 @@ export function safeEqual(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/**
+ * Path parameters `{ token }` of the pages an emailed link opens (/ideas/confirm/:token and the like). Tokens are 43
+ * characters (newToken); a longer path segment is a 404 before the handler, a shorter one is the handler's to refuse.
+ */
+export const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 
 /** Tokens we hand out are base64url of 32 bytes; anything else is refused before touching the database. */
 export function looksLikeToken(value: unknown): value is string {

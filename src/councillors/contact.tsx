@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
@@ -41,7 +42,8 @@ function alreadySent(request: FastifyRequest, reply: FastifyReply, c: Councillor
 }
 
 /** The councillor's page (ward, role, surgery, how to reach them) and a contact form sent through the outbox. */
-export async function councillorContactRoutes(app: FastifyInstance): Promise<void> {
+export async function councillorContactRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
   const limiter = civic.limits;
@@ -144,7 +146,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
   }
 
   app.get("/councillors/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const c = await load((request.params as { id: string }).id);
+    const c = await load(request.params.id);
     return render(request, reply, c, { name: "", email: "", message: "", share: false }, []);
   });
 
@@ -152,7 +154,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
     "/councillors/:id/contact",
     { schema: { hide: true, params: idParams }, config: publicFormLimit(civic) },
     async (request, reply) => {
-      const c = await load((request.params as { id: string }).id);
+      const c = await load(request.params.id);
       const f = stringFields(request.body);
       const v = {
         name: (f.name ?? "").slice(0, 200),

@@ -1,7 +1,8 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, type Problem } from "../core/web/forms.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { atomFeed, Select } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
@@ -29,7 +30,6 @@ import {
   setSupport,
 } from "./service.js";
 
-const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const listQuery = Type.Object({
   sort: Type.Optional(Type.String({ maxLength: 20 })),
   status: Type.Optional(Type.String({ maxLength: 40 })),
@@ -38,7 +38,8 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 const statusOptions = Object.entries(IDEA_STATUS_LABELS).map(([value, label]) => ({ value, label }));
 
 /** /ideas: residents propose and support ideas; staff answer them with a status. */
-export async function ideaRoutes(app: FastifyInstance): Promise<void> {
+export async function ideaRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
   const storage = mediaStorage(civic.config);
@@ -59,7 +60,7 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get("/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
-    const q = request.query as { sort?: string; status?: string };
+    const q = request.query;
     const sort = q.sort === "supported" ? "supported" : "newest";
     const status = q.status && isPublicStatus(q.status) ? q.status : "";
     const ideas = await publicIdeas(db(), { sort, status, limit: 100 });
@@ -228,8 +229,8 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/ideas/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const ctx = pageContext(request);
     return sendPage(
       reply,
@@ -240,14 +241,14 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.post("/ideas/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const id = await confirmIdea(civic, (request.params as { token: string }).token);
+  app.post("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const id = await confirmIdea(civic, request.params.token);
     if (id === null) throw notFound("This link has been used already or is not valid.");
     return reply.redirect(`/ideas/${id}`, 303);
   });
 
   app.get("/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: number }).id);
+    const idea = await loadPublic(request.params.id);
     const ctx = pageContext(request);
     const supported = request.viewer
       ? await db()
@@ -331,14 +332,14 @@ export async function ideaRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get("/ideas/:id/photo.jpg", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: number }).id);
+    const idea = await loadPublic(request.params.id);
     const data = idea.photo_hash ? await storage.get(photoKey(idea.photo_hash, "full")) : null;
     if (!data) throw notFound("This idea has no photo.");
     return reply.header("content-type", "image/jpeg").header("cache-control", "public, max-age=3600").send(data);
   });
 
   app.post("/ideas/:id/support", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const idea = await loadPublic((request.params as { id: number }).id);
+    const idea = await loadPublic(request.params.id);
     const viewer = request.viewer;
     const subject = { type: "item", authorId: idea.account_id, authorRole: null, state: "public" } as const;
     if (!viewer || !can(viewer, "item.support", subject)) {

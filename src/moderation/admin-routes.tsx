@@ -48,12 +48,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       async (request, reply) => {
         const [queue, recent] = await Promise.all([moderationQueue(civic, db(), civic.now()), recentDecisions(db())]);
         return renderAdminPage(request, reply, "Moderation", (ctx) => (
-          <ModerationQueuePage
-            csrf={ctx.csrfToken}
-            queue={queue}
-            recent={recent}
-            done={(request.query as { done?: string }).done ?? ""}
-          />
+          <ModerationQueuePage csrf={ctx.csrfToken} queue={queue} recent={recent} done={request.query.done ?? ""} />
         ));
       },
     );
@@ -62,7 +57,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/decide",
       { schema: { hide: true, body: form({ kind: text(40), id: text(100), action: text(20), reason: text(5000) }) } },
       async (request, reply) => {
-        const b = request.body as { kind?: string; id?: string; action?: string; reason?: string };
+        const b = request.body;
         const { item } = await moderate(civic, {
           kind: b.kind ?? "",
           id: (b.id ?? "").trim(),
@@ -82,7 +77,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/reports/:reference/edit",
       { schema: { hide: true, params: refParams } },
       async (request, reply) => {
-        const { reference } = request.params as { reference: string };
+        const { reference } = request.params;
         const r = await db()
           .selectFrom("reports")
           .select(["reference", "title", "description", "original_title", "original_description"])
@@ -116,8 +111,8 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
         },
       },
       async (request, reply) => {
-        const { reference } = request.params as { reference: string };
-        const b = request.body as { title?: string; description?: string; reason?: string };
+        const { reference } = request.params;
+        const b = request.body;
         await redactReport(civic, {
           reference,
           title: b.title,
@@ -133,10 +128,10 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/reports/:reference/restore",
       { schema: { hide: true, params: refParams, body: form({ reason: text(5000) }) } },
       async (request, reply) => {
-        const { reference } = request.params as { reference: string };
+        const { reference } = request.params;
         await restoreReportText(civic, {
           reference,
-          reason: (request.body as { reason?: string }).reason,
+          reason: request.body.reason,
           actor: actorOf(request),
         });
         return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`restored report ${reference}`)}`, 303);
@@ -147,7 +142,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/account",
       { schema: { hide: true, querystring: Type.Object({ email: text(254), id: text(100) }) } },
       async (request, reply) => {
-        const q = request.query as { email?: string; id?: string };
+        const q = request.query;
         let id = q.id ?? "";
         if (!id && q.email) {
           const email = normaliseEmail(q.email);
@@ -173,7 +168,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/account/suspend",
       { schema: { hide: true, body: form({ account: text(100), reason: text(5000), hide_content: text(10) }) } },
       async (request, reply) => {
-        const b = request.body as { account?: string; reason?: string; hide_content?: string };
+        const b = request.body;
         await suspendAccount(civic, {
           accountId: b.account ?? "",
           reason: b.reason,
@@ -188,7 +183,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/account/unsuspend",
       { schema: { hide: true, body: form({ account: text(100), reason: text(5000) }) } },
       async (request, reply) => {
-        const b = request.body as { account?: string; reason?: string };
+        const b = request.body;
         await unsuspendAccount(civic, { accountId: b.account ?? "", reason: b.reason, actor: actorOf(request) });
         return reply.redirect(`/admin/moderation/account?id=${encodeURIComponent(b.account ?? "")}`, 303);
       },
@@ -198,7 +193,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/moderation/strikes/overrule",
       { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
       async (request, reply) => {
-        const b = request.body as { strike?: string; reason?: string };
+        const b = request.body;
         const strikeId = await overruleStrike(civic, { strikeId: b.strike, reason: b.reason, actor: actorOf(request) });
         return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`overruled strike ${strikeId}`)}`, 303);
       },
@@ -215,7 +210,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/ban-list",
       { schema: { hide: true, body: form({ pattern: text(300), reason: text(5000) }) } },
       async (request, reply) => {
-        const b = request.body as { pattern?: string; reason?: string };
+        const b = request.body;
         const reason = requireReason(b.reason);
         const actor = actorOf(request);
         await db()
@@ -239,7 +234,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
       "/ban-list/remove",
       { schema: { hide: true, body: form({ id: text(20), reason: text(5000) }) } },
       async (request, reply) => {
-        const b = request.body as { id?: string; reason?: string };
+        const b = request.body;
         const reason = requireReason(b.reason);
         const actor = actorOf(request);
         const id = formId(b.id, "id");

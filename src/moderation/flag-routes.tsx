@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { Layout } from "../core/web/layout.js";
@@ -11,10 +12,11 @@ import { moderatedKind } from "./registry.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const params = Type.Object({ kind: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 100 }) });
-type Params = { kind: string; id: string };
+type Params = Static<typeof params>;
 
 /** GET and POST /report-this/{kind}/{id}: the public "Report this" form for any registered kind of content. */
-export async function flagRoutes(app: FastifyInstance): Promise<void> {
+export async function flagRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
 
   async function publicItem(p: Params) {
@@ -52,7 +54,7 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get("/report-this/:kind/:id", { schema: { hide: true, params } }, async (request, reply) =>
-    render(request, reply, request.params as Params, { reason: "", note: "" }, []),
+    render(request, reply, request.params, { reason: "", note: "" }, []),
   );
 
   app.post(
@@ -71,8 +73,8 @@ export async function flagRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const p = request.params as Params;
-      const body = request.body as { reason?: string; note?: string };
+      const p = request.params;
+      const body = request.body;
       const values = { reason: body.reason ?? "", note: body.note ?? "" };
       const { item } = await publicItem(p);
       try {

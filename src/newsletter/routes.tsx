@@ -1,7 +1,7 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { atomFeed, Honeypot } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
@@ -22,11 +22,11 @@ import {
   unsubscribe,
 } from "./service.js";
 
-const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const PER_EMAIL = { name: "newsletter-email", max: 3, windowMs: 60 * 60_000 };
 
 /** /newsletter: double opt-in subscription, one-click unsubscribe (RFC 8058), the public archive and its feed. */
-export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
+export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
   const limiter = civic.limits;
@@ -103,8 +103,8 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/newsletter/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const ctx = pageContext(request);
     const pending = await pendingConfirmation(db(), token);
     return sendPage(
@@ -126,8 +126,8 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.post("/newsletter/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.post("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const ok = await confirmSubscription(civic, token);
     const ctx = pageContext(request);
     return sendPage(
@@ -157,8 +157,8 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
       </Layout>,
     );
 
-  app.get("/newsletter/unsubscribe/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get("/newsletter/unsubscribe/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const subscriber = await subscriberByUnsubscribeToken(civic, token);
     const ctx = pageContext(request);
     if (!subscriber && (await subscriptionEnded(civic, token))) return ended(request, reply);
@@ -183,9 +183,9 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
   // token in the address is the authorisation, so this route is exempt from the form-token check.
   app.post(
     "/newsletter/unsubscribe/:token",
-    { schema: { hide: true, params: tokenParams }, config: { csrf: false } },
+    { schema: { hide: true, params: TokenParams }, config: { csrf: false } },
     async (request, reply) => {
-      const { token } = request.params as { token: string };
+      const { token } = request.params;
       const subscriber = await subscriberByUnsubscribeToken(civic, token);
       if (!subscriber && (await subscriptionEnded(civic, token))) return ended(request, reply);
       if (!subscriber) throw notFound("This unsubscribe link is not valid.");
@@ -261,7 +261,7 @@ export async function newsletterRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get("/newsletter/archive/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const { id } = request.params as { id: number };
+    const { id } = request.params;
     const issue = await db()
       .selectFrom("newsletter_issues")
       .selectAll()

@@ -188,13 +188,13 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
     });
 
     app.get("/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-      const issue = await loadIssue((request.params as { id: number }).id);
+      const issue = await loadIssue(request.params.id);
       return renderIssue(request, reply, issue.id, issue, []);
     });
 
     app.post("/newsletter/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
       const viewer = staffViewer(request);
-      const issue = await loadIssue((request.params as { id: number }).id);
+      const issue = await loadIssue(request.params.id);
       const f = stringFields(request.body);
       if (issue.status !== "draft") {
         // A second press of "send" (or a stale form) changes nothing.

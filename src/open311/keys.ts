@@ -19,7 +19,8 @@ export const API_KEY_HEADER = "x-api-key";
 export function requestApiKey(request: { headers: Record<string, unknown>; query: unknown }): string | undefined {
   const header = request.headers[API_KEY_HEADER];
   if (typeof header === "string" && header.trim() !== "") return header.trim();
-  const inQuery = (request.query as { api_key?: unknown } | undefined)?.api_key;
+  const { query } = request;
+  const inQuery = typeof query === "object" && query !== null && "api_key" in query ? query.api_key : undefined;
   return typeof inQuery === "string" && inQuery !== "" ? inQuery : undefined;
 }
 

@@ -210,8 +210,9 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     return reply.type(format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8").send(value);
   };
 
-  const checkFormat = async (request: FastifyRequest) => {
-    const { format } = request.params as { format?: string };
+  /** Before validation, so that an unknown format gets its own message (the routes it runs for end in `.:format`). */
+  const checkFormat = async ({ params }: FastifyRequest) => {
+    const format = typeof params === "object" && params !== null && "format" in params ? params.format : undefined;
     if (format !== "json" && format !== "xml") {
       throw new AppError("not_found", "Unknown format: add .json or .xml to the address.");
     }

@@ -14,6 +14,7 @@ import {
   type ProjectInput,
   postProjectUpdate,
   projectInput,
+  ProjectParams,
   projectOr404,
   saveProject,
 } from "./service.js";
@@ -24,7 +25,6 @@ export const STAFF_PAGES: StaffNavEntry[] = [
   { label: "Projects", path: "/admin/projects", minimum: "moderator", order: 55 },
 ];
 
-const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const savedQuery = Type.Object({ saved: Type.Optional(Type.String({ maxLength: 10 })) });
 const statusOptions = PROJECT_STATUSES.map((s) => ({ value: s, label: STATUS_LABEL[s] }));
 
@@ -253,14 +253,14 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
 
     scope.get(
       "/projects/:id",
-      { schema: { hide: true, params: idParams, querystring: savedQuery } },
+      { schema: { hide: true, params: ProjectParams, querystring: savedQuery } },
       async (request, reply) => {
         const project = await projectOr404(db(), request.params.id);
         return showEdit(request, reply, project, { notice: request.query.saved ? "Saved." : undefined });
       },
     );
 
-    scope.post("/projects/:id", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    scope.post("/projects/:id", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
       const project = await projectOr404(db(), request.params.id);
       const values = { ...readProject(request.body), slug: project.id };
       const result = await saveProject(civic, staffViewer(request).accountId, values, project);
@@ -268,7 +268,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
       return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
     });
 
-    scope.post("/projects/:id/updates", { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    scope.post("/projects/:id/updates", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
       const project = await projectOr404(db(), request.params.id);
       const f = stringFields(request.body);
       const update = { title: (f.updateTitle ?? "").slice(0, 400), body: (f.updateBody ?? "").slice(0, 30_000) };

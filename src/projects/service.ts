@@ -1,10 +1,14 @@
 import type { Problem } from "../core/web/forms.js";
 import { recordAudit } from "../core/staff/audit.js";
 import type { Kysely } from "kysely";
+import { Type } from "typebox";
 import type { Civic } from "../core/context.js";
 import type { DB, Project } from "../core/db/schema.js";
 import { notFound } from "../core/http/errors.js";
 import { MARKDOWN_MAX_CHARS } from "../core/web/markdown.js";
+
+/** Path parameters `{ id }` of a project's pages: its id is its web address (a slug, not a number). */
+export const ProjectParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 /** The project with this id (its web address), or a 404. */
 export async function projectOr404(db: Kysely<DB>, id: string): Promise<Project> {

@@ -1,9 +1,9 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { Type } from "typebox";
 import { atomFeed, Prose } from "../core/web/components.js";
 import { markdownToHtml } from "../core/web/markdown.js";
 import type { Project } from "../core/db/schema.js";
-import { projectOr404 } from "./service.js";
+import { ProjectParams, projectOr404 } from "./service.js";
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 
@@ -70,15 +70,14 @@ export function ProjectExtras(p: {
   );
 }
 
-const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-
 /** Each project's Atom feed of updates (staff post them from /admin/projects, see admin.tsx). */
-export async function projectUpdateRoutes(app: FastifyInstance): Promise<void> {
+export async function projectUpdateRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
 
-  app.get("/projects/:id/updates.atom", { schema: { hide: true, params: idParams } }, async (request, reply) => {
-    const p = await projectOr404(db(), (request.params as { id: string }).id);
+  app.get("/projects/:id/updates.atom", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
+    const p = await projectOr404(db(), request.params.id);
     const updates = await db()
       .selectFrom("project_updates")
       .selectAll()

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
 import { ButtonForm, type Problem } from "../core/web/forms.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
 import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
@@ -13,11 +12,9 @@ import { sendPage } from "../core/web/render.js";
 import { publicReport } from "../moderation/index.js";
 import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTarget } from "./followers.js";
 import { FollowForm } from "./pages/follow.js";
-import { isUniqueViolation } from "./reference.js";
+import { isUniqueViolation, ReferenceParams } from "./reference.js";
 import { isBanned } from "../moderation/index.js";
 
-const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 /** Confirmation mails per address and hour, over all reports (the form answers the same when the limit is hit). */
 const PER_EMAIL = { name: "report-follow-email", max: 5, windowMs: 60 * 60_000 };
 

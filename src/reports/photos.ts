@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
@@ -19,7 +20,8 @@ const FILE = /^([0-9a-f]{64})(-thumb)?\.jpg$/;
  * content hash, so responses never change and are cached for a year; a matching If-None-Match gets a 304 without
  * the file being read. Hidden or removed photos, photos of hidden or removed reports and unknown hashes are 404.
  */
-export async function photoRoutes(app: FastifyInstance): Promise<void> {
+export async function photoRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(app.civic.config);
   app.get(
     "/photos/:file",
@@ -32,7 +34,7 @@ export async function photoRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { file } = request.params as { file: string };
+      const { file } = request.params;
       const match = FILE.exec(file);
       if (!match) throw notFound("There is no photo at this address.");
       const hash = match[1] as string;

@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { Type } from "typebox";
 
 /**
  * Crockford base32 without the letters that read ambiguously (I, L, O, U are already out) and without "D", so a
@@ -7,6 +8,9 @@ import { randomInt } from "node:crypto";
 export const REFERENCE_ALPHABET = "0123456789ABCEFGHJKMNPQRSTVWXYZ";
 
 const PATTERN = new RegExp(`^[${REFERENCE_ALPHABET}]{4}-[${REFERENCE_ALPHABET}]{4}$`);
+
+/** Path parameters `{ reference }` of a report's pages (a reference is 9 characters; a longer one is a 404). */
+export const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
 
 /** A new random reference such as "K7QM-3X9P". */
 export function newReference(random: (max: number) => number = randomInt): string {

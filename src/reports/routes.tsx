@@ -1,6 +1,7 @@
 import { ModeratedGone } from "../moderation/index.js";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { reporterDefaults } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
@@ -23,7 +24,7 @@ import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
 import { photoRoutes } from "./photos.js";
-import { normaliseReference, looksLikeReference } from "./reference.js";
+import { normaliseReference, looksLikeReference, ReferenceParams } from "./reference.js";
 import {
   findReport,
   latestUpdates,
@@ -46,7 +47,8 @@ function parseCoordinate(value: string): number | null {
 }
 
 /** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
-export async function reportRoutes(app: FastifyInstance): Promise<void> {
+export async function reportRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(photoRoutes);
   await app.register(followRoutes);
   const civic = app.civic;
@@ -141,7 +143,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { category: code = "", change = "" } = request.query as { category?: string; change?: string };
+      const { category: code = "", change = "" } = request.query;
       const category = await loadCategory(code);
       // A retired category takes no new reports: its form is not offered, the choice of categories is.
       if (category && !category.retired_at) {
@@ -289,26 +291,22 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  app.get(
-    "/report/sent/:reference",
-    { schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 40 }) }) } },
-    async (request, reply) => {
-      const { reference } = request.params as { reference: string };
-      const found = await db()
-        .selectFrom("reports")
-        .select("reference")
-        .where("reference", "=", reference)
-        .executeTakeFirst();
-      if (!found) throw notFound("There is no report with this reference.");
-      const ctx = pageContext(request);
-      return sendPage(
-        reply,
-        <Layout ctx={ctx} title="Thank you: your report has been sent">
-          <Confirmation reference={found.reference} serviceNotice={serviceNotice(config.village.councilName)} />
-        </Layout>,
-      );
-    },
-  );
+  app.get("/report/sent/:reference", { schema: { hide: true, params: ReferenceParams } }, async (request, reply) => {
+    const { reference } = request.params;
+    const found = await db()
+      .selectFrom("reports")
+      .select("reference")
+      .where("reference", "=", reference)
+      .executeTakeFirst();
+    if (!found) throw notFound("There is no report with this reference.");
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title="Thank you: your report has been sent">
+        <Confirmation reference={found.reference} serviceNotice={serviceNotice(config.village.councilName)} />
+      </Layout>,
+    );
+  });
 
   app.get(
     "/report/nearby.json",
@@ -323,7 +321,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const q = request.query as { category: string; lat: number; lng: number };
+      const q = request.query;
       const items = await nearbyReports(db(), { categoryCode: q.category, lat: q.lat, lng: q.lng });
       return reply.header("cache-control", "no-store").send({
         reports: items.map((r) => ({
@@ -345,7 +343,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     before: Type.Optional(Type.String({ maxLength: 40 })),
     after: Type.Optional(Type.String({ maxLength: 40 })),
   });
-  type ListQuery = { category?: string; status?: string; page?: number; before?: string; after?: string };
+  type ListQuery = Static<typeof listQuery>;
 
   function filterOf(q: ListQuery) {
     const status = q.status && isReportStatus(q.status) ? q.status : undefined;
@@ -371,7 +369,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get("/reports", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
-    const q = request.query as ListQuery;
+    const q = request.query;
     const filter = filterOf(q);
     const page = q.page ?? 1;
     const start =
@@ -463,7 +461,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get("/reports.atom", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
-    const filter = filterOf(request.query as ListQuery);
+    const filter = filterOf(request.query);
     return sendFeed(reply, filter, `${config.baseUrl}/reports.atom${queryString(filter)}`);
   });
 
@@ -471,7 +469,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     "/reports/:reference",
     { schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 120 }) }) } },
     async (request, reply) => {
-      const { reference: raw } = request.params as { reference: string };
+      const { reference: raw } = request.params;
       if (raw.endsWith(".atom")) {
         const filter = { category: raw.slice(0, -5), status: undefined };
         return sendFeed(reply, filter, `${config.baseUrl}/reports/${encodeURIComponent(filter.category)}.atom`);
@@ -519,7 +517,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const given = ((request.query as { reference?: string }).reference ?? "").trim();
+      const given = (request.query.reference ?? "").trim();
       let result: StatusResult = { kind: "none" };
       let status = 200;
       if (given) {

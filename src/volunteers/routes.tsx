@@ -1,7 +1,8 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
-import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../core/tokens.js";
+import { hashToken, looksLikeToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
@@ -27,14 +28,14 @@ interface Values {
   role: string;
 }
 
-const tokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const formQuery = Type.Object({
   project: Type.Optional(Type.String({ maxLength: 100 })),
   role: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 /** /volunteer: sign up in general or for a project's role; the address is confirmed before staff see it. */
-export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
+export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
   const projects = () =>
@@ -112,7 +113,7 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get("/volunteer", { schema: { hide: true, querystring: formQuery } }, async (request, reply) => {
-    const q = request.query as { project?: string; role?: string };
+    const q = request.query;
     const [project = "", role = ""] = (q.project ?? "").split("|", 2);
     return render(
       request,
@@ -231,8 +232,8 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
     return db().selectFrom("volunteers").selectAll().where("token_hash", "=", hashToken(token)).executeTakeFirst();
   }
 
-  app.get("/volunteer/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const row = await byToken(token);
     if (!row) throw notFound("This link is not valid.");
     const ctx = pageContext(request);
@@ -258,8 +259,8 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.post("/volunteer/confirm/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.post("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const row = await byToken(token);
     if (!row) throw notFound("This link is not valid.");
     await db()
@@ -271,8 +272,8 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
     return reply.redirect(`/volunteer/confirm/${token}`, 303);
   });
 
-  app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: tokenParams } }, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const { token } = request.params;
     const row = await byToken(token);
     if (!row) throw notFound("This link is not valid.");
     await withdraw(row.id, civic.now());

@@ -237,8 +237,9 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
         const digests = await Promise.all(
           files.map(async (f) => ({ file: f.filename, bytes: await fileSha256(f.path) })),
         );
+        const { body } = request;
         const fingerprint = await bodyFingerprint(
-          { ...(request.body as object), [FILES_FIELD]: digests },
+          { ...(typeof body === "object" ? body : {}), [FILES_FIELD]: digests },
           ignore,
           path,
         );

@@ -4,6 +4,7 @@ import { Type } from "typebox";
 import { formField } from "../../core/http/csrf.js";
 import { AppError } from "../../core/http/errors.js";
 import { isReportStatus, REPORT_STATUSES } from "../model.js";
+import { ReferenceParams } from "../reference.js";
 import type { Viewer } from "../../core/context.js";
 import { type StaffScope, staffViewer } from "../../core/staff/guard.js";
 import { renderAdminPage } from "../../core/staff/layout.js";
@@ -37,7 +38,6 @@ const InboxQuery = Type.Object({
   assigned: Type.Optional(Type.String({ maxLength: 100 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
 });
-const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
 
 /** A posted text field ("" when missing). */
 function posted(request: FastifyRequest, name: string): string {
