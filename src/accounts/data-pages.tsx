@@ -1,4 +1,5 @@
 import type { ReportStatus } from "../core/db/schema.js";
+import { isPublic } from "../core/visibility.js";
 import { STATUS_LABELS } from "../reports/index.js";
 import { ConsentList } from "./account-pages.js";
 import { ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
@@ -42,7 +43,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
               <tr key={r.reference}>
                 <td>{r.reference}</td>
                 <td>
-                  {r.visibility === "public" ? (
+                  {isPublic(r.visibility) ? (
                     <a href={`/reports/${r.reference}`}>{r.title}</a>
                   ) : (
                     `${r.title} (not public)`

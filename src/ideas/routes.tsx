@@ -16,6 +16,7 @@ import { withUploads } from "../core/media/uploads.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { ReportThisLink } from "../moderation/index.js";
+import { isPublic } from "../core/visibility.js";
 import { emptyIdea, IdeaForm } from "./pages.js";
 import { can } from "../core/policy.js";
 import {
@@ -55,7 +56,7 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
       .where("ideas.id", "=", id)
       .where("ideas.status", "!=", "unconfirmed")
       .executeTakeFirst();
-    if (!idea || idea.visibility !== "public") throw notFound("There is no idea at this address.");
+    if (!idea || !isPublic(idea.visibility)) throw notFound("There is no idea at this address.");
     return idea;
   }
 

@@ -9,6 +9,7 @@ import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { isBanned } from "../moderation/index.js";
+import { publicIn } from "../core/visibility.js";
 
 export const IDEA_CATEGORIES = [
   { value: "green-spaces", label: "Green spaces and nature" },
@@ -248,7 +249,7 @@ export function publicIdeas(db: Kysely<DB>, o: { sort: "newest" | "supported"; s
       "places.name as place_name",
     ])
     .where("ideas.status", "!=", "unconfirmed")
-    .where("ideas.visibility", "=", "public");
+    .where(publicIn("ideas"));
   if (isPublicStatus(o.status)) q = q.where("ideas.status", "=", o.status);
   q =
     o.sort === "supported"

@@ -8,6 +8,7 @@ import { Select, TextArea } from "../core/web/components.js";
 import { notFound } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
+import { isPublic } from "../core/visibility.js";
 import { IDEA_STATUS_LABELS, isPublicStatus, setIdeaStatus, STAFF_STATUSES, type StaffStatus } from "./service.js";
 
 /** This feature's entries in the staff navigation (read by its manifest). */
@@ -58,7 +59,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
           ) : null}
           <p>
             {statusLabel(idea.status)} · {idea.supports} supporters
-            {idea.visibility !== "public" ? ` · ${idea.visibility} by moderators` : ""}
+            {!isPublic(idea.visibility) ? ` · ${idea.visibility} by moderators` : ""}
           </p>
           <blockquote>{idea.description}</blockquote>
           <h2>Answer this idea</h2>
@@ -128,7 +129,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
                 <tr key={i.id}>
                   <td>
                     <a href={`/admin/ideas/${i.id}`}>{i.title}</a>
-                    {i.visibility !== "public" ? ` (${i.visibility})` : ""}
+                    {!isPublic(i.visibility) ? ` (${i.visibility})` : ""}
                   </td>
                   <td>{statusLabel(i.status)}</td>
                   <td>{i.supports}</td>

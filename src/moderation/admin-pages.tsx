@@ -2,6 +2,7 @@ import type { BannedSender } from "./types.js";
 import { FLAG_REASONS } from "./flags.js";
 import type { QueueEntry } from "./queue.js";
 import { CsrfField } from "../core/web/layout.js";
+import { isPublic } from "../core/visibility.js";
 
 function ReasonField({
   id,
@@ -59,7 +60,7 @@ export function ModerationQueuePage(p: {
           <li key={`${e.item.kind}:${e.item.id}`}>
             <h3>
               <a href={e.item.staffPath}>{e.item.label}</a>
-              {e.item.state !== "public" ? <strong> [{e.item.state}]</strong> : null}
+              {!isPublic(e.item.state) ? <strong> [{e.item.state}]</strong> : null}
             </h3>
             <p>{e.item.excerpt}</p>
             <p>

@@ -8,7 +8,8 @@ import { formId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from "../core/policy.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
-import { noteModerationChange } from "./visibility.js";
+import { noteModerationChange } from "./generation.js";
+import { isPublic } from "../core/visibility.js";
 import { type ModeratedItem, type ModerationState, moderatedKind, moderatedKinds } from "./registry.js";
 import { keepAnAdmin } from "../accounts/index.js";
 
@@ -156,7 +157,7 @@ export async function moderate(
       now,
     );
     let suspended = false;
-    if ((action === "hide" || action === "remove") && item.state === "public" && item.authorAccountId) {
+    if ((action === "hide" || action === "remove") && isPublic(item.state) && item.authorAccountId) {
       suspended = await strike(civic, tx, item.authorAccountId, decisionId, now, input.actor);
     } else if ((action === "hide" || action === "remove") && item.authorAccountId && item.state === "hidden") {
       // Upholding an auto-hide (or a hide by another moderator) counts as well, once per item.

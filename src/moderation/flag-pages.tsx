@@ -1,6 +1,6 @@
 import type { ReportVisibility } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
-
+import { isPublic } from "../core/visibility.js";
 import { CsrfField } from "../core/web/layout.js";
 import { FLAG_REASONS, type FlagOutcome, MAX_FLAG_NOTE } from "./flags.js";
 import type { ModeratedItem } from "./registry.js";
@@ -130,10 +130,10 @@ export function ModerationNotice({
   moderatedAt: string | null;
   visibility: ReportVisibility;
 }) {
-  if (!moderatedAt && visibility === "public") return null;
+  if (!moderatedAt && isPublic(visibility)) return null;
   return (
     <p class="moderation-notice">
-      {visibility !== "public" ? (
+      {!isPublic(visibility) ? (
         <strong>
           Staff view: this is {visibility} from the public{moderatedAt ? " (" : ""}
           {moderatedAt ? (
@@ -144,7 +144,7 @@ export function ModerationNotice({
           .{" "}
         </strong>
       ) : null}
-      {moderatedAt && visibility === "public" ? (
+      {moderatedAt && isPublic(visibility) ? (
         <>
           Moderated on <DateTime iso={moderatedAt} />: the moderators hid or edited part of this report.
         </>
@@ -155,7 +155,7 @@ export function ModerationNotice({
 
 /** Marks a hidden or removed update or photo in the staff view of a report. */
 export function ModeratedMark({ visibility }: { visibility: ReportVisibility }) {
-  if (visibility === "public") return null;
+  if (isPublic(visibility)) return null;
   return <strong class="moderated-mark">[{visibility === "hidden" ? "Hidden" : "Removed"} from the public] </strong>;
 }
 

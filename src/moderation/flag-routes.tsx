@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
+import { isPublic } from "../core/visibility.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { loadItem } from "./decisions.js";
@@ -23,7 +24,7 @@ export async function flagRoutes(root: FastifyInstance): Promise<void> {
     const kind = moderatedKind(civic, p.kind);
     if (!kind) throw notFound("There is nothing like that to report.");
     const item = await loadItem(civic, civic.database.db, civic.now(), p.kind, p.id).catch(() => null);
-    if (!item || item.state !== "public") throw notFound("There is nothing public like that to report.");
+    if (!item || !isPublic(item.state)) throw notFound("There is nothing public like that to report.");
     return { kind, item };
   }
 

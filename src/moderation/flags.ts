@@ -4,6 +4,7 @@ import { type Kysely, sql } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { isPublic } from "../core/visibility.js";
 import { loadItem, recordDecision, tellAuthor } from "./decisions.js";
 import { moderatedKind } from "./registry.js";
 import { isBanned } from "./ban-list.js";
@@ -104,7 +105,7 @@ export async function flagItem(
   const now = civic.now();
   return civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(civic, tx, now, input.kind, input.id);
-    if (item.state !== "public") return "already-flagged";
+    if (!isPublic(item.state)) return "already-flagged";
     const clientKey = flagClientKey(civic, item.kind, item.id, input.clientIp);
     const inserted = await tx
       .insertInto("moderation_flags")

@@ -4,11 +4,14 @@
  */
 export { bannedCondition, contributorBanCandidates, isBanned } from "./ban-list.js";
 export { ModeratedGone, ModeratedMark, ModerationNotice, ReportThisLink } from "./flag-pages.js";
+export { moderationGeneration } from "./generation.js";
+/** The one visibility rule is the floor's (src/core/visibility.ts); re-exported for code that reaches it here. */
 export {
   PUBLIC,
-  moderationGeneration,
+  isPublic,
+  publicIn,
   publicPhoto,
   publicReport,
   publicUpdate,
   publicVisibilitySql,
-} from "./visibility.js";
+} from "../core/visibility.js";

@@ -1,7 +1,7 @@
 import { type Kysely, SqliteAdapter, sql } from "kysely";
 import type { Category, DB, Report } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/index.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { open311Status, STATUS_LABELS } from "../reports/index.js";
 import { reportPhotoUrl } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";

@@ -6,6 +6,7 @@ import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { Prose } from "../core/web/components.js";
 import { markdownToHtml } from "../core/web/markdown.js";
+import { publicIn } from "../core/visibility.js";
 import { parseRoles, ProjectParams, projectOr404 } from "./service.js";
 import { STATUS_LABEL } from "./status.js";
 import { ProjectExtras, projectUpdateRoutes } from "./updates.js";
@@ -61,7 +62,7 @@ export async function projectRoutes(root: FastifyInstance): Promise<void> {
         .selectFrom("ideas")
         .select(["id", "title"])
         .where("project_id", "=", p.id)
-        .where("visibility", "=", "public")
+        .where(publicIn("ideas"))
         .where("status", "!=", "unconfirmed")
         .orderBy("id")
         .execute(),

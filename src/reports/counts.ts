@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
 import type { DB, ReportStatus } from "../core/db/schema.js";
-import { PUBLIC } from "../moderation/index.js";
+import { publicIn } from "../core/visibility.js";
 
 /**
  * How many public reports match a filter, from `report_counts` (kept by triggers on `reports`, migration
  * 0019_scale_counts): a sum over a few dozen rows instead of counting up to a million reports. Hidden and removed
- * reports are never counted, as in every public output (moderation/visibility.ts).
+ * reports are never counted, as in every public output (core/visibility.ts).
  */
 export async function publicReportCount(
   db: Kysely<DB>,
@@ -14,7 +14,7 @@ export async function publicReportCount(
   let q = db
     .selectFrom("report_counts")
     .select((eb) => eb.fn.sum<number | string | null>("n").as("n"))
-    .where("visibility", "=", PUBLIC);
+    .where(publicIn("report_counts"));
   if (filter.category) q = q.where("category_code", "=", filter.category);
   if (filter.status) q = q.where("status", "=", filter.status);
   const row = await q.executeTakeFirst();

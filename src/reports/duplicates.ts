@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB, ReportVisibility } from "../core/db/schema.js";
-import { publicReport } from "../moderation/index.js";
+import { publicReport } from "../core/visibility.js";
 
 export interface LinkedReport {
   reference: string;

@@ -9,7 +9,7 @@ import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-f
 import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { publicReport } from "../moderation/index.js";
+import { publicReport } from "../core/visibility.js";
 import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTarget } from "./followers.js";
 import { FollowForm } from "./pages/follow.js";
 import { isUniqueViolation, ReferenceParams } from "./reference.js";

@@ -5,7 +5,7 @@ import type { DB } from "../core/db/schema.js";
 import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
 import { parseId } from "../core/http/ids.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
-import { PUBLIC, publicReport } from "../moderation/index.js";
+import { isPublic, publicReport } from "../core/visibility.js";
 
 /**
  * "Get updates by email": people follow a report with a double opt-in (a link in a mail opens a page whose button
@@ -60,7 +60,7 @@ export async function updateRecipients(civic: Civic, db: Kysely<DB>, reportId: n
     });
   }
   // While moderation keeps the report from the public (its page is 410 Gone), only its reporter hears of it.
-  if (report?.visibility !== PUBLIC) return out;
+  if (!isPublic(report?.visibility)) return out;
   for (const f of followers) {
     if (seen.has(f.email)) continue;
     seen.add(f.email);

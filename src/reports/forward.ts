@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { publicPhoto } from "../moderation/index.js";
+import { publicPhoto } from "../core/visibility.js";
 import { type AttributeValues, categoryAttributes } from "./attributes.js";
 import { forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";

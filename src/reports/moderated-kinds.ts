@@ -3,6 +3,7 @@ import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { parseId } from "../core/http/ids.js";
 import type { ModeratedItem, ModeratedKind, ModerationContext, ModerationState } from "../core/moderation.js";
+import { isPublic, publicReport } from "../core/visibility.js";
 
 /** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
 const MAX_ITEMS_PER_ACCOUNT = 10_000;
@@ -42,7 +43,7 @@ export const reportKind: ModeratedKind = {
   async setState({ db, now }, id, state) {
     const r = await reportByReference(db, id);
     if (!r) throw new AppError("not_found", "There is no report with this reference.");
-    if (state === "public" && r.withheld === 1) {
+    if (isPublic(state) && r.withheld === 1) {
       throw new AppError(
         "validation_failed",
         "This report's sender is on the ban list, so it cannot be published. Remove the entry from the ban list first.",
@@ -60,7 +61,7 @@ export const reportKind: ModeratedKind = {
       .selectFrom("reports")
       .select("reference")
       .where("account_id", "=", accountId)
-      .where("visibility", "=", "public")
+      .where(publicReport)
       .limit(MAX_ITEMS_PER_ACCOUNT)
       .execute();
     return rows.map((r) => r.reference);

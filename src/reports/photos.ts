@@ -5,7 +5,7 @@ import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { photoKey } from "../core/media/images.js";
 import { mediaStorage } from "../core/media/storage.js";
-import { publicPhoto, publicReport } from "../moderation/index.js";
+import { publicPhoto, publicReport } from "../core/visibility.js";
 
 /** The public, absolute URL of a stored report photo. */
 export function reportPhotoUrl(baseUrl: string, hash: string, size: "full" | "thumb"): string {

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
-import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../moderation/index.js";
+import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
@@ -224,7 +224,7 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
       "report_updates.created_at",
     ])
     .where("reports.reference", "in", references.slice(0, 1000))
-    // Hidden or removed reports and updates never reach a feed (moderation/visibility.ts).
+    // Hidden or removed reports and updates never reach a feed (core/visibility.ts).
     .where(publicReport)
     .where(publicUpdate)
     .orderBy("report_updates.created_at")

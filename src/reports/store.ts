@@ -12,6 +12,7 @@ import {
   withoutSuppressed,
 } from "../core/mail/outbox.js";
 import { bannedCondition } from "../moderation/index.js";
+import { PUBLIC } from "../core/visibility.js";
 
 /** A checked new report as stored: its row (visibility decided here), its photos and the mails it sends. */
 export interface NewReport {
@@ -30,7 +31,6 @@ export interface NewReport {
 }
 
 const HIDDEN: ReportVisibility = "hidden";
-const PUBLIC: ReportVisibility = "public";
 
 /** A report's row and the ban-list entries that would match its reporter's address. */
 type ReportValues = NewReport["row"] & { ban_candidates: string[] };

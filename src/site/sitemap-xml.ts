@@ -5,7 +5,8 @@ import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
 import { sitePages } from "../core/web/sitemap.js";
-import { moderationGeneration, publicReport } from "../moderation/index.js";
+import { publicIn, publicReport } from "../core/visibility.js";
+import { moderationGeneration } from "../moderation/index.js";
 import { publicReadVersion } from "../reports/index.js";
 
 /**
@@ -159,7 +160,7 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
         .selectFrom("ideas")
         .select(["id", "updated_at"])
         .where("status", "!=", "unconfirmed")
-        .where("visibility", "=", "public")
+        .where(publicIn("ideas"))
         .orderBy("id", "desc")
         .limit(MAX_REPORTS)
         .execute();

@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import type { Dialect } from "../core/db/database.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
+import { publicReport } from "../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../reports/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -53,7 +54,7 @@ type ReportFilter = (since: string, options: FigureOptions) => Expression<SqlBoo
 const inPeriod: ReportFilter = (since, options) =>
   options.includeHidden
     ? sql<SqlBool>`${sql.ref("reports.created_at")} >= ${since}`
-    : sql<SqlBool>`${sql.ref("reports.created_at")} >= ${since} and ${sql.ref("reports.visibility")} = 'public'`;
+    : sql<SqlBool>`${sql.ref("reports.created_at")} >= ${since} and ${publicReport}`;
 
 function median(values: number[]): number | null {
   if (values.length === 0) return null;

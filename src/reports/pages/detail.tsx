@@ -1,4 +1,5 @@
 import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/index.js";
+import { isPublic } from "../../core/visibility.js";
 import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
@@ -120,7 +121,7 @@ export function ReportDetail({
           </li>
         ))}
       </ol>
-      {r.visibility === "public" ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
+      {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>Is this report about something dangerous? Not for emergencies: call 999 if someone is in danger.</p>
       <p>
         <ReportThisLink kind="report" id={r.reference} noun="report" />

@@ -1,3 +1,4 @@
+import { isPublic } from "../../core/visibility.js";
 import type { DuplicateLinks, LinkedReport } from "../duplicates.js";
 
 function Linked({ r, href }: { r: LinkedReport; href: (reference: string) => string }) {
@@ -6,7 +7,7 @@ function Linked({ r, href }: { r: LinkedReport; href: (reference: string) => str
       <a href={href(r.reference)}>
         {r.reference}: {r.title}
       </a>
-      {r.visibility !== "public" ? <strong> ({r.visibility})</strong> : null}
+      {!isPublic(r.visibility) ? <strong> ({r.visibility})</strong> : null}
     </>
   );
 }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
+import { isPublic } from "../../core/visibility.js";
 import { forwardReport } from "../forward.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
 import { looksLikeReference, normaliseReference } from "../reference.js";
@@ -152,7 +153,7 @@ export async function staffMarkDuplicate(
     .where("reference", "=", originalReference)
     .executeTakeFirst();
   if (!original) throw problem("original", `There is no report with the reference ${originalReference}.`);
-  if (original.visibility !== "public") {
+  if (!isPublic(original.visibility)) {
     throw problem("original", `Report ${original.reference} is hidden or removed; choose a public report.`);
   }
   if (original.duplicate_of !== null) {

@@ -3,6 +3,7 @@ import { Pager } from "../../core/staff/pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
 import { CsrfField } from "../../core/web/layout.js";
+import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import { DateTime, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
@@ -111,7 +112,7 @@ export function InboxPage(p: InboxProps) {
                 </td>
                 <td>
                   {r.title}
-                  {r.visibility !== "public" ? <strong> ({r.visibility})</strong> : null}
+                  {!isPublic(r.visibility) ? <strong> ({r.visibility})</strong> : null}
                 </td>
                 <td>{r.categoryName}</td>
                 <td>

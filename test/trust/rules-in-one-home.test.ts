@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Cross-cutting rules have one home each: what the public may see is the one visibility rule
+ * (src/core/visibility.ts). This scan fails when a file elsewhere in src/ writes its own public-visibility
+ * condition; an exception is listed here, with why.
+ */
+
+const ROOT = join(import.meta.dirname, "../..");
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+/** `file:line: text` for every line of src/ (outside `allowed`) that matches one of `patterns`. */
+function offending(patterns: RegExp[], allowed: Record<string, string>): string[] {
+  return sources(join(ROOT, "src")).flatMap((path) => {
+    const file = relative(ROOT, path).replaceAll("\\", "/");
+    if (file in allowed) return [];
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+  });
+}
+
+const matches = (patterns: RegExp[], line: string) => patterns.some((p) => p.test(line));
+
+describe("every public read uses the one visibility rule", () => {
+  const OP = String.raw`(?:={1,3}|!==?|<>)`;
+  const PUBLIC_VALUE = String.raw`(?:["'\`]public["'\`]|(?:\$\{\s*)?(?:sql\.lit\(\s*)?\bPUBLIC\b)`;
+  const RAW_PUBLIC = [
+    // A comparison with the column in JS or in SQL text: visibility === "public", reports.visibility = 'public'.
+    new RegExp(String.raw`visibility\W{0,6}${OP}\s*${PUBLIC_VALUE}`),
+    new RegExp(String.raw`${PUBLIC_VALUE}\s*${OP}\s*[\w.?]*visibility`),
+    // A query builder condition: .where("ideas.visibility", "=", "public").
+    new RegExp(String.raw`visibility["'\`]\s*,\s*["'\`][^"'\`]{1,8}["'\`]\s*,\s*${PUBLIC_VALUE}`),
+    // A moderated item's state (the same values): item.state !== "public".
+    new RegExp(String.raw`\bstate\W{0,6}${OP}\s*["'\`]public["'\`]`),
+  ];
+  /** Files that may write the condition themselves, and why. */
+  const ALLOWED: Record<string, string> = {
+    "src/core/visibility.ts": "the rule itself",
+    "src/core/policy.ts":
+      "item.support is for public items: the policy decides on the state its caller loaded and imports no query code",
+  };
+
+  it("recognises the raw conditions it looks for", () => {
+    for (const raw of [
+      `.where("visibility", "=", "public")`,
+      `.where("ideas.visibility", "=", PUBLIC)`,
+      "sql`${sql.ref(\"reports.visibility\")} = 'public'`",
+      "sql`select id from reports where visibility = 'public'`",
+      "sql`visibility = ${sql.lit(PUBLIC)}`",
+      `if (idea.visibility !== "public") throw notFound();`,
+      `report?.visibility !== PUBLIC`,
+      `"public" === row.visibility`,
+      `if (item.state !== "public") return;`,
+    ]) {
+      expect(matches(RAW_PUBLIC, raw), raw).toBe(true);
+    }
+    for (const fine of [
+      `.where(publicReport)`,
+      `.where(publicIn("ideas"))`,
+      `isPublic(r.visibility) ? <FollowForm /> : null`,
+      `.where("visibility", "!=", "removed")`,
+      `visibility: banned ? "hidden" : PUBLIC,`,
+      `.set({ visibility: state })`,
+    ]) {
+      expect(matches(RAW_PUBLIC, fine), fine).toBe(false);
+    }
+  });
+
+  it("no other file writes a public-visibility condition", () => {
+    expect(offending(RAW_PUBLIC, ALLOWED)).toEqual([]);
+  });
+});
