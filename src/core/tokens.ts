@@ -29,7 +29,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /**
  * Path parameters `{ token }` of the pages an emailed link opens (/ideas/confirm/:token and the like). Tokens are 43
- * characters (newToken); a longer path segment is a 404 before the handler, a shorter one is the handler's to refuse.
+ * characters (newToken); past 200 the address is a 404 before any handler, anything shorter is the handler's to refuse.
  */
 export const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 

@@ -116,18 +116,18 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
     return sendBuilt(reply, "sw.js", "text/javascript; charset=utf-8", "no-cache");
   });
 
-  // Typed from its schema (the app endpoint below sends prepared JSON, which the typed reply would not take).
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .get(
-      "/icons/:name",
-      { schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 40 }) }) } },
-      async (request, reply) => {
-        const { name } = request.params;
-        if (!(ICONS as readonly string[]).includes(name)) throw new AppError("not_found", "There is no such icon.");
-        return sendBuilt(reply, join("icons", name), "image/png", "public, max-age=86400");
-      },
-    );
+  // Typed from its schema. The app endpoint below stays on `app`: it sends prepared JSON, which a reply typed from its
+  // response schemas would not take.
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
+    "/icons/:name",
+    { schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 40 }) }) } },
+    async (request, reply) => {
+      const { name } = request.params;
+      if (!(ICONS as readonly string[]).includes(name)) throw new AppError("not_found", "There is no such icon.");
+      return sendBuilt(reply, join("icons", name), "image/png", "public, max-age=86400");
+    },
+  );
 
   app.get("/offline", { schema: { hide: true } }, async (request, reply) => {
     reply.header("x-robots-tag", "noindex");

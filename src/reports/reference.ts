@@ -9,7 +9,7 @@ export const REFERENCE_ALPHABET = "0123456789ABCEFGHJKMNPQRSTVWXYZ";
 
 const PATTERN = new RegExp(`^[${REFERENCE_ALPHABET}]{4}-[${REFERENCE_ALPHABET}]{4}$`);
 
-/** Path parameters `{ reference }` of a report's pages (a reference is 9 characters; a longer one is a 404). */
+/** Path parameters `{ reference }` of a report's pages: references are 9 characters; past 40 the address is a 404. */
 export const ReferenceParams = Type.Object({ reference: Type.String({ maxLength: 40 }) });
 
 /** A new random reference such as "K7QM-3X9P". */
