@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 /**
  * Cross-cutting rules have one home each: who may do what is asked of the policy (src/core/policy.ts), and what the
  * public may see is the one visibility rule (src/core/visibility.ts). These scans fail when a file elsewhere in src/
- * writes its own role comparison or public-visibility condition; an exception is listed here, with why.
+ * writes its own role comparison or public-visibility condition; an exception is listed here, with why. (The
+ * third such rule, a form accepted once, is kept by the dependency rules: only src/core/http/single-use.tsx reads
+ * src/core/http/form-submissions.ts.)
  */
 
 const ROOT = join(import.meta.dirname, "../..");
