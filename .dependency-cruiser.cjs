@@ -67,6 +67,14 @@ module.exports = {
       to: { path: COMPOSITION },
     },
     {
+      name: "forms-are-accepted-once-through-one-module",
+      severity: "error",
+      comment:
+        "\"This form was already sent\" has one home: src/core/http/single-use.tsx (oncePerForm, alreadySubmitted, formUse). Its storage, form-submissions.ts, is read by nothing else.",
+      from: { path: "^src/", pathNot: "^src/core/http/single-use\\.tsx$" },
+      to: { path: "^src/core/http/form-submissions\\.ts$" },
+    },
+    {
       name: "browser-code-stays-in-the-browser",
       severity: "error",
       comment: "src/client/ is bundled for the browser: it imports no server module, and no server module imports it.",

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
+import { rolesWhoMay } from "../core/policy.js";
 
 export const LAST_ADMIN =
   "This is the last administrator: make someone else an administrator first, so that somebody can still run the platform.";
@@ -26,7 +27,7 @@ export async function keepAnAdmin(db: Kysely<DB>, accountId: string, field = "ro
     .selectFrom("accounts")
     .select("id")
     .where("id", "=", accountId)
-    .where("role", "=", "admin")
+    .where("role", "in", rolesWhoMay("staff.administer"))
     .where("suspended_at", "is", null)
     .executeTakeFirst();
   // Residents, moderators and suspended admins hold no admin powers to lose: nothing to lock.
@@ -34,7 +35,7 @@ export async function keepAnAdmin(db: Kysely<DB>, accountId: string, field = "ro
   const admins = await db
     .updateTable("accounts")
     .set((eb) => ({ role: eb.ref("role") }))
-    .where("role", "=", "admin")
+    .where("role", "in", rolesWhoMay("staff.administer"))
     .where("suspended_at", "is", null)
     .returning("id")
     .execute();

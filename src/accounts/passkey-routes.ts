@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { notFound } from "../core/http/errors.js";
+import { can } from "../core/policy.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { isRateLimited, safeNext } from "./page.js";
 import {
@@ -60,7 +61,7 @@ export async function passkeyRoutes(root: FastifyInstance): Promise<void> {
       : null;
 
   app.post("/account/passkeys/options", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    if (!request.viewer || !can(request.viewer, "signed-in")) return refuse(reply, 401, "Please sign in again.");
     const stale = notRecent(request, reply);
     if (stale) return stale;
     const account = await getAccount(civic.database.db, request.viewer.accountId);
@@ -71,7 +72,7 @@ export async function passkeyRoutes(root: FastifyInstance): Promise<void> {
   });
 
   app.post("/account/passkeys", { schema: { hide: true, body: CEREMONY } }, async (request, reply) => {
-    if (!request.viewer) return refuse(reply, 401, "Please sign in again.");
+    if (!request.viewer || !can(request.viewer, "signed-in")) return refuse(reply, 401, "Please sign in again.");
     const stale = notRecent(request, reply);
     if (stale) return stale;
     const { body } = request;

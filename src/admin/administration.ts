@@ -1,7 +1,7 @@
 import type { Civic, Viewer } from "../core/context.js";
 import type { Role } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { authorise, roleAtLeast } from "../core/policy.js";
+import { authorise, roleAtLeast, rolesWhoMay } from "../core/policy.js";
 import { keepAnAdmin } from "../accounts/index.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/index.js";
 import { normaliseEmail } from "../core/tokens.js";
@@ -17,7 +17,7 @@ export async function listStaff(civic: Civic) {
   return civic.database.db
     .selectFrom("accounts")
     .select(["id", "email", "name", "role"])
-    .where("role", "in", ["moderator", "admin"])
+    .where("role", "in", rolesWhoMay("staff.enter"))
     .orderBy("role", "desc")
     .orderBy("email")
     .limit(1000)
@@ -47,7 +47,8 @@ export async function changeRole(
   if (account.role === role) throw problem("role", `This account already has the role ${role}.`);
   const now = civic.now();
   await db.transaction().execute(async (tx) => {
-    if (account.role === "admin") await keepAnAdmin(tx, account.id, "role");
+    // Refuses when this would leave no active admin (it asks the policy who administers).
+    await keepAnAdmin(tx, account.id, "role");
     await setRole(tx, account.id, role as Role, now);
     await recordAudit(tx, {
       actorId: viewer.accountId,

@@ -2,7 +2,10 @@
  * The one place that answers "may this person do this to that". Pure functions over the viewer's role and id and
  * the subject's owner, role and state: no database access here; callers load the subject and ask. Every staff
  * guard, staff action, owner action and automatic sanction (strikes, automatic suspension) goes through `can`.
- * The authorisation matrix test (test/trust/authorisation-matrix.test.ts) takes its expected answers from here.
+ * The authorisation matrix test (test/trust/authorisation-matrix.test.ts) takes its expected answers from here;
+ * test/trust/rules-in-one-home.test.ts fails if a file elsewhere compares roles itself. Code that needs to know
+ * which roles may do something (a query selecting staff accounts) asks `rolesWhoMay`, and code that needs a staff
+ * viewer's role narrowed asks `mayEnterStaff`: both are `can` underneath.
  */
 import { AppError } from "./http/errors.js";
 
@@ -11,6 +14,7 @@ export type Role = "resident" | "moderator" | "admin";
 export type StaffRole = Exclude<Role, "resident">;
 
 const RANK: Record<Role, number> = { resident: 0, moderator: 1, admin: 2 };
+const ROLES = Object.keys(RANK) as Role[];
 
 /** Who asks. null is an anonymous visitor; a suspended account is treated as anonymous (its sessions are ended). */
 export interface PolicyViewer {
@@ -119,6 +123,28 @@ const REFUSALS: Partial<Record<Action, string>> = {
 export function authorise(viewer: PolicyViewer | null, action: Action, subject: Subject = PLATFORM, message?: string) {
   if (can(viewer, action, subject)) return;
   throw new AppError("forbidden", message ?? REFUSALS[action] ?? "You may not do this.");
+}
+
+/** The actions whose subject is the platform as a whole. */
+export type PlatformAction = "submit" | "signed-in" | "staff.enter" | "staff.administer";
+
+/**
+ * The roles whose active (not suspended) accounts may do `action`, in rank order: for queries that select such
+ * accounts (the staff list, who can be assigned a report, the admins the last-admin rule counts), which cannot
+ * call `can` row by row. `rolesWhoMay("staff.enter")` is the staff roles, `rolesWhoMay("staff.administer")` the
+ * admins'.
+ */
+export function rolesWhoMay(action: PlatformAction): Role[] {
+  // Any account of the role: the platform actions depend on its role and on its being an account, not on which.
+  return ROLES.filter((role) => can({ accountId: "any account", role }, action));
+}
+
+/**
+ * `can(viewer, "staff.enter")` as a type guard: whoever may enter the staff console holds a staff role, so the
+ * viewer's role is narrowed to one (for an actor record that names it) without comparing roles anywhere else.
+ */
+export function mayEnterStaff<V extends PolicyViewer>(viewer: V | null): viewer is V & { role: StaffRole } {
+  return can(viewer, "staff.enter");
 }
 
 /** Whether `role` is at least `minimum` (for lists such as the staff navigation, decided by the same ranks). */

@@ -38,7 +38,7 @@ export async function moderationAdminRoutes(app: FastifyInstance): Promise<void>
   const db = () => civic.database.db;
   const actorOf = (request: Parameters<typeof staffViewer>[0]): Actor => {
     const v = staffViewer(request);
-    return { accountId: v.accountId, role: v.role === "admin" ? "admin" : "moderator" };
+    return { accountId: v.accountId, role: v.role };
   };
 
   await guardedScope(app, "moderator", (scope) => {

@@ -6,7 +6,7 @@ import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { enqueueMail } from "../core/mail/outbox.js";
-import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer } from "../core/policy.js";
+import { type AccountSubject, authorise, can, PLATFORM, type PolicyViewer, type StaffRole } from "../core/policy.js";
 import { decisionMail, suspensionMail, unsuspensionMail } from "./mails.js";
 import { noteModerationChange } from "./generation.js";
 import { isPublic } from "../core/visibility.js";
@@ -21,7 +21,7 @@ export type ModeratorAction = (typeof MODERATOR_ACTIONS)[number];
 /** Who acted: a staff account, or null for the platform itself (auto-hide, automatic suspension). */
 export interface Actor {
   accountId: string | null;
-  role: "moderator" | "admin" | null;
+  role: StaffRole | null;
 }
 
 /** The actor as the policy sees it (the platform itself, role null, has no authority of its own). */
@@ -407,7 +407,8 @@ export async function suspendAccount(
         fields: [{ field: "reason", message: "the account is suspended already" }],
       });
     }
-    if (account.role === "admin") await keepAnAdmin(tx, account.id, "reason");
+    // Refuses when this would leave no active admin (it asks the policy who administers).
+    await keepAnAdmin(tx, account.id, "reason");
     await suspendWithin(civic, tx, { ...input, reason });
   });
 }

@@ -4,7 +4,7 @@ import { ButtonForm, type Problem } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
 import { notFound } from "../core/http/errors.js";
-import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
+import { formUse } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
@@ -86,8 +86,8 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       const f = stringFields(request.body);
       const typed = (f.email ?? "").slice(0, 254);
       const { token, problems } = spamChecks(civic, f);
-      const key = token ? formSubmissionKey(token, "report-follow") : undefined;
-      if (key && (await earlierSubmission(db(), key))) return checkYourEmail(request, reply, reference);
+      const submission = formUse(civic, token, "report-follow");
+      if (await submission?.earlier()) return checkYourEmail(request, reply, reference);
       const email = normaliseEmail(typed);
       if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
       if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
@@ -96,7 +96,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
       if (limited.allowed && !banned) {
         try {
-          await requestFollow(civic, reference, email!, key);
+          await requestFollow(civic, reference, email!, submission?.record);
         } catch (error) {
           // The same form sent twice at once: the first one counts, the second gets the same answer.
           if (!isUniqueViolation(error)) throw error;

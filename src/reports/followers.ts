@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../core/tokens.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
-import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
+import type { RecordSubmission } from "../core/http/single-use.js";
 import { parseId } from "../core/http/ids.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { isPublic, publicReport } from "../core/visibility.js";
@@ -78,14 +78,14 @@ export async function requestFollow(
   civic: Civic,
   reference: string,
   email: string,
-  /** The form token's single-use key, recorded first in the same transaction (a replay throws a unique violation). */
-  formSubmission?: FormSubmissionKey,
+  /** Records the form's single use first, in the same transaction (a replay throws a unique violation). */
+  recordSubmission?: RecordSubmission,
 ): Promise<boolean> {
   const now = civic.now();
   const at = now.toISOString();
   const token = newToken();
   return civic.database.db.transaction().execute(async (tx) => {
-    if (formSubmission) await recordSubmission(tx, formSubmission, reference, now);
+    if (recordSubmission) await recordSubmission(tx, reference);
     const report = await tx
       .selectFrom("reports")
       .select(["id", "reference"])

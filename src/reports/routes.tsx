@@ -5,7 +5,7 @@ import { type Static, Type } from "typebox";
 import { reporterDefaults } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
-import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
+import { deleteExpiredSubmissions, formUse } from "../core/http/single-use.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { webFormIdempotency } from "./idempotency.js";
@@ -233,8 +233,8 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
 
     // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
     const token = civic.formTokens.verify(first(form, "_csrf"));
-    const submissionKey = token ? formSubmissionKey(token, "report") : undefined;
-    const accepted = submissionKey && (await earlierSubmission(db(), submissionKey));
+    const submission = formUse(civic, token, "report");
+    const accepted = await submission?.earlier();
     if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
 
     // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
@@ -280,7 +280,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           source: "web",
           apiKeyId: null,
         },
-        submissionKey ? { formSubmission: submissionKey } : {},
+        submission ? { formSubmission: submission } : {},
       );
       if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
       return reply.redirect(`/report/sent/${result.reference}`, 303);

@@ -4,7 +4,7 @@ import type { Database } from "../core/db/database.js";
 import { firstPrepared } from "../core/db/prepared.js";
 import { StatementTemplates } from "../core/db/templates.js";
 import type { DB, ReportPhotosTable, ReportsTable, ReportVisibility } from "../core/db/schema.js";
-import { type FormSubmissionKey, recordSubmission } from "../core/http/form-submissions.js";
+import type { RecordSubmission } from "../core/http/single-use.js";
 import {
   insertOutbox,
   insertOutboxUnlessSuppressed,
@@ -26,8 +26,8 @@ export interface NewReport {
   /** Its mails; those to a suppressed address are not queued. */
   mails: OutgoingMail[];
   now: Date;
-  /** Web forms: the form token, recorded first, so a replay of it (even a concurrent one) creates nothing. */
-  formSubmission?: FormSubmissionKey;
+  /** Web forms: records the form token first, so a replay of it (even a concurrent one) creates nothing. */
+  recordSubmission?: RecordSubmission | undefined;
 }
 
 const HIDDEN: ReportVisibility = "hidden";
@@ -76,7 +76,7 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
   const insertReport = (db: QueryCreator<DB>) => buildReportInsert(db, values);
   const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
 
-  if (database.dialect === "postgres" && !r.formSubmission) {
+  if (database.dialect === "postgres" && !r.recordSubmission) {
     let q = database.db.with("new_report", insertReport).with("first_update", (db) =>
       db
         .insertInto("report_updates")
@@ -106,7 +106,7 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
   }
 
   return inCommittedTransaction(database, async (tx) => {
-    if (r.formSubmission) await recordSubmission(tx, r.formSubmission, String(r.row.reference), r.now);
+    if (r.recordSubmission) await r.recordSubmission(tx, String(r.row.reference));
     const [stored] = (await tx.executeQuery(reportInsert(database).compile(values))).rows;
     if (!stored) throw new Error("storeReport: the insert returned no row");
     const { id } = stored;

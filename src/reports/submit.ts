@@ -1,7 +1,7 @@
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
-import { earlierSubmission, type FormSubmissionKey } from "../core/http/form-submissions.js";
+import type { FormUse } from "../core/http/single-use.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
 import { admitConfirmation } from "../core/mail/policy.js";
 import {
@@ -287,8 +287,8 @@ export function describeWhere(r: {
 const REFERENCE_ATTEMPTS = 6;
 
 /** The report an earlier submission of the same form token created, if there was one. */
-async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): Promise<SubmittedReport | null> {
-  const reference = await earlierSubmission(civic.database.db, key);
+async function replayOf(civic: Civic, submission: FormUse, notice: string): Promise<SubmittedReport | null> {
+  const reference = await submission.earlier();
   if (reference === undefined) return null;
   const row = await civic.database.db
     .selectFrom("reports")
@@ -304,13 +304,14 @@ async function replayOf(civic: Civic, key: FormSubmissionKey, notice: string): P
  * and its emails (confirmation, council forwarding) are written in one transaction. Throws
  * `validation_failed` with every field problem at once. A reference that is already taken (rare: ~8.5e11 values) is
  * replaced by a new one and the transaction retried. `options.newReference` replaces the generator (tests).
- * With `options.formSubmission` (web forms), the form token is recorded in the same transaction, first: a replay
- * of the token, even a concurrent one, creates nothing and answers with the first submission's reference.
+ * With `options.formSubmission` (web forms: the form's FormUse, core/http/single-use.tsx), the form token is
+ * recorded in the same transaction, first: a replay of the token, even a concurrent one, creates nothing and
+ * answers with the first submission's reference.
  */
 export async function submitReport(
   civic: Civic,
   input: ReportSubmission,
-  options: { newReference?: () => string; formSubmission?: FormSubmissionKey } = {},
+  options: { newReference?: () => string; formSubmission?: FormUse } = {},
 ): Promise<SubmittedReport> {
   const makeReference = options.newReference ?? newReference;
   const c = await check(civic, input);
@@ -406,7 +407,7 @@ export async function submitReport(
         })),
         mails,
         now,
-        formSubmission: options.formSubmission,
+        recordSubmission: options.formSubmission?.record,
       });
       return { id, reference, serviceNotice: notice };
     } catch (error) {

@@ -3,9 +3,11 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * Cross-cutting rules have one home each: what the public may see is the one visibility rule
- * (src/core/visibility.ts). This scan fails when a file elsewhere in src/ writes its own public-visibility
- * condition; an exception is listed here, with why.
+ * Cross-cutting rules have one home each: who may do what is asked of the policy (src/core/policy.ts), and what the
+ * public may see is the one visibility rule (src/core/visibility.ts). These scans fail when a file elsewhere in src/
+ * writes its own role comparison or public-visibility condition; an exception is listed here, with why. (The
+ * third such rule, a form accepted once, is kept by the dependency rules: only src/core/http/single-use.tsx reads
+ * src/core/http/form-submissions.ts.)
  */
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -78,5 +80,46 @@ describe("every public read uses the one visibility rule", () => {
 
   it("no other file writes a public-visibility condition", () => {
     expect(offending(RAW_PUBLIC, ALLOWED)).toEqual([]);
+  });
+});
+
+describe("every role check asks the policy", () => {
+  const ROLE = String.raw`["'\`](?:resident|moderator|admin)["'\`]`;
+  const INLINE_ROLE = [
+    // role === "admin", viewer.role !== "resident", account?.role == 'moderator'
+    new RegExp(String.raw`\brole\W{0,6}(?:===?|!==?)\s*${ROLE}`),
+    new RegExp(String.raw`${ROLE}\s*(?:===?|!==?)\s*[\w.?]*\brole\b`),
+    // A query that selects accounts by a role it names: .where("role", "in", ["moderator", "admin"]).
+    new RegExp(String.raw`\.where\(\s*["'\`](?:\w+\.)?role["'\`]\s*,\s*["'\`][^"'\`]{1,8}["'\`]\s*,\s*\[?\s*${ROLE}`),
+  ];
+  /** Files that may compare roles themselves, and why. */
+  const ALLOWED: Record<string, string> = {
+    "src/core/policy.ts": "the policy itself",
+    "src/accounts/cli.ts":
+      "the article of a sentence (“an admin”, “a moderator”); the command line acts with the server's authority, not a viewer's",
+  };
+
+  it("recognises the inline checks it looks for", () => {
+    for (const raw of [
+      `if (viewer.role === "admin") {`,
+      `viewer.role !== "resident" ? a : b`,
+      `"moderator" === request.viewer?.role`,
+      `.where("role", "in", ["moderator", "admin"])`,
+      `.where("accounts.role", "=", "admin")`,
+    ]) {
+      expect(matches(INLINE_ROLE, raw), raw).toBe(true);
+    }
+    for (const fine of [
+      `can(viewer, "staff.administer")`,
+      `.where("role", "in", rolesWhoMay("staff.enter"))`,
+      `selected={values.role === r}`,
+      `await guardedScope(app, "admin", routes)`,
+    ]) {
+      expect(matches(INLINE_ROLE, fine), fine).toBe(false);
+    }
+  });
+
+  it("no other file compares roles or selects accounts by a role it names", () => {
+    expect(offending(INLINE_ROLE, ALLOWED)).toEqual([]);
   });
 });

@@ -16,6 +16,10 @@ export { ReplayedResponse };
  * same key with other content gets 422. Keys live in the database (table idempotency_keys), so this holds across
  * restarts and several processes sharing one PostgreSQL. A request that did not create anything (refused,
  * failed) releases its key, so it can be corrected and sent again with the same key.
+ *
+ * This is "already sent" at the HTTP layer, for clients that name their request with a key. A web form's own
+ * single use (its form token, recorded in the work's transaction) is core/http/single-use.tsx, which every form goes
+ * through; its module comment says why the two are one rule at two layers and how POST /report uses both.
  */
 
 /**

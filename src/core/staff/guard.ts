@@ -10,7 +10,7 @@ import type {
 } from "fastify";
 import type { Viewer } from "../viewer.js";
 import { AppError } from "../http/errors.js";
-import { can, type PolicyViewer, type StaffRole } from "../policy.js";
+import { can, mayEnterStaff, type PolicyViewer, type StaffRole } from "../policy.js";
 
 export type { StaffRole };
 
@@ -49,7 +49,7 @@ export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum
   if (!can(viewer, ACTION_OF[minimum])) {
     throw new AppError(
       "forbidden",
-      viewer.role !== "resident"
+      can(viewer, "staff.enter")
         ? "This page is for administrators only. Ask an administrator if you need it."
         : "This page is for the volunteers who run the platform. You are signed in, but your account is not a staff account.",
     );
@@ -57,10 +57,10 @@ export function checkStaff(request: FastifyRequest, reply: FastifyReply, minimum
   return viewer;
 }
 
-/** The viewer of a request that has passed a staff guard (for handlers inside a guarded scope). */
-export function staffViewer(request: FastifyRequest): Viewer {
+/** The viewer of a request that has passed a staff guard (for handlers inside a guarded scope); a staff role. */
+export function staffViewer(request: FastifyRequest): Viewer & { role: StaffRole } {
   const viewer = request.viewer;
-  if (!viewer || !can(viewer, "staff.enter")) throw new AppError("forbidden", "This page is for staff only.");
+  if (!viewer || !mayEnterStaff(viewer)) throw new AppError("forbidden", "This page is for staff only.");
   return viewer;
 }
 

@@ -3,6 +3,7 @@ import type { Civic, Viewer } from "../../core/context.js";
 import type { DB } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
 import { isPublic } from "../../core/visibility.js";
+import { rolesWhoMay } from "../../core/policy.js";
 import { forwardReport } from "../forward.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
 import { looksLikeReference, normaliseReference } from "../reference.js";
@@ -44,7 +45,7 @@ export function staffMembers(db: Kysely<DB>) {
   return db
     .selectFrom("accounts")
     .select(["id", "name", "email"])
-    .where("role", "in", ["moderator", "admin"])
+    .where("role", "in", rolesWhoMay("staff.enter"))
     .where("suspended_at", "is", null)
     .orderBy("email")
     .execute();
