@@ -5,6 +5,7 @@ import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
+import { parseDegrees } from "../core/geo.js";
 import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -212,10 +213,6 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             const m = /^attribute\[(.{1,100})\]$/.exec(name);
             if (m?.[1]) attributes[m[1]] = list;
           }
-          const coordinate = (name: string) => {
-            const v = first(form, name).trim();
-            return v === "" ? null : /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-          };
           const kept = await loadKeptPhotos(
             // Photos kept by an earlier "check for reports nearby" in the same form.
             mediaStorage(config),
@@ -228,8 +225,8 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             categoryCode: first(form, "category"),
             title: first(form, "title"),
             description: first(form, "description"),
-            lat: coordinate("lat"),
-            lng: coordinate("lng"),
+            lat: parseDegrees(first(form, "lat")),
+            lng: parseDegrees(first(form, "lng")),
             locationText: first(form, "location_text") || null,
             placeId: first(form, "place") || null,
             addressId: null,

@@ -34,16 +34,11 @@ import {
 } from "./repository.js";
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
+import { parseDegrees } from "../core/geo.js";
 
 /** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
 export const MIN_FILL_MS = 3_000;
 const PAGE_SIZE = 20;
-
-function parseCoordinate(value: string): number | null {
-  const v = value.trim();
-  if (v === "") return null;
-  return /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-}
 
 /** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
@@ -213,8 +208,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         uploads,
         config.uploads.maxPhotoBytes,
       );
-    const lat = parseCoordinate(values.lat);
-    const lng = parseCoordinate(values.lng);
+    const lat = parseDegrees(values.lat);
+    const lng = parseDegrees(values.lng);
 
     if (first(form, "action") === "check") {
       const nearby = await nearbyFor(category.code, lat, lng, values.place);
