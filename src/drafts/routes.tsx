@@ -5,14 +5,13 @@ import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
-import { parseDegrees } from "../core/geo.js";
 import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { Layout } from "../core/web/layout.js";
 import { publicDir } from "../core/web/paths.js";
 import { sendPage } from "../core/web/render.js";
-import { first, readFormBody } from "../reports/index.js";
+import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
 import { submitReport } from "../reports/index.js";
 import { appIdempotency } from "../reports/index.js";
@@ -208,11 +207,6 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
               fields: [{ field: "website", message: "must be empty" }],
             });
           }
-          const attributes: Record<string, string[]> = {};
-          for (const [name, list] of Object.entries(form.fields)) {
-            const m = /^attribute\[(.{1,100})\]$/.exec(name);
-            if (m?.[1]) attributes[m[1]] = list;
-          }
           const kept = await loadKeptPhotos(
             // Photos kept by an earlier "check for reports nearby" in the same form.
             mediaStorage(config),
@@ -220,31 +214,12 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             form.fields.kept_photo ?? [],
           );
           const uploads = form.files.photos ?? [];
-          const email = first(form, "email");
-          const result = await submitReport(civic, {
-            categoryCode: first(form, "category"),
-            title: first(form, "title"),
-            description: first(form, "description"),
-            lat: parseDegrees(first(form, "lat")),
-            lng: parseDegrees(first(form, "lng")),
-            locationText: first(form, "location_text") || null,
-            placeId: first(form, "place") || null,
-            addressId: null,
-            attributes,
-            photos: [...kept.photos, ...uploads],
-            mediaUrl: null,
-            reporter: {
-              email: email || null,
-              name: first(form, "name") || null,
-              phone: null,
-              shareContact: first(form, "share_contact") === "yes",
-            },
-            deviceId: null,
-            // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
-            accountId: request.viewer?.accountId ?? null,
-            source: "web",
-            apiKeyId: null,
-          });
+          // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
+          const accountId = request.viewer?.accountId ?? null;
+          const result = await submitReport(
+            civic,
+            formSubmission(reportFormValues(form), [...kept.photos, ...uploads], accountId),
+          );
           return reply
             .code(201)
             .header("content-type", "application/json; charset=utf-8")

@@ -6,6 +6,7 @@ export { categoryAttributes } from "./attributes.js";
 export type { AttributeDatatype, AttributeDefinition, AttributeValues } from "./attributes.js";
 export { publicReadVersion } from "./data-version.js";
 export { first, readFormBody } from "./form-body.js";
+export { formSubmission, reportFormValues } from "./form-submission.js";
 export { appIdempotency } from "./idempotency.js";
 export { loadKeptPhotos } from "./kept-photos.js";
 export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";

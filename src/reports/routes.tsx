@@ -13,6 +13,7 @@ import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
 import { reportsAtom } from "./feed.js";
 import { type FormBody, first, readFormBody } from "./form-body.js";
+import { formSubmission, reportFormValues } from "./form-submission.js";
 import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
 import { Confirmation, ReportForm } from "./pages/form.js";
@@ -34,7 +35,6 @@ import {
 } from "./repository.js";
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
-import { parseDegrees } from "../core/geo.js";
 
 /** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
 export const MIN_FILL_MS = 3_000;
@@ -171,24 +171,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
 
   /** POST /report with its files in the upload store (removed when this returns). */
   async function postReport(request: FastifyRequest, reply: FastifyReply, form: FormBody) {
-    const attributes: Record<string, string[]> = {};
-    for (const [name, list] of Object.entries(form.fields)) {
-      const m = /^attribute\[(.{1,100})\]$/.exec(name);
-      if (m?.[1]) attributes[m[1]] = list;
-    }
-    const values: ReportFormValues = {
-      category: first(form, "category"),
-      title: first(form, "title"),
-      description: first(form, "description"),
-      lat: first(form, "lat"),
-      lng: first(form, "lng"),
-      place: first(form, "place"),
-      locationText: first(form, "location_text"),
-      attributes,
-      email: first(form, "email"),
-      name: first(form, "name"),
-      shareContact: first(form, "share_contact") === "yes",
-    };
+    const values = reportFormValues(form);
     const category = await loadCategory(values.category);
     if (!category) {
       throw new AppError("validation_failed", "Choose a category first.", {
@@ -197,7 +180,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     }
     const uploads = form.files.photos ?? [];
     const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
-    const photos = [...earlier.photos, ...uploads];
+    const submission = formSubmission(values, [...earlier.photos, ...uploads], request.viewer?.accountId ?? null);
+    const { lat, lng } = submission;
     /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
     const keep = () =>
       keepPhotos(
@@ -208,8 +192,6 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         uploads,
         config.uploads.maxPhotoBytes,
       );
-    const lat = parseDegrees(values.lat);
-    const lng = parseDegrees(values.lng);
 
     if (first(form, "action") === "check") {
       const nearby = await nearbyFor(category.code, lat, lng, values.place);
@@ -248,33 +230,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     }
 
     try {
-      const result = await submitReport(
-        civic,
-        {
-          categoryCode: category.code,
-          title: values.title,
-          description: values.description,
-          lat,
-          lng,
-          locationText: values.locationText || null,
-          placeId: values.place || null,
-          addressId: null,
-          attributes,
-          photos,
-          mediaUrl: null,
-          reporter: {
-            email: values.email || null,
-            name: values.name || null,
-            phone: null,
-            shareContact: values.shareContact,
-          },
-          deviceId: null,
-          accountId: request.viewer?.accountId ?? null,
-          source: "web",
-          apiKeyId: null,
-        },
-        submissionKey ? { formSubmission: submissionKey } : {},
-      );
+      const result = await submitReport(civic, submission, submissionKey ? { formSubmission: submissionKey } : {});
       if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
       return reply.redirect(`/report/sent/${result.reference}`, 303);
     } catch (error) {
