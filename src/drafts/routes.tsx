@@ -5,6 +5,7 @@ import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
+import { honeypotFilled, publicFormLimit } from "../core/http/public-form.js";
 import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
@@ -155,10 +156,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
     {
       ...appIdempotency,
       attachValidation: true,
-      config: {
-        csrf: false,
-        rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs },
-      },
+      config: { csrf: false, ...publicFormLimit(civic) },
       schema: {
         summary: "Send a report saved by the app",
         description:
@@ -202,7 +200,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
         (field) => field === "photos",
         async (files) => {
           const form = readFormBody(request.body, files);
-          if (first(form, "website").trim() !== "") {
+          if (honeypotFilled(first(form, "website"))) {
             throw new AppError("validation_failed", "The report could not be accepted: there is 1 problem.", {
               fields: [{ field: "website", message: "must be empty" }],
             });

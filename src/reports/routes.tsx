@@ -5,6 +5,7 @@ import { reporterDefaults } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { deleteExpiredSubmissions, earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
+import { publicFormLimit, spamChecks } from "../core/http/public-form.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { webFormIdempotency } from "./idempotency.js";
@@ -36,8 +37,8 @@ import {
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
 
-/** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
-export const MIN_FILL_MS = 3_000;
+/** The public forms' minimum fill time, which the report form has too (the tests read it here). */
+export { MIN_FILL_MS } from "../core/http/public-form.js";
 const PAGE_SIZE = 20;
 
 /** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
@@ -158,7 +159,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     "/report",
     {
       schema: { hide: true },
-      config: { rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs } },
+      config: publicFormLimit(civic),
       ...webFormIdempotency,
     },
     async (request, reply) =>
@@ -206,25 +207,17 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
     }
 
+    // Spam defences that need no tracking, as on every public form: a field people never see, and a minimum time to
+    // fill in the form.
+    const { token, problems } = spamChecks(
+      civic,
+      { _csrf: first(form, "_csrf"), website: first(form, "website") },
+      { quick: "That was very quick. Please check your report and press “Send report” again." },
+    );
     // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
-    const token = civic.formTokens.verify(first(form, "_csrf"));
     const submissionKey = token ? formSubmissionKey(token, "report") : undefined;
     const accepted = submissionKey && (await earlierSubmission(db(), submissionKey));
     if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
-
-    // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
-    const problems: FieldProblem[] = [];
-    if (first(form, "website").trim() !== "") {
-      problems.push({
-        field: "form",
-        message: "This form could not be sent. Please leave the last, hidden field empty.",
-      });
-    } else if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
-      problems.push({
-        field: "form",
-        message: "That was very quick. Please check your report and press “Send report” again.",
-      });
-    }
     if (problems.length > 0) {
       return renderForm(request, reply, values, problems, null, await keep(), 400);
     }
