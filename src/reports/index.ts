@@ -13,6 +13,8 @@ export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";
 export { FieldError, describedBy } from "./pages/common.js";
 export { reportPhotoUrl } from "./photos.js";
 export { normaliseReference } from "./reference.js";
+export { PUBLIC_REPORT_COLUMNS } from "./repository.js";
+export type { PublicReportColumns } from "./repository.js";
 export { submitReport } from "./submit.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";
