@@ -70,7 +70,7 @@ module.exports = {
       name: "forms-are-accepted-once-through-one-module",
       severity: "error",
       comment:
-        "\"This form was already sent\" has one home: src/core/http/single-use.tsx (oncePerForm, alreadySubmitted, formUse). Its storage, form-submissions.ts, is read by nothing else.",
+        '"This form was already sent" has one home: src/core/http/single-use.tsx (oncePerForm, alreadySubmitted, formUse). Its storage, form-submissions.ts, is read by nothing else.',
       from: { path: "^src/", pathNot: "^src/core/http/single-use\\.tsx$" },
       to: { path: "^src/core/http/form-submissions\\.ts$" },
     },

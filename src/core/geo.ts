@@ -39,3 +39,15 @@ export function cellsCovering(south: number, west: number, north: number, east: 
   }
   return cells;
 }
+
+/**
+ * Degrees typed as text (a form field, an Open311 parameter): a plain decimal number, signed or not, with at most
+ * three digits before the point ("50.9862", "-2.04", "+1.", ".5"). Null when it is empty (after trimming), NaN when
+ * it is anything else, so a long run of digits is never Infinity nor "1e2" a hundred. Whether it is in range is for
+ * the caller to check, with its own messages.
+ */
+export function parseDegrees(text: string): number | null {
+  const value = text.trim();
+  if (value === "") return null;
+  return /^[+-]?(\d{1,3}(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+}

@@ -6,13 +6,14 @@ import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
+import { honeypotFilled, publicFormLimit } from "../core/http/public-form.js";
 import { withUploads } from "../core/media/uploads.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { Layout } from "../core/web/layout.js";
 import { publicDir } from "../core/web/paths.js";
 import { sendPage } from "../core/web/render.js";
-import { first, readFormBody } from "../reports/index.js";
+import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
 import { submitReport } from "../reports/index.js";
 import { appIdempotency } from "../reports/index.js";
@@ -159,10 +160,7 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
     {
       ...appIdempotency,
       attachValidation: true,
-      config: {
-        csrf: false,
-        rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs },
-      },
+      config: { csrf: false, ...publicFormLimit(civic) },
       schema: {
         summary: "Send a report saved by the app",
         description:
@@ -206,20 +204,11 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
         (field) => field === "photos",
         async (files) => {
           const form = readFormBody(request.body, files);
-          if (first(form, "website").trim() !== "") {
+          if (honeypotFilled(first(form, "website"))) {
             throw new AppError("validation_failed", "The report could not be accepted: there is 1 problem.", {
               fields: [{ field: "website", message: "must be empty" }],
             });
           }
-          const attributes: Record<string, string[]> = {};
-          for (const [name, list] of Object.entries(form.fields)) {
-            const m = /^attribute\[(.{1,100})\]$/.exec(name);
-            if (m?.[1]) attributes[m[1]] = list;
-          }
-          const coordinate = (name: string) => {
-            const v = first(form, name).trim();
-            return v === "" ? null : /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-          };
           const kept = await loadKeptPhotos(
             // Photos kept by an earlier "check for reports nearby" in the same form.
             mediaStorage(config),
@@ -227,31 +216,12 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             form.fields.kept_photo ?? [],
           );
           const uploads = form.files.photos ?? [];
-          const email = first(form, "email");
-          const result = await submitReport(civic, {
-            categoryCode: first(form, "category"),
-            title: first(form, "title"),
-            description: first(form, "description"),
-            lat: coordinate("lat"),
-            lng: coordinate("lng"),
-            locationText: first(form, "location_text") || null,
-            placeId: first(form, "place") || null,
-            addressId: null,
-            attributes,
-            photos: [...kept.photos, ...uploads],
-            mediaUrl: null,
-            reporter: {
-              email: email || null,
-              name: first(form, "name") || null,
-              phone: null,
-              shareContact: first(form, "share_contact") === "yes",
-            },
-            deviceId: null,
-            // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
-            accountId: request.viewer?.accountId ?? null,
-            source: "web",
-            apiKeyId: null,
-          });
+          // The signed-in person's drafts are theirs, as with the web form (the ban list applies to the account).
+          const accountId = request.viewer?.accountId ?? null;
+          const result = await submitReport(
+            civic,
+            formSubmission(reportFormValues(form), [...kept.photos, ...uploads], accountId),
+          );
           return reply
             .code(201)
             .header("content-type", "application/json; charset=utf-8")

@@ -3,6 +3,7 @@ import type { PhotoInput } from "../core/media/images.js";
 import type { ReceivedFile } from "../core/media/uploads.js";
 import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js";
 import { assertCleanText } from "../core/http/input.js";
+import { parseDegrees } from "../core/geo.js";
 import type { AttributeValues } from "../reports/index.js";
 import { type ReportSubmission, submitReport } from "../reports/index.js";
 import type { ApiClient } from "./keys.js";
@@ -142,9 +143,8 @@ const COORDINATE_RANGE = { lat: 90, long: 180 } as const;
 
 /** lat or long: a plain decimal number of degrees within range (a long string of digits is not Infinity). */
 function coordinate(fields: Map<string, string[]>, name: "lat" | "long"): number | null {
-  const raw = one(fields, name);
-  if (raw === null) return null;
-  const value = /^[+-]?(\d{1,3}(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN;
+  const value = parseDegrees(one(fields, name) ?? "");
+  if (value === null) return null;
   if (!Number.isFinite(value) || Math.abs(value) > COORDINATE_RANGE[name]) {
     const range = COORDINATE_RANGE[name];
     throw new AppError("validation_failed", `${name} must be a decimal number between -${range} and ${range}.`, {

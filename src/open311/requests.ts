@@ -1,40 +1,16 @@
 import { type Kysely, SqliteAdapter, sql } from "kysely";
-import type { Category, DB, Report } from "../core/db/schema.js";
+import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { open311Status, STATUS_LABELS } from "../reports/index.js";
 import { reportPhotoUrl } from "../reports/index.js";
+import { PUBLIC_REPORT_COLUMNS, type PublicReportColumns } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
 import type { ServiceRequest } from "./schemas.js";
 
-/**
- * The only report columns the Open311 API reads. The reporter's name, email, phone, device and account ids are not
- * among them, so no GET can return them whatever the presenter does.
- */
-const PUBLIC_COLUMNS = [
-  "reports.id",
-  "reports.reference",
-  "reports.category_code",
-  "reports.title",
-  "reports.description",
-  "reports.latitude",
-  "reports.longitude",
-  "reports.location_text",
-  "reports.place_id",
-  "reports.address_id",
-  "reports.status",
-  "reports.created_at",
-  "reports.updated_at",
-  "reports.expected_at",
-  "reports.forwarded_at",
-  "reports.media_url",
-] as const;
-
-/** A report as the Open311 API sees it: exactly the public columns, derived from the table type. */
-type Unprefixed<T> = T extends `reports.${infer C}` ? C : never;
-type PublicColumn = Unprefixed<(typeof PUBLIC_COLUMNS)[number]>;
-export type PublicReportRow = Pick<Report, PublicColumn> & {
+/** A report as the Open311 API sees it: its public columns (reports' PUBLIC_REPORT_COLUMNS) and two more facts. */
+export type PublicReportRow = PublicReportColumns & {
   /** The note of the latest public update ("" when it had none), null without one. */
   latest_note: string | null;
   /** The hash of the first public photo, null without one. */
@@ -71,7 +47,7 @@ function nearHere(near: NearHere) {
 export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
   let q = db
     .selectFrom("reports")
-    .select(PUBLIC_COLUMNS)
+    .select(PUBLIC_REPORT_COLUMNS)
     .select((eb) => [
       eb
         .selectFrom("report_updates")

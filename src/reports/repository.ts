@@ -59,10 +59,11 @@ export interface PublicReportDetail extends PublicReport {
 }
 
 /**
- * The public columns of a report. Category and place names come from two small look-ups (`namesFor`) rather than
- * joins: with a join SQLite's planner may drive a deep keyset page from the categories and sort a whole category.
+ * The public columns of a report, the only ones a public page, feed, map or the Open311 API reads. The reporter's
+ * name, email, phone, device and account ids are not among them, so no public query can return them whatever its
+ * presenter does.
  */
-const PUBLIC_COLUMNS = [
+export const PUBLIC_REPORT_COLUMNS = [
   "reports.id",
   "reports.reference",
   "reports.title",
@@ -73,35 +74,29 @@ const PUBLIC_COLUMNS = [
   "reports.longitude",
   "reports.location_text",
   "reports.place_id",
+  "reports.address_id",
   "reports.created_at",
   "reports.updated_at",
+  "reports.expected_at",
   "reports.forwarded_at",
+  "reports.media_url",
 ] as const;
 
-type PublicRow = Pick<
-  Report,
-  | "id"
-  | "reference"
-  | "title"
-  | "description"
-  | "category_code"
-  | "status"
-  | "latitude"
-  | "longitude"
-  | "location_text"
-  | "place_id"
-  | "created_at"
-  | "updated_at"
-  | "forwarded_at"
->;
+type Unprefixed<T> = T extends `reports.${infer C}` ? C : never;
+/** A report row of exactly the public columns, derived from the table type. */
+export type PublicReportColumns = Pick<Report, Unprefixed<(typeof PUBLIC_REPORT_COLUMNS)[number]>>;
 
-/** Names of the categories and places a page of reports refers to. */
+/**
+ * Names of the categories and places a page of reports refers to. They come from two small look-ups (`namesFor`)
+ * rather than joins: with a join SQLite's planner may drive a deep keyset page from the categories and sort a whole
+ * category.
+ */
 interface Names {
   categories: Map<string, { name: string; department_name: string | null }>;
   places: Map<string, string>;
 }
 
-async function namesFor(db: Kysely<DB>, rows: PublicRow[]): Promise<Names> {
+async function namesFor(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<Names> {
   const codes = [...new Set(rows.map((r) => r.category_code))];
   const placeIds = [...new Set(rows.map((r) => r.place_id).filter((p): p is string => p !== null))];
   const [categories, places] = await Promise.all([
@@ -116,7 +111,7 @@ async function namesFor(db: Kysely<DB>, rows: PublicRow[]): Promise<Names> {
   };
 }
 
-function present(row: PublicRow, names: Names): PublicReport {
+function present(row: PublicReportColumns, names: Names): PublicReport {
   const category = names.categories.get(row.category_code);
   return {
     reference: row.reference,
@@ -138,7 +133,7 @@ function present(row: PublicRow, names: Names): PublicReport {
   };
 }
 
-async function presentAll(db: Kysely<DB>, rows: PublicRow[]): Promise<PublicReport[]> {
+async function presentAll(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<PublicReport[]> {
   const names = await namesFor(db, rows);
   return rows.map((r) => present(r, names));
 }
@@ -178,7 +173,7 @@ export async function listPublicReports(
   let rows;
   if ("offset" in page) {
     rows = await q
-      .select(PUBLIC_COLUMNS)
+      .select(PUBLIC_REPORT_COLUMNS)
       .orderBy("reports.created_at", "desc")
       .orderBy("reports.id", "desc")
       .offset(page.offset)
@@ -194,7 +189,7 @@ export async function listPublicReports(
     if (!cursor) return null;
     const direction = older ? "desc" : "asc";
     rows = await q
-      .select(PUBLIC_COLUMNS)
+      .select(PUBLIC_REPORT_COLUMNS)
       // The plain bound on created_at lets both databases seek the (…, created_at) indexes; the tuple breaks ties.
       .where("reports.created_at", older ? "<=" : ">=", cursor.created_at)
       .where((eb) =>
@@ -267,7 +262,7 @@ export async function findReport(
   if (!options.staff && visibility.visibility === "removed") return { kind: "removed" };
   if (!options.staff && visibility.visibility === "hidden") return { kind: "hidden" };
   const row = await (options.staff ? allReports(db) : publicReports(db))
-    .select([...PUBLIC_COLUMNS, "reports.moderated_at", "reports.visibility"])
+    .select([...PUBLIC_REPORT_COLUMNS, "reports.moderated_at", "reports.visibility"])
     .where("reports.id", "=", visibility.id)
     .executeTakeFirst();
   if (!row) return { kind: "unknown" };
@@ -348,7 +343,7 @@ export async function nearbyReports(
   const dLng = radiusM / mPerDegLng;
   const cells = cellsCovering(near.lat - dLat, near.lng - dLng, near.lat + dLat, near.lng + dLng);
   let q = publicReports(db)
-    .select(PUBLIC_COLUMNS)
+    .select(PUBLIC_REPORT_COLUMNS)
     .where("reports.category_code", "=", near.categoryCode)
     .where("reports.status", "in", OPEN_STATUSES);
   if (cells) {

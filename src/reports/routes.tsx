@@ -6,6 +6,7 @@ import { reporterDefaults } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { AppError, type FieldProblem, notFound } from "../core/http/errors.js";
 import { deleteExpiredSubmissions, formUse } from "../core/http/single-use.js";
+import { publicFormLimit, spamChecks } from "../core/http/public-form.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { webFormIdempotency } from "./idempotency.js";
@@ -14,6 +15,7 @@ import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
 import { reportsAtom } from "./feed.js";
 import { type FormBody, first, readFormBody } from "./form-body.js";
+import { formSubmission, reportFormValues } from "./form-submission.js";
 import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
 import { isReportStatus, STATUS_LABELS } from "./model.js";
 import { Confirmation, ReportForm } from "./pages/form.js";
@@ -36,15 +38,9 @@ import {
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
 
-/** A person needs at least this long to fill in the form; bots are faster. Measured from the form token. */
-export const MIN_FILL_MS = 3_000;
+/** The public forms' minimum fill time, which the report form has too (the tests read it here). */
+export { MIN_FILL_MS } from "../core/http/public-form.js";
 const PAGE_SIZE = 20;
-
-function parseCoordinate(value: string): number | null {
-  const v = value.trim();
-  if (v === "") return null;
-  return /^-?\d{1,3}(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-}
 
 /** /report, /reports, /reports/{reference}, /reports.atom, /status, report photos, and the mail outbox worker. */
 export async function reportRoutes(root: FastifyInstance): Promise<void> {
@@ -165,7 +161,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     "/report",
     {
       schema: { hide: true },
-      config: { rateLimit: { max: config.rateLimit.writeMax, timeWindow: config.rateLimit.windowMs } },
+      config: publicFormLimit(civic),
       ...webFormIdempotency,
     },
     async (request, reply) =>
@@ -178,24 +174,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
 
   /** POST /report with its files in the upload store (removed when this returns). */
   async function postReport(request: FastifyRequest, reply: FastifyReply, form: FormBody) {
-    const attributes: Record<string, string[]> = {};
-    for (const [name, list] of Object.entries(form.fields)) {
-      const m = /^attribute\[(.{1,100})\]$/.exec(name);
-      if (m?.[1]) attributes[m[1]] = list;
-    }
-    const values: ReportFormValues = {
-      category: first(form, "category"),
-      title: first(form, "title"),
-      description: first(form, "description"),
-      lat: first(form, "lat"),
-      lng: first(form, "lng"),
-      place: first(form, "place"),
-      locationText: first(form, "location_text"),
-      attributes,
-      email: first(form, "email"),
-      name: first(form, "name"),
-      shareContact: first(form, "share_contact") === "yes",
-    };
+    const values = reportFormValues(form);
     const category = await loadCategory(values.category);
     if (!category) {
       throw new AppError("validation_failed", "Choose a category first.", {
@@ -204,7 +183,8 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     }
     const uploads = form.files.photos ?? [];
     const earlier = await loadKeptPhotos(storage, config.sessionSecret, form.fields.kept_photo ?? []);
-    const photos = [...earlier.photos, ...uploads];
+    const submission = formSubmission(values, [...earlier.photos, ...uploads], request.viewer?.accountId ?? null);
+    const { lat, lng } = submission;
     /** The photos to offer again when the form comes back: earlier ones plus the new ones that are readable. */
     const keep = () =>
       keepPhotos(
@@ -215,8 +195,6 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         uploads,
         config.uploads.maxPhotoBytes,
       );
-    const lat = parseCoordinate(values.lat);
-    const lng = parseCoordinate(values.lng);
 
     if (first(form, "action") === "check") {
       const nearby = await nearbyFor(category.code, lat, lng, values.place);
@@ -231,57 +209,23 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       return renderForm(request, reply, values, problems, nearby, await keep(), problems.length ? 400 : 200);
     }
 
+    // Spam defences that need no tracking, as on every public form: a field people never see, and a minimum time to
+    // fill in the form.
+    const { token, problems } = spamChecks(
+      civic,
+      { _csrf: first(form, "_csrf"), website: first(form, "website") },
+      { quick: "That was very quick. Please check your report and press “Send report” again." },
+    );
     // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
-    const token = civic.formTokens.verify(first(form, "_csrf"));
-    const submission = formUse(civic, token, "report");
-    const accepted = await submission?.earlier();
+    const use = formUse(civic, token, "report");
+    const accepted = await use?.earlier();
     if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
-
-    // Spam defences that need no tracking: a field people never see, and a minimum time to fill in the form.
-    const problems: FieldProblem[] = [];
-    if (first(form, "website").trim() !== "") {
-      problems.push({
-        field: "form",
-        message: "This form could not be sent. Please leave the last, hidden field empty.",
-      });
-    } else if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
-      problems.push({
-        field: "form",
-        message: "That was very quick. Please check your report and press “Send report” again.",
-      });
-    }
     if (problems.length > 0) {
       return renderForm(request, reply, values, problems, null, await keep(), 400);
     }
 
     try {
-      const result = await submitReport(
-        civic,
-        {
-          categoryCode: category.code,
-          title: values.title,
-          description: values.description,
-          lat,
-          lng,
-          locationText: values.locationText || null,
-          placeId: values.place || null,
-          addressId: null,
-          attributes,
-          photos,
-          mediaUrl: null,
-          reporter: {
-            email: values.email || null,
-            name: values.name || null,
-            phone: null,
-            shareContact: values.shareContact,
-          },
-          deviceId: null,
-          accountId: request.viewer?.accountId ?? null,
-          source: "web",
-          apiKeyId: null,
-        },
-        submission ? { formSubmission: submission } : {},
-      );
+      const result = await submitReport(civic, submission, use ? { formSubmission: use } : {});
       if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
       return reply.redirect(`/report/sent/${result.reference}`, 303);
     } catch (error) {

@@ -12,27 +12,30 @@ export function publicFormLimit(civic: Civic) {
   return { rateLimit: { max: civic.config.rateLimit.writeMax, timeWindow: civic.config.rateLimit.windowMs } };
 }
 
+/** Whether the hidden field people never fill in (`website`, the Honeypot component) was filled in: a naive bot. */
+export function honeypotFilled(website: string | undefined): boolean {
+  return (website ?? "").trim() !== "";
+}
+
 /**
- * The spam defences of public forms that need no tracking (as on the report form): a hidden field people never
- * fill in (`website`) and a minimum time between the form token's issue and the post. Returns the verified token
- * (for single-use bookkeeping) and the problems to show on the form.
+ * The spam defences of public forms that need no tracking: a hidden field people never fill in (`website`) and a
+ * minimum time between the form token's issue and the post. Returns the verified token (for single-use
+ * bookkeeping) and the problems to show on the form; `quick` is the form's own words for a post that came too soon.
  */
 export function spamChecks(
   civic: Civic,
   fields: { _csrf?: string; website?: string },
+  { quick = "That was very quick. Please check the form and send it again." }: { quick?: string } = {},
 ): { token: FormToken | null; problems: FieldProblem[] } {
   const token = civic.formTokens.verify(fields._csrf);
-  if ((fields.website ?? "").trim() !== "") {
+  if (honeypotFilled(fields.website)) {
     return {
       token,
       problems: [{ field: "form", message: "This form could not be sent. Please leave the last, hidden field empty." }],
     };
   }
   if (!token || civic.now().getTime() - token.issuedAt < MIN_FILL_MS) {
-    return {
-      token,
-      problems: [{ field: "form", message: "That was very quick. Please check the form and send it again." }],
-    };
+    return { token, problems: [{ field: "form", message: quick }] };
   }
   return { token, problems: [] };
 }
