@@ -55,8 +55,8 @@ export default defineConfig({
   test: {
     ...common,
     // Once per run, for every tier (a project's own globalSetup would start a cluster per project); a run of the
-    // fast tier alone starts none (see the setup).
-    globalSetup: ["test/setup/postgres.ts"],
+    // fast tier alone starts no cluster (see the setup).
+    globalSetup: ["test/setup/postgres.ts", "test/setup/run-dir.ts"],
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     projects: [
       { oxc, test: { ...common, name: "fast", include: FAST } },

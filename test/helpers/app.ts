@@ -76,8 +76,8 @@ function sqliteTemplate(): Promise<string> {
   let template = templates.get("sqlite");
   if (!template) {
     template = (async () => {
-      const dir = mkdtempSync(join(tmpdir(), "civic-template-"));
-      process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+      // In the run's directory (test/setup/run-dir.ts), removed at the end of the run.
+      const dir = mkdtempSync(join(inject("testRunDir"), "template-"));
       const database = openDatabase({ databaseUrl: null, dataDir: dir });
       try {
         await migrateToLatest(database.db);
