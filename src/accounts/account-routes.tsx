@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountPage } from "./account-pages.js";
 import {
@@ -17,7 +17,6 @@ import {
   sourceContext,
   updateName,
 } from "./account-service.js";
-import type { Problem } from "../core/web/forms.js";
 import { listConsents, withdrawConsent } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
@@ -53,7 +52,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     viewer: Viewer,
     options: {
-      problems?: Problem[];
+      problems?: FieldProblem[];
       values?: Partial<{ name: string; newEmail: string }>;
       notice?: string;
       status?: number;

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { FormProblem, Checkbox, Honeypot, TextArea } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { AlreadySent, alreadySubmitted, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
@@ -57,7 +57,7 @@ export async function councillorContactRoutes(app: FastifyInstance): Promise<voi
     reply: FastifyReply,
     c: Councillor,
     v: ContactValues,
-    problems: Problem[],
+    problems: FieldProblem[],
     sent = false,
   ) {
     const ctx = pageContext(request);

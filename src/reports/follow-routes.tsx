@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm } from "../core/web/forms.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { earlierSubmission, formSubmissionKey } from "../core/http/form-submissions.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { mailboxOf } from "../core/mail/policy.js";
@@ -44,7 +44,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     reference: string,
     email: string,
-    problems: Problem[],
+    problems: FieldProblem[],
   ) {
     const report = await publicReference(reference);
     const ctx = pageContext(request);

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { hashToken, looksLikeToken, newToken, normaliseEmail } from "../core/tokens.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
 import { withdrawnValues } from "./personal-data.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
@@ -45,7 +45,7 @@ export async function volunteerRoutes(app: FastifyInstance): Promise<void> {
       .orderBy("title")
       .execute();
 
-  async function render(request: FastifyRequest, reply: FastifyReply, v: Values, problems: Problem[]) {
+  async function render(request: FastifyRequest, reply: FastifyReply, v: Values, problems: FieldProblem[]) {
     const ctx = pageContext(request);
     const list = await projects();
     return sendPage(
