@@ -1,5 +1,6 @@
 import type { Account } from "../core/db/schema.js";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
+import type { FieldProblem } from "../core/http/errors.js";
+import { ButtonForm, ErrorSummary, Field, PostForm, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";
 import { PASSWORD_MIN } from "./passwords.js";
 
@@ -24,7 +25,7 @@ export interface AccountPageProps {
   sessions: SessionRow[];
   passkeys: PasskeyRow[];
   consents: ConsentRecord[];
-  problems: Problem[];
+  problems: FieldProblem[];
   values: { name: string; newEmail: string };
   notice?: string;
 }

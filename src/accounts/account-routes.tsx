@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Viewer } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountPage } from "./account-pages.js";
 import {
@@ -18,7 +18,6 @@ import {
   sourceContext,
   updateName,
 } from "./account-service.js";
-import type { Problem } from "../core/web/forms.js";
 import { listConsents, withdrawConsent } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
@@ -55,7 +54,7 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     viewer: Viewer,
     options: {
-      problems?: Problem[];
+      problems?: FieldProblem[];
       values?: Partial<{ name: string; newEmail: string }>;
       notice?: string;
       status?: number;

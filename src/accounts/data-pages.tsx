@@ -1,8 +1,9 @@
 import type { ReportStatus } from "../core/db/schema.js";
 import { isPublic } from "../core/visibility.js";
+import type { FieldProblem } from "../core/http/errors.js";
 import { STATUS_LABELS } from "../reports/index.js";
 import { ConsentList } from "./account-pages.js";
-import { ErrorSummary, Field, PostForm, type Problem, When } from "../core/web/forms.js";
+import { ErrorSummary, Field, FieldError, PostForm, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";
 
 export interface MyReport {
@@ -111,7 +112,7 @@ export function EraseForm(p: {
   action: string;
   hidden?: Record<string, string>;
   hasAccount: boolean;
-  problems: Problem[];
+  problems: FieldProblem[];
 }) {
   const error = p.problems.find((x) => x.field === "confirm")?.message;
   return (
@@ -128,12 +129,7 @@ export function EraseForm(p: {
           <label for="remove-public">Also remove my reports from public view</label>
         </div>
         <div class={`field${error ? " has-error" : ""}`}>
-          {error ? (
-            <span class="field-error" id="confirm-error">
-              <span class="visually-hidden">Error: </span>
-              {error}
-            </span>
-          ) : null}
+          <FieldError id="confirm-error" message={error} />
           <input
             type="checkbox"
             id="confirm"
@@ -152,7 +148,7 @@ export function EraseForm(p: {
   );
 }
 
-export function MyDataRequestPage(p: { csrfToken: string; email: string; problems: Problem[] }) {
+export function MyDataRequestPage(p: { csrfToken: string; email: string; problems: FieldProblem[] }) {
   return (
     <>
       <ErrorSummary problems={p.problems} />

@@ -1,4 +1,5 @@
-import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
+import type { FieldProblem } from "../core/http/errors.js";
 
 export interface SignInValues {
   email: string;
@@ -7,7 +8,7 @@ export interface SignInValues {
 }
 
 /** /sign-in: email first (link + code), then a password, then a passkey (the last with JavaScript only). */
-export function SignInPage(p: { csrfToken: string; values: SignInValues; problems: Problem[]; notice?: string }) {
+export function SignInPage(p: { csrfToken: string; values: SignInValues; problems: FieldProblem[]; notice?: string }) {
   const hidden = p.values.next ? { next: p.values.next } : undefined;
   return (
     <>
@@ -67,7 +68,7 @@ export function SignInPage(p: { csrfToken: string; values: SignInValues; problem
 }
 
 /** After the message is sent: the same page whether or not the address has an account. */
-export function CheckEmailPage(p: { csrfToken: string; handle: string; next: string; problems: Problem[] }) {
+export function CheckEmailPage(p: { csrfToken: string; handle: string; next: string; problems: FieldProblem[] }) {
   const hidden: Record<string, string> = { handle: p.handle, ...(p.next ? { next: p.next } : {}) };
   return (
     <>

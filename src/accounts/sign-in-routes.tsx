@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FieldProblem } from "../core/http/errors.js";
 import { Type } from "typebox";
-import type { Problem } from "../core/web/forms.js";
 import { field, limitedMessage, renderPage, safeNext } from "./page.js";
 import { clearSessionCookie, endSession, startSession } from "./sessions.js";
 import { CheckEmailPage, SignInPage, type SignInValues, SuspendedPage } from "./sign-in-pages.js";
@@ -27,7 +27,7 @@ export async function signInRoutes(root: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     values: SignInValues,
-    problems: Problem[],
+    problems: FieldProblem[],
     status = 400,
     notice?: string,
   ) {
@@ -165,7 +165,7 @@ export async function signInRoutes(root: FastifyInstance): Promise<void> {
     const email = normaliseEmail(typed);
     const password = field(request, "password", 1000);
     if (!email || password === "") {
-      const problems: Problem[] = [];
+      const problems: FieldProblem[] = [];
       if (!email) problems.push({ field: "password-email", message: "Enter an email address like name@example.com" });
       if (password === "") problems.push({ field: "password", message: "Enter your password" });
       return signInForm(request, reply, values, problems);

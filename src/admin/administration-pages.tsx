@@ -1,5 +1,5 @@
 import type { FieldProblem } from "../core/http/errors.js";
-import { Problems } from "../core/staff/forms.js";
+import { ErrorSummary } from "../core/web/forms.js";
 import { CsrfField } from "../core/web/layout.js";
 import type { ApiKeyListing, CreatedApiKey } from "../open311/index.js";
 
@@ -16,7 +16,7 @@ export function RolesPage({ staff, csrfToken, problems, values, notice }: RolesP
   return (
     <>
       <h1>Staff roles</h1>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       {notice ? (
         <p class="notice" role="status">
           The role is changed.
@@ -82,7 +82,7 @@ export function ApiKeysPage({ keys, csrfToken, problems, created, revoked }: Api
   return (
     <>
       <h1>Open311 API keys</h1>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       {created ? (
         <div class="notice" role="status">
           <p>

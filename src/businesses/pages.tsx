@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { pageContext } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
+import { ErrorSummary } from "../core/web/forms.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import type { BusinessDataset, Entry, Snapshot } from "./dataset.js";
@@ -13,6 +14,7 @@ import { isLocalBusinessType, selfAndAncestors, typeLabel } from "./vocabulary.j
 
 const PAGE_SIZE = 50;
 const MAX_Q = 200;
+const Q_TOO_LONG = `Search text must be ${MAX_Q} characters or fewer`;
 
 const DirectoryQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -96,16 +98,7 @@ export async function businessPages(root: FastifyInstance, options: { dataset: B
       >
         <h1>Local businesses</h1>
         <p class="lead">Shops, pubs, trades and services in and around the village, with opening hours and contacts.</p>
-        {qTooLong ? (
-          <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-            <h2 id="error-summary-title">There is a problem</h2>
-            <ul>
-              <li>
-                <a href="#q">Search text must be {MAX_Q} characters or fewer</a>
-              </li>
-            </ul>
-          </div>
-        ) : null}
+        <ErrorSummary problems={qTooLong ? [{ field: "q", message: Q_TOO_LONG }] : []} />
         <form method="get" action="/businesses" aria-label="Search the directory" class="directory-search">
           <div class={qTooLong ? "field has-error" : "field"}>
             <label for="q">Search</label>
@@ -114,7 +107,7 @@ export async function businessPages(root: FastifyInstance, options: { dataset: B
             </span>
             {qTooLong ? (
               <span class="field-error" id="q-error">
-                Search text must be {MAX_Q} characters or fewer
+                {Q_TOO_LONG}
               </span>
             ) : null}
             <input

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
-import { describedBy, FieldError } from "../reports/index.js";
+import { HintAndError, hintAndErrorIds } from "../core/web/forms.js";
 
 /** The control's accessibility attributes for a field: its id, hint and error wiring. */
 export interface ControlProps {
@@ -33,16 +33,11 @@ export function Field({
   return (
     <p class="field">
       <label for={id}>{label}</label>
-      {hint ? (
-        <span class="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      ) : null}
-      <FieldError id={`${id}-error`} message={message} />
+      <HintAndError id={id} hint={hint} error={message} />
       {control({
         id,
         name,
-        "aria-describedby": describedBy(hint ? `${id}-hint` : null, message ? `${id}-error` : null),
+        "aria-describedby": hintAndErrorIds(id, hint, message),
         ...(message ? { "aria-invalid": "true" as const } : {}),
       })}
     </p>

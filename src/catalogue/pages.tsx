@@ -1,4 +1,4 @@
-import { Problems } from "../core/staff/forms.js";
+import { ErrorSummary } from "../core/web/forms.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
 import type { CategoryInput, listCategories } from "./categories.js";
@@ -96,7 +96,7 @@ export function CategoryFormPage({ csrfToken, existing, values, departments, pro
           </>
         ) : null}
       </p>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       <Notice text={notice} />
       <form method="post" action={action}>
         <CsrfField token={csrfToken} />
@@ -245,7 +245,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
           </>
         ) : null}
       </p>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       <Notice text={notice} />
       {editing ? null : (
         <table>

@@ -1,4 +1,4 @@
-import { Problems } from "../core/staff/forms.js";
+import { ErrorSummary } from "../core/web/forms.js";
 import type { Category } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
@@ -125,7 +125,7 @@ export function QuestionsPage({ csrfToken, category, values, problems, notice }:
         <a href={`/admin/categories/${encodeURIComponent(category.code)}`}>The category</a> ·{" "}
         <a href="/admin/categories">All categories</a>
       </p>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       {notice ? (
         <p class="notice" role="status">
           {notice}
@@ -223,7 +223,7 @@ export function QuestionPage({
       <p>
         <a href={base}>All questions of this category</a>
       </p>
-      <Problems problems={problems} />
+      <ErrorSummary problems={problems} staffPrefix="admin-" />
       <form method="post" action={`${base}/${encodeURIComponent(values.code)}`}>
         <CsrfField token={csrfToken} />
         <QuestionFields values={values} problems={problems} editing />

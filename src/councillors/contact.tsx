@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { FormProblem, Checkbox, Honeypot, TextArea } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { AlreadySent, alreadySubmitted, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
@@ -59,7 +59,7 @@ export async function councillorContactRoutes(root: FastifyInstance): Promise<vo
     reply: FastifyReply,
     c: Councillor,
     v: ContactValues,
-    problems: Problem[],
+    problems: FieldProblem[],
     sent = false,
   ) {
     const ctx = pageContext(request);

@@ -1,4 +1,5 @@
-import { ErrorSummary, Field, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, FieldError } from "../core/web/forms.js";
+import type { FieldProblem } from "../core/http/errors.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { CsrfField } from "../core/web/layout.js";
 import { IDEA_CATEGORIES, type IdeaInput } from "./service.js";
@@ -15,7 +16,7 @@ export const emptyIdea = (): IdeaInput => ({
 /** The "share an idea" form: works without JavaScript; the photo is optional. */
 export function IdeaForm(p: {
   values: IdeaInput;
-  problems: Problem[];
+  problems: FieldProblem[];
   csrfToken: string;
   places: { id: string; name: string }[];
   signedIn: boolean;
@@ -59,12 +60,7 @@ export function IdeaForm(p: {
           <span class="hint" id="photo-hint">
             A JPEG, PNG, WebP or HEIC photo. Location and camera details are removed.
           </span>
-          {problems.some((x) => x.field === "photo") ? (
-            <span class="field-error" id="photo-error">
-              <span class="visually-hidden">Error: </span>
-              {problems.find((x) => x.field === "photo")?.message}
-            </span>
-          ) : null}
+          <FieldError id="photo-error" message={problems.find((x) => x.field === "photo")?.message} />
           <input type="file" id="photo" name="photo" accept="image/*" aria-describedby="photo-hint" />
         </div>
         {p.signedIn ? null : (

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { atomFeed, Select } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -140,7 +140,7 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     values = emptyIdea(),
-    problems: Problem[] = [],
+    problems: FieldProblem[] = [],
   ) {
     const ctx = pageContext(request);
     return sendPage(

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ErrorSummary, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, PostForm } from "../core/web/forms.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import { Select, TextArea } from "../core/web/components.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
 import { isPublic } from "../core/visibility.js";
@@ -38,7 +38,7 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     idea: Awaited<ReturnType<typeof load>>,
     values: { status: string; response: string; project: string },
-    problems: Problem[],
+    problems: FieldProblem[],
     notice?: string,
   ) {
     const projects = await db().selectFrom("projects").select(["id", "title"]).orderBy("title").execute();

@@ -1,6 +1,7 @@
 import type { ReportVisibility } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { isPublic } from "../core/visibility.js";
+import { ErrorSummary, FieldError } from "../core/web/forms.js";
 import { CsrfField } from "../core/web/layout.js";
 import { FLAG_REASONS, type FlagOutcome, MAX_FLAG_NOTE } from "./flags.js";
 import type { ModeratedItem } from "./registry.js";
@@ -34,28 +35,14 @@ export function FlagForm(p: {
         tell anyone who reported it. The moderators look at every report; when several people signed in with accounts at
         least a week old report it, the {p.noun} is hidden until they have.
       </p>
-      {p.problems.length > 0 ? (
-        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-          <h2 id="error-summary-title">There is a problem</h2>
-          <ul>
-            {p.problems.map((x) => (
-              <li key={x.field}>
-                <a href={x.field === "note" ? "#note" : "#reason-spam"}>{x.message}</a>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <ErrorSummary
+        problems={p.problems.map((x) => ({ field: x.field === "note" ? "note" : "reason-spam", message: x.message }))}
+      />
       <form method="post" action={p.action}>
         <CsrfField token={p.csrf} />
         <fieldset aria-describedby={reasonError ? "reason-error" : undefined}>
           <legend>Why should the moderators look at it?</legend>
-          {reasonError ? (
-            <span class="field-error" id="reason-error">
-              <span class="visually-hidden">Error: </span>
-              {reasonError}
-            </span>
-          ) : null}
+          <FieldError id="reason-error" message={reasonError} />
           {Object.entries(FLAG_REASONS).map(([value, label]) => (
             <div key={value}>
               <input
@@ -72,12 +59,7 @@ export function FlagForm(p: {
         </fieldset>
         <p>
           <label for="note">Anything the moderators should know (optional)</label>
-          {noteError ? (
-            <span class="field-error" id="note-error">
-              <span class="visually-hidden">Error: </span>
-              {noteError}
-            </span>
-          ) : null}
+          <FieldError id="note-error" message={noteError} />
           <textarea
             id="note"
             name="note"

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { atomFeed, Honeypot } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -31,7 +31,13 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
   const db = () => civic.database.db;
   const limiter = civic.limits;
 
-  function renderForm(request: FastifyRequest, reply: FastifyReply, email: string, problems: Problem[], status = 200) {
+  function renderForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    email: string,
+    problems: FieldProblem[],
+    status = 200,
+  ) {
     const ctx = pageContext(request);
     return sendPage(
       reply,

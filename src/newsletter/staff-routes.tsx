@@ -5,9 +5,9 @@ import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import type { DB } from "../core/db/schema.js";
-import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { TextArea } from "../core/web/components.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
@@ -24,8 +24,8 @@ interface Draft {
   body: string;
 }
 
-function checkDraft(d: Draft): Problem[] {
-  const problems: Problem[] = [];
+function checkDraft(d: Draft): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   if (d.title.trim() === "") problems.push({ field: "title", message: "Enter a title" });
   else if (d.title.length > 150) problems.push({ field: "title", message: "Keep the title to 150 characters" });
   if (d.body.trim() === "") problems.push({ field: "body", message: "Write the newsletter" });
@@ -62,7 +62,7 @@ export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void>
       reply: FastifyReply,
       id: number | null,
       draft: Draft,
-      problems: Problem[],
+      problems: FieldProblem[],
       options: { status?: number; preview?: boolean; notice?: string } = {},
     ) {
       const issue = id === null ? undefined : await loadIssue(id);

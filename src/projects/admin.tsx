@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FieldProblem } from "../core/http/errors.js";
 import { Type } from "typebox";
-import { ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { guardedScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
@@ -49,7 +50,7 @@ function ProjectForm(p: {
   ctx: PageContext;
   action: string;
   values: ProjectInput;
-  problems: Problem[];
+  problems: FieldProblem[];
   isNew: boolean;
 }) {
   const { values: v, problems } = p;
@@ -108,7 +109,7 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
 
-  function showNew(request: FastifyRequest, reply: FastifyReply, values: ProjectInput, problems: Problem[]) {
+  function showNew(request: FastifyRequest, reply: FastifyReply, values: ProjectInput, problems: FieldProblem[]) {
     return renderAdminPage(
       request,
       reply,
@@ -131,7 +132,12 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     project: Project,
-    o: { values?: ProjectInput; problems?: Problem[]; update?: { title: string; body: string }; notice?: string } = {},
+    o: {
+      values?: ProjectInput;
+      problems?: FieldProblem[];
+      update?: { title: string; body: string };
+      notice?: string;
+    } = {},
   ) {
     const problems = o.problems ?? [];
     const update = o.update ?? { title: "", body: "" };

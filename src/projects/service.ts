@@ -1,10 +1,9 @@
-import type { Problem } from "../core/web/forms.js";
 import { recordAudit } from "../core/staff/audit.js";
 import type { Kysely } from "kysely";
 import { Type } from "typebox";
 import type { Civic } from "../core/context.js";
 import type { DB, Project } from "../core/db/schema.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { MARKDOWN_MAX_CHARS } from "../core/web/markdown.js";
 
 /** Path parameters `{ id }` of a project's pages: its id is its web address (a slug, not a number). */
@@ -99,8 +98,8 @@ function hasControl(s: string): boolean {
 }
 
 /** The checked values of a project form, or its problems (every one at once). */
-export function checkProject(input: ProjectInput, isNew: boolean): { problems: Problem[]; roles: string[] } {
-  const problems: Problem[] = [];
+export function checkProject(input: ProjectInput, isNew: boolean): { problems: FieldProblem[]; roles: string[] } {
+  const problems: FieldProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field, message });
   const title = input.title.trim();
   if (title.length < 3 || title.length > 150 || hasControl(title)) add("title", "Enter a title of 3 to 150 characters");
@@ -151,7 +150,7 @@ export async function saveProject(
   actorId: string,
   input: ProjectInput,
   existing: Project | null,
-): Promise<{ id: string } | { problems: Problem[] }> {
+): Promise<{ id: string } | { problems: FieldProblem[] }> {
   const { problems, roles } = checkProject(input, existing === null);
   if (problems.length > 0) return { problems };
   const now = civic.now().toISOString();
@@ -214,8 +213,8 @@ export async function postProjectUpdate(
   actorId: string,
   project: Project,
   input: { title: string; body: string },
-): Promise<Problem[]> {
-  const problems: Problem[] = [];
+): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
   const title = input.title.trim();
   if (title === "" || title.length > 150 || hasControl(title)) {
     problems.push({ field: "updateTitle", message: "Enter a title of up to 150 characters" });

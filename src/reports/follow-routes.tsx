@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ButtonForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { type FieldProblem, notFound } from "../core/http/errors.js";
 import { formUse } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { mailboxOf } from "../core/mail/policy.js";
@@ -41,7 +41,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     reference: string,
     email: string,
-    problems: Problem[],
+    problems: FieldProblem[],
   ) {
     const report = await publicReference(reference);
     const ctx = pageContext(request);

@@ -10,7 +10,6 @@ export { formSubmission, reportFormValues } from "./form-submission.js";
 export { appIdempotency } from "./idempotency.js";
 export { loadKeptPhotos } from "./kept-photos.js";
 export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";
-export { FieldError, describedBy } from "./pages/common.js";
 export { reportPhotoUrl } from "./photos.js";
 export { normaliseReference } from "./reference.js";
 export { PUBLIC_REPORT_COLUMNS } from "./repository.js";

@@ -1,14 +1,14 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { ButtonForm, ErrorSummary, Field, PostForm, type Problem } from "../core/web/forms.js";
+import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { hashToken, looksLikeToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
 import { withdrawnValues } from "./personal-data.js";
 import { pageContext } from "../core/context.js";
-import { notFound } from "../core/http/errors.js";
+import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
@@ -46,7 +46,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
       .orderBy("title")
       .execute();
 
-  async function render(request: FastifyRequest, reply: FastifyReply, v: Values, problems: Problem[]) {
+  async function render(request: FastifyRequest, reply: FastifyReply, v: Values, problems: FieldProblem[]) {
     const ctx = pageContext(request);
     const list = await projects();
     return sendPage(

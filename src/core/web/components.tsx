@@ -1,4 +1,5 @@
-import type { Problem } from "./forms.js";
+import type { FieldProblem } from "../http/errors.js";
+import { HintAndError, hintAndErrorIds } from "./forms.js";
 import { escapeXml } from "../http/xml.js";
 
 /** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
@@ -11,30 +12,8 @@ export function Honeypot() {
   );
 }
 
-function errorOf(problems: Problem[], id: string) {
+function errorOf(problems: FieldProblem[], id: string) {
   return problems.find((x) => x.field === id)?.message;
-}
-
-function Described({ id, hint, error }: { id: string; hint?: string; error?: string }) {
-  return (
-    <>
-      {hint ? (
-        <span class="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      ) : null}
-      {error ? (
-        <span class="field-error" id={`${id}-error`}>
-          <span class="visually-hidden">Error: </span>
-          {error}
-        </span>
-      ) : null}
-    </>
-  );
-}
-
-function describedBy(id: string, hint?: string, error?: string) {
-  return [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
 }
 
 /** A labelled multi-line text field with hint and error, keeping what was typed. */
@@ -42,7 +21,7 @@ export function TextArea(p: {
   id: string;
   label: string;
   value: string;
-  problems: Problem[];
+  problems: FieldProblem[];
   hint?: string;
   rows?: number;
   maxLength?: number;
@@ -51,13 +30,13 @@ export function TextArea(p: {
   return (
     <div class={`field${error ? " has-error" : ""}`}>
       <label for={p.id}>{p.label}</label>
-      <Described id={p.id} hint={p.hint} error={error} />
+      <HintAndError id={p.id} hint={p.hint} error={error} />
       <textarea
         id={p.id}
         name={p.id}
         rows={p.rows ?? 6}
         maxLength={p.maxLength}
-        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-describedby={hintAndErrorIds(p.id, p.hint, error)}
         aria-invalid={error ? "true" : undefined}
       >
         {p.value}
@@ -72,7 +51,7 @@ export function Select(p: {
   label: string;
   value: string;
   options: { value: string; label: string }[];
-  problems: Problem[];
+  problems: FieldProblem[];
   hint?: string;
   empty?: string;
 }) {
@@ -80,11 +59,11 @@ export function Select(p: {
   return (
     <div class={`field${error ? " has-error" : ""}`}>
       <label for={p.id}>{p.label}</label>
-      <Described id={p.id} hint={p.hint} error={error} />
+      <HintAndError id={p.id} hint={p.hint} error={error} />
       <select
         id={p.id}
         name={p.id}
-        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-describedby={hintAndErrorIds(p.id, p.hint, error)}
         aria-invalid={error ? "true" : undefined}
       >
         {p.empty !== undefined ? <option value="">{p.empty}</option> : null}
@@ -99,18 +78,18 @@ export function Select(p: {
 }
 
 /** A single checkbox with its label after it. */
-export function Checkbox(p: { id: string; label: string; checked: boolean; problems: Problem[]; hint?: string }) {
+export function Checkbox(p: { id: string; label: string; checked: boolean; problems: FieldProblem[]; hint?: string }) {
   const error = errorOf(p.problems, p.id);
   return (
     <div class={`field checkbox${error ? " has-error" : ""}`}>
-      <Described id={p.id} hint={p.hint} error={error} />
+      <HintAndError id={p.id} hint={p.hint} error={error} />
       <input
         type="checkbox"
         id={p.id}
         name={p.id}
         value="yes"
         checked={p.checked}
-        aria-describedby={describedBy(p.id, p.hint, error)}
+        aria-describedby={hintAndErrorIds(p.id, p.hint, error)}
         aria-invalid={error ? "true" : undefined}
       />{" "}
       <label for={p.id}>{p.label}</label>
@@ -182,7 +161,7 @@ export function atomFeed(o: {
 }
 
 /** A problem with the whole form (spam checks, limits), linked from the error summary by id "form". */
-export function FormProblem({ problems }: { problems: Problem[] }) {
+export function FormProblem({ problems }: { problems: FieldProblem[] }) {
   const message = problems.find((x) => x.field === "form")?.message;
   return message ? (
     <p id="form" class="field-error">

@@ -1,25 +1,65 @@
 import type { ComponentChildren } from "preact";
+import type { FieldProblem } from "../http/errors.js";
 import { CsrfField } from "./layout.js";
 
-/** A problem with a field: `field` is the id of the input it links to; `message` reads on its own. */
-export interface Problem {
-  field: string;
-  message: string;
-}
-
-export function ErrorSummary({ problems }: { problems: Problem[] }) {
+/**
+ * The error summary at the top of a form: each problem (`field` is the id of the input it links to, `message`
+ * reads on its own) links to `#<field>`. Staff pages give their inputs ids with a prefix: `staffPrefix` ("admin-",
+ * "staff-") links to `#<prefix><field>`, in the staff pages' summary (focusable, its heading without an id).
+ */
+export function ErrorSummary({ problems, staffPrefix }: { problems: FieldProblem[]; staffPrefix?: string }) {
   if (problems.length === 0) return null;
+  const staff = staffPrefix !== undefined;
   return (
-    <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-      <h2 id="error-summary-title">There is a problem</h2>
+    <div
+      class="error-summary"
+      role="alert"
+      aria-labelledby={staff ? undefined : "error-summary-title"}
+      tabIndex={staff ? -1 : undefined}
+    >
+      <h2 id={staff ? undefined : "error-summary-title"}>There is a problem</h2>
       <ul>
         {problems.map((p) => (
           <li key={p.field}>
-            <a href={`#${p.field}`}>{p.message}</a>
+            <a href={`#${staffPrefix ?? ""}${p.field}`}>{p.message}</a>
           </li>
         ))}
       </ul>
     </div>
+  );
+}
+
+/** A field's error message (`id`: what its input's aria-describedby names), or nothing without one. */
+export function FieldError({ id, message }: { id: string; message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <span class="field-error" id={id}>
+      <span class="visually-hidden">Error: </span>
+      {message}
+    </span>
+  );
+}
+
+/** The value of aria-describedby for the ids given (the falsy ones left out), or nothing when none is left. */
+export const describedBy = (...ids: (string | false | null | undefined)[]) =>
+  ids.filter(Boolean).join(" ") || undefined;
+
+/** The aria-describedby of input `id` with the hint and error message that HintAndError shows. */
+export function hintAndErrorIds(id: string, hint: ComponentChildren, error: string | null | undefined) {
+  return describedBy(hint ? `${id}-hint` : null, error ? `${id}-error` : null);
+}
+
+/** A field's hint (`<id>-hint`) and error message (`<id>-error`), each when there is one. */
+export function HintAndError(p: { id: string; hint?: ComponentChildren; error?: string | null }) {
+  return (
+    <>
+      {p.hint ? (
+        <span class="hint" id={`${p.id}-hint`}>
+          {p.hint}
+        </span>
+      ) : null}
+      <FieldError id={`${p.id}-error`} message={p.error} />
+    </>
   );
 }
 
@@ -30,7 +70,7 @@ export interface FieldProps {
   type?: "text" | "email" | "password";
   value?: string;
   hint?: string;
-  problems: Problem[];
+  problems: FieldProblem[];
   autocomplete?: string;
   maxLength?: number;
   inputMode?: "numeric";
@@ -40,21 +80,10 @@ export interface FieldProps {
 /** A labelled text input with its hint and error message, wired for screen readers. */
 export function Field(p: FieldProps) {
   const error = p.problems.find((x) => x.field === p.id)?.message;
-  const describedBy = [p.hint ? `${p.id}-hint` : null, error ? `${p.id}-error` : null].filter(Boolean).join(" ");
   return (
     <div class={`field${error ? " has-error" : ""}`}>
       <label for={p.id}>{p.label}</label>
-      {p.hint ? (
-        <span class="hint" id={`${p.id}-hint`}>
-          {p.hint}
-        </span>
-      ) : null}
-      {error ? (
-        <span class="field-error" id={`${p.id}-error`}>
-          <span class="visually-hidden">Error: </span>
-          {error}
-        </span>
-      ) : null}
+      <HintAndError id={p.id} hint={p.hint} error={error} />
       <input
         type={p.type ?? "text"}
         id={p.id}
@@ -64,7 +93,7 @@ export function Field(p: FieldProps) {
         maxLength={p.maxLength}
         inputMode={p.inputMode}
         class={p.className}
-        aria-describedby={describedBy || undefined}
+        aria-describedby={hintAndErrorIds(p.id, p.hint, error)}
         aria-invalid={error ? "true" : undefined}
         spellcheck={p.type === "email" ? false : undefined}
       />

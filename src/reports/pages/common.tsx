@@ -21,16 +21,3 @@ export function where(r: PublicReport): string | null {
   const parts = [r.placeName, r.locationText].filter((x): x is string => !!x);
   return parts.length > 0 ? parts.join(": ") : null;
 }
-
-export function FieldError({ id, message }: { id: string; message: string | null }) {
-  if (!message) return null;
-  return (
-    <span class="field-error" id={id}>
-      <span class="visually-hidden">Error: </span>
-      {message}
-    </span>
-  );
-}
-
-export const describedBy = (...ids: (string | false | null | undefined)[]) =>
-  ids.filter(Boolean).join(" ") || undefined;

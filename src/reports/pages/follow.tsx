@@ -1,4 +1,5 @@
-import { ErrorSummary, Field, type Problem } from "../../core/web/forms.js";
+import { ErrorSummary, Field } from "../../core/web/forms.js";
+import type { FieldProblem } from "../../core/http/errors.js";
 import { Honeypot } from "../../core/web/components.js";
 import { CsrfField } from "../../core/web/layout.js";
 
@@ -6,7 +7,7 @@ import { CsrfField } from "../../core/web/layout.js";
  * "Get updates by email" on a public report page: one email field and a button. Works without JavaScript; the
  * answer is the same whether or not the address already follows the report.
  */
-export function FollowForm(p: { reference: string; csrfToken: string; email?: string; problems?: Problem[] }) {
+export function FollowForm(p: { reference: string; csrfToken: string; email?: string; problems?: FieldProblem[] }) {
   const problems = p.problems ?? [];
   return (
     <section class="follow-report" aria-labelledby="follow-title">

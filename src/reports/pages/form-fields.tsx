@@ -3,7 +3,8 @@ import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
 import { type AttributeDefinition, attributeField, MAX_STRING_LENGTH, MAX_TEXT_LENGTH } from "../attributes.js";
 import type { NearbyReport } from "../repository.js";
-import { describedBy, FieldError, formatDate } from "./common.js";
+import { describedBy, FieldError } from "../../core/web/forms.js";
+import { formatDate } from "./common.js";
 
 /** What the person typed, kept as text so a failed submission shows it again exactly. */
 export interface ReportFormValues {
@@ -76,26 +77,9 @@ export function problemText(p: FieldProblem, definitions: AttributeDefinition[])
   return m ? `The answer to “${label}” ${p.message}` : `${label} ${p.message}`;
 }
 
-export function ErrorSummary({
-  problems,
-  definitions,
-}: {
-  problems: FieldProblem[];
-  definitions: AttributeDefinition[];
-}) {
-  if (problems.length === 0) return null;
-  return (
-    <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-      <h2 id="error-summary-title">There is a problem</h2>
-      <ul>
-        {problems.map((p, i) => (
-          <li key={`${p.field}-${i}`}>
-            <a href={`#${fieldTarget(p.field, definitions)}`}>{problemText(p, definitions)}</a>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
+/** The problems as the error summary shows them: each links to its input and reads on its own. */
+export function summaryProblems(problems: FieldProblem[], definitions: AttributeDefinition[]): FieldProblem[] {
+  return problems.map((p) => ({ field: fieldTarget(p.field, definitions), message: problemText(p, definitions) }));
 }
 
 export function errorFor(problems: FieldProblem[], definitions: AttributeDefinition[], ...fields: string[]) {

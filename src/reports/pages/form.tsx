@@ -6,9 +6,9 @@ import { CsrfField } from "../../core/web/layout.js";
 import { type AttributeDefinition, attributeField } from "../attributes.js";
 import type { NearbyReport } from "../repository.js";
 import { REPORT_LIMITS } from "../submit.js";
-import { describedBy, FieldError } from "./common.js";
+import { describedBy, ErrorSummary, FieldError } from "../../core/web/forms.js";
 
-import { AttributeInput, ErrorSummary, errorFor, NearbyList, type ReportFormValues } from "./form-fields.js";
+import { AttributeInput, errorFor, NearbyList, type ReportFormValues, summaryProblems } from "./form-fields.js";
 export interface ReportFormProps {
   csrfToken: string;
   category: Category;
@@ -39,7 +39,7 @@ export function ReportForm(p: ReportFormProps) {
   const forwarded = !!p.category.department_email;
   return (
     <>
-      <ErrorSummary problems={problems} definitions={definitions} />
+      <ErrorSummary problems={summaryProblems(problems, definitions)} />
       <h1>Report an issue: {p.category.name}</h1>
       <p>
         {p.category.description} <a href={`/report?change=${encodeURIComponent(p.category.code)}`}>Change category</a>

@@ -1,5 +1,6 @@
 import type { PublicReport } from "../repository.js";
-import { describedBy, FieldError, formatDate } from "./common.js";
+import { describedBy, ErrorSummary, FieldError } from "../../core/web/forms.js";
+import { formatDate } from "./common.js";
 
 export type StatusResult =
   | { kind: "none" }
@@ -18,16 +19,7 @@ export function StatusLookup({ value, result }: { value: string; result: StatusR
         : null;
   return (
     <>
-      {problem ? (
-        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-          <h2 id="error-summary-title">There is a problem</h2>
-          <ul>
-            <li>
-              <a href="#reference">{problem}</a>
-            </li>
-          </ul>
-        </div>
-      ) : null}
+      <ErrorSummary problems={problem ? [{ field: "reference", message: problem }] : []} />
       <h1>Check a report's status</h1>
       <form method="get" action="/status">
         <div class={`field${problem ? " has-error" : ""}`}>
@@ -35,7 +27,7 @@ export function StatusLookup({ value, result }: { value: string; result: StatusR
           <span class="hint" id="reference-hint">
             It is on the confirmation page and in the confirmation email, for example K7QM-3X9P.
           </span>
-          {problem ? <FieldError id="reference-error" message={problem} /> : null}
+          <FieldError id="reference-error" message={problem} />
           <input
             type="text"
             id="reference"

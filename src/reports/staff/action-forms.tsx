@@ -1,4 +1,5 @@
 import type { FieldProblem } from "../../core/http/errors.js";
+import { FieldError } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
 import type { StaffReport } from "./triage.js";
 
@@ -8,13 +9,7 @@ export interface ActionChoices {
 }
 
 export function ErrorFor({ problems, field }: { problems: FieldProblem[]; field: string }) {
-  const p = problems.find((x) => x.field === field);
-  return p ? (
-    <span class="field-error" id={`staff-${field}-error`}>
-      <span class="visually-hidden">Error: </span>
-      {p.message}
-    </span>
-  ) : null;
+  return <FieldError id={`staff-${field}-error`} message={problems.find((x) => x.field === field)?.message} />;
 }
 
 /** aria attributes of a field with an optional hint and a possible error. */

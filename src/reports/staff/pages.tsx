@@ -2,6 +2,7 @@ import { Fragment } from "preact";
 import { Pager } from "../../core/staff/pager.js";
 import type { Category } from "../../core/db/schema.js";
 import type { FieldProblem } from "../../core/http/errors.js";
+import { ErrorSummary } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
@@ -161,18 +162,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
       <h1>
         Report {r.reference}: {r.title}
       </h1>
-      {problems.length > 0 ? (
-        <div class="error-summary" role="alert" tabIndex={-1}>
-          <h2>There is a problem</h2>
-          <ul>
-            {problems.map((p) => (
-              <li key={p.field}>
-                <a href={`#staff-${p.field}`}>{p.message}</a>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <ErrorSummary problems={problems} staffPrefix="staff-" />
       {notice && NOTICES[notice] ? (
         <p class="notice" role="status">
           {NOTICES[notice]}
