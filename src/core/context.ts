@@ -14,6 +14,7 @@ import type { FormTokens } from "./http/csrf.js";
 import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import type { PageContext } from "./web/layout.js";
+import type { SitemapSource } from "./web/sitemap.js";
 
 export type { Viewer, Worker };
 
@@ -49,6 +50,8 @@ export interface Feature {
   jobs?: (civic: Civic) => Job[];
   /** Background workers the server starts and stops with the process. */
   workers?: (civic: Civic, log: FastifyBaseLogger) => Worker[];
+  /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the site's own pages. */
+  sitemap?: SitemapSource[];
   /** `civic` commands, by name ("users add"). */
   commands?: Record<string, Command>;
 }

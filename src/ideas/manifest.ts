@@ -2,6 +2,7 @@ import type { Feature } from "../core/context.js";
 import { ideaData, ideaKind } from "./registrations.js";
 import { ideaRoutes } from "./routes.js";
 import { ideaStaffRoutes, STAFF_PAGES } from "./staff.js";
+import { ideaPages } from "./sitemap.js";
 
 /** Residents' ideas: proposals, support, staff responses. */
 export const ideas: Feature = {
@@ -10,4 +11,5 @@ export const ideas: Feature = {
   staff: { pages: STAFF_PAGES, routes: ideaStaffRoutes },
   personalData: [ideaData],
   moderatedKinds: [ideaKind],
+  sitemap: [ideaPages],
 };

@@ -1,10 +1,12 @@
 import type { Feature } from "../core/context.js";
 import { projectAdminRoutes, STAFF_PAGES } from "./admin.js";
 import { projectRoutes } from "./routes.js";
+import { projectPages } from "./sitemap.js";
 
 /** Community projects and their updates. */
 export const projects: Feature = {
   name: "projects",
   routes: [{ plugin: projectRoutes }],
   staff: { pages: STAFF_PAGES, routes: projectAdminRoutes },
+  sitemap: [projectPages],
 };

@@ -6,6 +6,7 @@ import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportRoutes } from "./routes.js";
 import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
+import { reportPages } from "./sitemap.js";
 
 /**
  * Reports: the form, the public list, map, feeds and pages, status look-up, follows, photos, the staff inbox and
@@ -18,4 +19,5 @@ export const reports: Feature = {
   personalData: [reportData, reportFollowingData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config))],
+  sitemap: [reportPages],
 };

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
+import type { Feature } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { escapeXml } from "../core/http/xml.js";
-import { sitePages } from "../core/web/sitemap.js";
-import { publicIn, publicReport } from "../core/visibility.js";
-import { moderationGeneration } from "../moderation/index.js";
-import { publicReadVersion } from "../reports/index.js";
+import { type SitemapEntry, type SitemapSource, sitePages } from "../core/web/sitemap.js";
 
 /**
  * Limits per file (sitemaps.org allows up to 50,000 URLs and 50 MB); a sitemap past either is split into a sitemap
@@ -26,17 +24,12 @@ export const SITEMAP_LIMITS: SitemapLimits = {
   freshMs: 60_000,
 };
 
-/** The newest public reports listed, at most (a hard cap on what one sitemap version holds in memory). */
-const MAX_REPORTS = 200_000;
+/** Entries of one source listed, at most (the newest public reports: a hard cap on what one version holds in memory). */
+const MAX_ENTRIES = 200_000;
 const CACHE_CONTROL = "public, max-age=3600";
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const URLSET_OPEN = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';
 const URLSET_CLOSE = "</urlset>\n";
-
-interface Entry {
-  path: string;
-  lastmod?: string;
-}
 
 interface PreparedFile {
   body: Buffer;
@@ -55,51 +48,14 @@ function prepared(text: string): PreparedFile {
   return { body, etag: contentEtag(body) };
 }
 
-/**
- * A cheap fingerprint of what the sitemap lists: the public read version of reports (any report, update or photo
- * written) and counts and high-water marks that move whenever a project, business, idea, sent newsletter issue or
- * moderation decision changes (all answered from indexes or a few rows).
- */
-async function dataVersion(db: Kysely<DB>): Promise<string> {
-  const [projects, businesses, reports, decisions, ideas, issues] = await Promise.all([
-    db
-      .selectFrom("projects")
-      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
-      .executeTakeFirst(),
-    db
-      .selectFrom("business_changes")
-      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("seq").as("m")])
-      .executeTakeFirst(),
-    // Moved by triggers on every write to reports, their updates and photos (reports/data-version.ts).
-    publicReadVersion(db),
-    // Every moderation decision (hide, unhide, remove, redact) changes the version, even when counts stay equal.
-    db
-      .selectFrom("moderation_decisions")
-      .select((eb) => eb.fn.max("id").as("m"))
-      .executeTakeFirst(),
-    // Ideas (published, answered) and sent newsletter issues.
-    db
-      .selectFrom("ideas")
-      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
-      .executeTakeFirst(),
-    db
-      .selectFrom("newsletter_issues")
-      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("m")])
-      .where("status", "=", "sent")
-      .executeTakeFirst(),
-  ]);
-  return JSON.stringify([
-    projects?.n,
-    projects?.m,
-    businesses?.n,
-    businesses?.m,
-    reports,
-    decisions?.m,
-    ideas?.n,
-    ideas?.m,
-    issues?.n,
-    issues?.m,
-  ]);
+/** The sources of every feature of this app (their manifests' `sitemap`), in the order of src/features.ts. */
+function sitemapSources(features: readonly Feature[]): SitemapSource[] {
+  return features.flatMap((f) => f.sitemap ?? []);
+}
+
+/** The data version: every source's fingerprint (counts and high-water marks, answered from indexes or a few rows). */
+async function dataVersion(db: Kysely<DB>, sources: SitemapSource[]): Promise<string> {
+  return JSON.stringify(await Promise.all(sources.map((s) => s.version(db))));
 }
 
 /** Splits url lines into files within both limits (the wrapper of each file counted). */
@@ -134,61 +90,19 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
   const base = `${civic.site.baseUrl}${app.prefix}`;
   let current: Prepared | null = null;
   let checkedAt = -Infinity;
-  let checkedGeneration = moderationGeneration();
+  const sources = sitemapSources(civic.features);
+  const generation = () => sources.reduce((sum, s) => sum + (s.generation?.() ?? 0), 0);
+  let checkedGeneration = generation();
   let pending: Promise<Prepared> | null = null;
 
   async function build(version: string): Promise<Prepared> {
     const db = civic.database.db;
-    const [projects, businesses, reports] = await Promise.all([
-      db.selectFrom("projects").select(["id", "updated_at"]).orderBy("id").execute(),
-      db.selectFrom("businesses").select(["id", "updated_at"]).where("deleted_at", "is", null).orderBy("id").execute(),
-      db
-        .selectFrom("reports")
-        .select(["reference", "updated_at"])
-        .where(publicReport)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .limit(MAX_REPORTS)
-        .execute(),
-    ]);
-    const entries: Entry[] = [
-      ...sitePages.filter((p) => app.hasRoute({ method: "GET", url: p.path })).map((p) => ({ path: p.path })),
-      ...projects.map((p) => ({ path: `/projects/${encodeURIComponent(p.id)}`, lastmod: p.updated_at })),
-    ];
-    if (app.hasRoute({ method: "GET", url: "/ideas/:id" })) {
-      const ideas = await db
-        .selectFrom("ideas")
-        .select(["id", "updated_at"])
-        .where("status", "!=", "unconfirmed")
-        .where(publicIn("ideas"))
-        .orderBy("id", "desc")
-        .limit(MAX_REPORTS)
-        .execute();
-      for (const i of ideas) entries.push({ path: `/ideas/${i.id}`, lastmod: i.updated_at });
-    }
-    if (app.hasRoute({ method: "GET", url: "/newsletter/archive/:id" })) {
-      const sent = await db
-        .selectFrom("newsletter_issues")
-        .select(["id", "updated_at"])
-        .where("status", "=", "sent")
-        .orderBy("id", "desc")
-        .limit(MAX_REPORTS)
-        .execute();
-      entries.push(...sent.map((i) => ({ path: `/newsletter/archive/${i.id}`, lastmod: i.updated_at })));
-    }
-    if (app.hasRoute({ method: "GET", url: "/councillors/:id" })) {
-      const councillors = await db.selectFrom("councillors").select("id").orderBy("sort_order").execute();
-      entries.push(...councillors.map((c) => ({ path: `/councillors/${encodeURIComponent(c.id)}` })));
-    }
-    if (app.hasRoute({ method: "GET", url: "/businesses/:id" })) {
-      for (const b of businesses)
-        entries.push({ path: `/businesses/${encodeURIComponent(b.id)}`, lastmod: b.updated_at });
-    }
-    if (app.hasRoute({ method: "GET", url: "/reports/:reference" })) {
-      // A loop, not push(...list): 200,000 arguments overflow the call stack.
-      for (const r of reports)
-        entries.push({ path: `/reports/${encodeURIComponent(r.reference)}`, lastmod: r.updated_at });
-    }
+    const listed = await Promise.all(sources.map((s) => s.entries?.(db, MAX_ENTRIES) ?? []));
+    const entries: SitemapEntry[] = sitePages
+      .filter((p) => app.hasRoute({ method: "GET", url: p.path }))
+      .map((p) => ({ path: p.path }));
+    // A loop, not push(...list): 200,000 arguments overflow the call stack.
+    for (const list of listed) for (const entry of list) entries.push(entry);
     const lines = entries.map(
       (e) =>
         `<url><loc>${escapeXml(`${civic.site.baseUrl}${e.path}`)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ""}</url>`,
@@ -216,12 +130,12 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
   /** The sitemap of the current data version: rebuilt only when the version moved, checked at most every `freshMs`. */
   function sitemap(): Promise<Prepared> {
     const now = civic.now().getTime();
-    const moderated = moderationGeneration();
+    const moderated = generation();
     if (current && now - checkedAt < limits.freshMs && moderated === checkedGeneration) return Promise.resolve(current);
     pending ??= (async () => {
       try {
         checkedGeneration = moderated;
-        const version = await dataVersion(civic.database.db);
+        const version = await dataVersion(civic.database.db, sources);
         if (current?.version !== version) current = await build(version);
         checkedAt = now;
         return current;

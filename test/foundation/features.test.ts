@@ -61,6 +61,28 @@ describe("the feature list", () => {
     expect(fullHome.body).toContain('href="/admin/ideas"');
   });
 
+  it("lists in /sitemap.xml what the app's features contribute, and nothing of a feature left out", async () => {
+    const withIdeas = (await full.app.inject("/sitemap.xml")).body;
+    expect(withIdeas).toContain("/ideas</loc>");
+    const without = (await withoutIdeas.app.inject("/sitemap.xml")).body;
+    expect(without).toContain("/projects</loc>");
+    expect(without).not.toContain("/ideas");
+
+    // A feature adds entries by its manifest alone: after the floor's pages, in the list's order.
+    const extra: Feature = {
+      name: "extra",
+      sitemap: [{ version: async () => 1, entries: async () => [{ path: "/extra/one", lastmod: "2026-11-01" }] }],
+    };
+    const withExtra = await createTestApp("sqlite", { features: [...FEATURES, extra] });
+    try {
+      const body = (await withExtra.app.inject("/sitemap.xml")).body;
+      expect(body).toMatch(/<loc>[^<]+\/extra\/one<\/loc><lastmod>2026-11-01<\/lastmod>/);
+      expect(body.indexOf("/extra/one")).toBeGreaterThan(body.lastIndexOf("/ideas"));
+    } finally {
+      await withExtra.close();
+    }
+  });
+
   it("refuses to start when a feature puts a route under /admin outside the staff console", async () => {
     const stray: Feature = {
       name: "stray",

@@ -1,3 +1,6 @@
+import type { Kysely } from "kysely";
+import type { DB } from "../db/schema.js";
+
 /**
  * The one list of the site's public pages. The navigation, the footer, /llms.txt, /sitemap.xml and the browser
  * accessibility tests all read it, so a new page joins every one of them by being added here.
@@ -213,3 +216,26 @@ export const machineResources: MachineResource[] = [
 
 export const navPages = (): SitePage[] => sitePages.filter((p) => p.placement === "nav");
 export const footerPages = (): SitePage[] => sitePages.filter((p) => p.placement === "footer");
+
+/** One address in /sitemap.xml, relative to BASE_URL, with the date its page last changed when known. */
+export interface SitemapEntry {
+  path: string;
+  lastmod?: string;
+}
+
+/**
+ * What a feature adds to /sitemap.xml (its manifest's `sitemap`): the site map lists the floor's pages (above), then
+ * each feature's entries in the order of src/features.ts. It is prepared once per data version: the JSON of every
+ * source's `version`, so a source's version must move whenever its entries would change (counts and high-water marks
+ * answered from an index, not the rows themselves).
+ */
+export interface SitemapSource {
+  version(db: Kysely<DB>): Promise<unknown>;
+  /** At most `limit` entries, newest first where a cap would cut. Absent for a source that only moves the version. */
+  entries?(db: Kysely<DB>, limit: number): Promise<SitemapEntry[]>;
+  /**
+   * A counter this process moves at once on a change that the site map must not wait `freshMs` to show (a moderation
+   * decision hiding a page): a new value makes the next request check the versions.
+   */
+  generation?(): number;
+}
