@@ -28,54 +28,52 @@ const LogQuery = Type.Object({
 /** The staff console's shell: /admin (the pages the viewer may open) and the audit log. */
 export async function adminRoutes(app: StaffScope): Promise<void> {
   const db = () => app.civic.database.db;
-  await guardedScope(app, "moderator", (scope) => {
-    scope.get("", { schema: { hide: true } }, async (request, reply) => {
-      const entries = staffNav(staffPages(app.civic.features), request.viewer).filter((e) => e.path !== "/admin");
-      return renderAdminPage(request, reply, "Staff console", () => (
-        <>
-          <h1>Staff console</h1>
-          <p>
-            You are signed in as {request.viewer?.label} ({request.viewer?.role}). Everything you do here is recorded in
-            the audit log.
-          </p>
-          <ul class="staff-home">
-            {entries.map((e) => (
-              <li key={e.path}>
-                <a href={e.path}>{e.label}</a>
-              </li>
-            ))}
-          </ul>
-        </>
-      ));
-    });
+  app.get("", { schema: { hide: true } }, async (request, reply) => {
+    const entries = staffNav(staffPages(app.civic.features), request.viewer).filter((e) => e.path !== "/admin");
+    return renderAdminPage(request, reply, "Staff console", () => (
+      <>
+        <h1>Staff console</h1>
+        <p>
+          You are signed in as {request.viewer?.label} ({request.viewer?.role}). Everything you do here is recorded in
+          the audit log.
+        </p>
+        <ul class="staff-home">
+          {entries.map((e) => (
+            <li key={e.path}>
+              <a href={e.path}>{e.label}</a>
+            </li>
+          ))}
+        </ul>
+      </>
+    ));
+  });
 
-    scope.get("/log", { schema: { hide: true, querystring: LogQuery } }, async (request, reply) => {
-      const q = request.query;
-      const filter: AuditFilter = {
-        action: q.action || undefined,
-        itemType: q.item_type || undefined,
-        itemId: q.item_id || undefined,
-        actorId: q.actor || undefined,
-        from: q.from || undefined,
-        to: q.to || undefined,
-      };
-      const page = q.page ?? 1;
-      const [{ rows, total }, vocabulary] = await Promise.all([listAudit(db(), filter, page), auditVocabulary(db())]);
-      const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
-      const query = (n: number) => pageHref("/admin/log", q, n);
-      return renderAdminPage(request, reply, "Audit log", () => (
-        <AuditLogPage
-          rows={rows}
-          total={total}
-          page={page}
-          pages={pages}
-          filter={filter}
-          actions={vocabulary.actions}
-          itemTypes={vocabulary.itemTypes}
-          query={query}
-        />
-      ));
-    });
+  app.get("/log", { schema: { hide: true, querystring: LogQuery } }, async (request, reply) => {
+    const q = request.query;
+    const filter: AuditFilter = {
+      action: q.action || undefined,
+      itemType: q.item_type || undefined,
+      itemId: q.item_id || undefined,
+      actorId: q.actor || undefined,
+      from: q.from || undefined,
+      to: q.to || undefined,
+    };
+    const page = q.page ?? 1;
+    const [{ rows, total }, vocabulary] = await Promise.all([listAudit(db(), filter, page), auditVocabulary(db())]);
+    const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
+    const query = (n: number) => pageHref("/admin/log", q, n);
+    return renderAdminPage(request, reply, "Audit log", () => (
+      <AuditLogPage
+        rows={rows}
+        total={total}
+        page={page}
+        pages={pages}
+        filter={filter}
+        actions={vocabulary.actions}
+        itemTypes={vocabulary.itemTypes}
+        query={query}
+      />
+    ));
   });
   await guardedScope(app, "admin", (scope) => {
     administrationRoutes(scope);

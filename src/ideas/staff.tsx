@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ErrorSummary, PostForm } from "../core/web/forms.js";
-import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import { Select, TextArea } from "../core/web/components.js";
@@ -18,7 +18,7 @@ const listQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 4
 const statusLabel = (s: string) => IDEA_STATUS_LABELS[s as keyof typeof IDEA_STATUS_LABELS] ?? s;
 
 /** /admin/ideas: staff answer residents' ideas with a status and a public response (audited). */
-export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
+export async function ideaStaffRoutes(app: StaffScope): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
 
@@ -90,85 +90,83 @@ export async function ideaStaffRoutes(app: FastifyInstance): Promise<void> {
     );
   }
 
-  await guardedScope(app, "moderator", (scope) => {
-    scope.get("/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
-      const status = request.query.status && isPublicStatus(request.query.status) ? request.query.status : "";
-      let q = db()
-        .selectFrom("ideas")
-        .select(["id", "title", "status", "supports", "visibility", "created_at"])
-        .where("status", "!=", "unconfirmed");
-      if (status) q = q.where("status", "=", status);
-      const ideas = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(200).execute();
-      return renderAdminPage(request, reply, "Ideas", () => (
-        <>
-          <h1>Ideas</h1>
-          <form method="get" action="/admin/ideas" class="filters">
-            <Select
-              id="status"
-              label="Status"
-              value={status}
-              options={Object.entries(IDEA_STATUS_LABELS).map(([value, label]) => ({ value, label }))}
-              problems={[]}
-              empty="Any status"
-            />
-            <button type="submit">Show ideas</button>
-          </form>
-          {ideas.length === 0 ? <p>No ideas match.</p> : null}
-          <table>
-            <caption>Newest first (up to 200)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Idea</th>
-                <th scope="col">Status</th>
-                <th scope="col">Supporters</th>
-                <th scope="col">Shared</th>
+  app.get("/ideas", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+    const status = request.query.status && isPublicStatus(request.query.status) ? request.query.status : "";
+    let q = db()
+      .selectFrom("ideas")
+      .select(["id", "title", "status", "supports", "visibility", "created_at"])
+      .where("status", "!=", "unconfirmed");
+    if (status) q = q.where("status", "=", status);
+    const ideas = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(200).execute();
+    return renderAdminPage(request, reply, "Ideas", () => (
+      <>
+        <h1>Ideas</h1>
+        <form method="get" action="/admin/ideas" class="filters">
+          <Select
+            id="status"
+            label="Status"
+            value={status}
+            options={Object.entries(IDEA_STATUS_LABELS).map(([value, label]) => ({ value, label }))}
+            problems={[]}
+            empty="Any status"
+          />
+          <button type="submit">Show ideas</button>
+        </form>
+        {ideas.length === 0 ? <p>No ideas match.</p> : null}
+        <table>
+          <caption>Newest first (up to 200)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Idea</th>
+              <th scope="col">Status</th>
+              <th scope="col">Supporters</th>
+              <th scope="col">Shared</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ideas.map((i) => (
+              <tr key={i.id}>
+                <td>
+                  <a href={`/admin/ideas/${i.id}`}>{i.title}</a>
+                  {!isPublic(i.visibility) ? ` (${i.visibility})` : ""}
+                </td>
+                <td>{statusLabel(i.status)}</td>
+                <td>{i.supports}</td>
+                <td>
+                  <time dateTime={i.created_at}>{i.created_at.slice(0, 10)}</time>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {ideas.map((i) => (
-                <tr key={i.id}>
-                  <td>
-                    <a href={`/admin/ideas/${i.id}`}>{i.title}</a>
-                    {!isPublic(i.visibility) ? ` (${i.visibility})` : ""}
-                  </td>
-                  <td>{statusLabel(i.status)}</td>
-                  <td>{i.supports}</td>
-                  <td>
-                    <time dateTime={i.created_at}>{i.created_at.slice(0, 10)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      ));
-    });
+            ))}
+          </tbody>
+        </table>
+      </>
+    ));
+  });
 
-    scope.get(
-      "/ideas/:id",
-      { schema: { hide: true, params: IdParams, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } },
-      async (request, reply) => {
-        const idea = await load(request.params.id);
-        const values = {
-          status: STAFF_STATUSES.includes(idea.status as StaffStatus) ? idea.status : "under-consideration",
-          response: idea.response ?? "",
-          project: idea.project_id ?? "",
-        };
-        return showIdea(request, reply, idea, values, [], request.query.saved ? "Saved." : undefined);
-      },
-    );
-
-    scope.post("/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+  app.get(
+    "/ideas/:id",
+    { schema: { hide: true, params: IdParams, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } },
+    async (request, reply) => {
       const idea = await load(request.params.id);
-      const f = stringFields(request.body);
       const values = {
-        status: (f.status ?? "").slice(0, 40),
-        response: (f.response ?? "").slice(0, 10_000),
-        project: (f.project ?? "").slice(0, 100),
+        status: STAFF_STATUSES.includes(idea.status as StaffStatus) ? idea.status : "under-consideration",
+        response: idea.response ?? "",
+        project: idea.project_id ?? "",
       };
-      const problems = await setIdeaStatus(civic, staffViewer(request).accountId, idea.id, values);
-      if (problems.length > 0) return showIdea(request, reply, idea, values, problems);
-      return reply.redirect(`/admin/ideas/${idea.id}?saved=1`, 303);
-    });
+      return showIdea(request, reply, idea, values, [], request.query.saved ? "Saved." : undefined);
+    },
+  );
+
+  app.post("/ideas/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const idea = await load(request.params.id);
+    const f = stringFields(request.body);
+    const values = {
+      status: (f.status ?? "").slice(0, 40),
+      response: (f.response ?? "").slice(0, 10_000),
+      project: (f.project ?? "").slice(0, 100),
+    };
+    const problems = await setIdeaStatus(civic, staffViewer(request).accountId, idea.id, values);
+    if (problems.length > 0) return showIdea(request, reply, idea, values, problems);
+    return reply.redirect(`/admin/ideas/${idea.id}?saved=1`, 303);
   });
 }

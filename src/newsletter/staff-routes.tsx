@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import { recordAudit } from "../core/staff/audit.js";
-import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
+import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import type { DB } from "../core/db/schema.js";
@@ -46,10 +46,10 @@ function audit(
 }
 
 /** /admin/newsletter: staff write an issue, preview it, send a test to themselves and send it to every subscriber. */
-export async function staffNewsletterRoutes(app: FastifyInstance): Promise<void> {
+export async function staffNewsletterRoutes(app: StaffScope): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
-  await guardedScope(app, "moderator", (scope) => routes(scope));
+  await routes(app);
   async function routes(app: StaffScope) {
     async function loadIssue(id: number) {
       const issue = await db().selectFrom("newsletter_issues").selectAll().where("id", "=", id).executeTakeFirst();

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FieldProblem } from "../core/http/errors.js";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
-import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import { Select, TextArea } from "../core/web/components.js";
@@ -105,7 +105,7 @@ function ProjectForm(p: {
 }
 
 /** /admin/projects: staff create and edit projects and post their dated updates. */
-export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
+export async function projectAdminRoutes(app: StaffScope): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
 
@@ -203,84 +203,82 @@ export async function projectAdminRoutes(app: FastifyInstance): Promise<void> {
     );
   }
 
-  await guardedScope(app, "moderator", (scope) => {
-    scope.get("/projects", { schema: { hide: true } }, async (request, reply) => {
-      const rows = await db()
-        .selectFrom("projects")
-        .select(["id", "title", "status", "updated_at"])
-        .orderBy("title")
-        .limit(500)
-        .execute();
-      return renderAdminPage(request, reply, "Projects", () => (
-        <>
-          <h1>Projects</h1>
-          <p>
-            <a class="button" href="/admin/projects/new">
-              Create a project
-            </a>
-          </p>
-          <table>
-            <caption>Every project, by title</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last changed</th>
+  app.get("/projects", { schema: { hide: true } }, async (request, reply) => {
+    const rows = await db()
+      .selectFrom("projects")
+      .select(["id", "title", "status", "updated_at"])
+      .orderBy("title")
+      .limit(500)
+      .execute();
+    return renderAdminPage(request, reply, "Projects", () => (
+      <>
+        <h1>Projects</h1>
+        <p>
+          <a class="button" href="/admin/projects/new">
+            Create a project
+          </a>
+        </p>
+        <table>
+          <caption>Every project, by title</caption>
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Status</th>
+              <th scope="col">Last changed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <a href={`/admin/projects/${p.id}`}>{p.title}</a>
+                </td>
+                <td>{STATUS_LABEL[p.status]}</td>
+                <td>
+                  <time dateTime={p.updated_at}>{p.updated_at.slice(0, 10)}</time>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <a href={`/admin/projects/${p.id}`}>{p.title}</a>
-                  </td>
-                  <td>{STATUS_LABEL[p.status]}</td>
-                  <td>
-                    <time dateTime={p.updated_at}>{p.updated_at.slice(0, 10)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      ));
-    });
+            ))}
+          </tbody>
+        </table>
+      </>
+    ));
+  });
 
-    scope.get("/projects/new", { schema: { hide: true } }, (request, reply) =>
-      showNew(request, reply, emptyProject(civic.now().toISOString().slice(0, 10)), []),
-    );
+  app.get("/projects/new", { schema: { hide: true } }, (request, reply) =>
+    showNew(request, reply, emptyProject(civic.now().toISOString().slice(0, 10)), []),
+  );
 
-    scope.post("/projects", { schema: { hide: true } }, async (request, reply) => {
-      const values = readProject(request.body);
-      const result = await saveProject(civic, staffViewer(request).accountId, values, null);
-      if ("problems" in result) return showNew(request, reply, values, result.problems);
-      return reply.redirect(`/admin/projects/${result.id}?saved=1`, 303);
-    });
+  app.post("/projects", { schema: { hide: true } }, async (request, reply) => {
+    const values = readProject(request.body);
+    const result = await saveProject(civic, staffViewer(request).accountId, values, null);
+    if ("problems" in result) return showNew(request, reply, values, result.problems);
+    return reply.redirect(`/admin/projects/${result.id}?saved=1`, 303);
+  });
 
-    scope.get(
-      "/projects/:id",
-      { schema: { hide: true, params: ProjectParams, querystring: savedQuery } },
-      async (request, reply) => {
-        const project = await projectOr404(db(), request.params.id);
-        return showEdit(request, reply, project, { notice: request.query.saved ? "Saved." : undefined });
-      },
-    );
-
-    scope.post("/projects/:id", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
+  app.get(
+    "/projects/:id",
+    { schema: { hide: true, params: ProjectParams, querystring: savedQuery } },
+    async (request, reply) => {
       const project = await projectOr404(db(), request.params.id);
-      const values = { ...readProject(request.body), slug: project.id };
-      const result = await saveProject(civic, staffViewer(request).accountId, values, project);
-      if ("problems" in result) return showEdit(request, reply, project, { values, problems: result.problems });
-      return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
-    });
+      return showEdit(request, reply, project, { notice: request.query.saved ? "Saved." : undefined });
+    },
+  );
 
-    scope.post("/projects/:id/updates", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
-      const project = await projectOr404(db(), request.params.id);
-      const f = stringFields(request.body);
-      const update = { title: (f.updateTitle ?? "").slice(0, 400), body: (f.updateBody ?? "").slice(0, 30_000) };
-      const problems = await postProjectUpdate(civic, staffViewer(request).accountId, project, update);
-      if (problems.length > 0) return showEdit(request, reply, project, { problems, update });
-      return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
-    });
+  app.post("/projects/:id", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
+    const project = await projectOr404(db(), request.params.id);
+    const values = { ...readProject(request.body), slug: project.id };
+    const result = await saveProject(civic, staffViewer(request).accountId, values, project);
+    if ("problems" in result) return showEdit(request, reply, project, { values, problems: result.problems });
+    return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
+  });
+
+  app.post("/projects/:id/updates", { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
+    const project = await projectOr404(db(), request.params.id);
+    const f = stringFields(request.body);
+    const update = { title: (f.updateTitle ?? "").slice(0, 400), body: (f.updateBody ?? "").slice(0, 30_000) };
+    const problems = await postProjectUpdate(civic, staffViewer(request).accountId, project, update);
+    if (problems.length > 0) return showEdit(request, reply, project, { problems, update });
+    return reply.redirect(`/admin/projects/${project.id}?saved=1`, 303);
   });
 }

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { guardedScope } from "../core/staff/guard.js";
+import type { StaffScope } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import { type DailyTraffic, dailyTraffic, type KeyCount, topCounts } from "../analytics/index.js";
@@ -156,42 +155,40 @@ function StatsPage({ s, today }: { s: AdminStats; today: string }) {
 }
 
 /** /admin/stats: visitor statistics and the platform's own figures, for staff. */
-export async function statsAdminRoutes(app: FastifyInstance): Promise<void> {
+export async function statsAdminRoutes(app: StaffScope): Promise<void> {
   const { civic } = app;
-  await guardedScope(app, "moderator", (scope) => {
-    scope.get("/stats", { schema: { hide: true, querystring: StatsQuery } }, async (request, reply) => {
-      const period = Number(request.query.days ?? 30);
-      const now = civic.now();
-      const db = civic.database.db;
-      const today = statsDay(now);
-      const from = addDays(today, -(period - 1));
-      const since = monthStart(now, PUBLIC_MONTHS - 1);
-      const staff = { includeHidden: true };
-      const [traffic, pages, referrers, devices, endpoints, figures, medianToFinished, perWeek, community] =
-        await Promise.all([
-          dailyTraffic(db, from, today),
-          topCounts(db, "page", from, today),
-          topCounts(db, "referrer", from, today),
-          topCounts(db, "device", from, today),
-          topCounts(db, "endpoint", from, today),
-          reportFigures(db, since, now, staff),
-          medianDaysTo(db, ["fixed", "closed"], since.toISOString(), staff),
-          reportsPer(db, civic.database.dialect, "week", WEEKS, now, staff),
-          communityCounts(civic.database),
-        ]);
-      const s: AdminStats = {
-        period,
-        traffic,
-        pages,
-        referrers,
-        devices,
-        endpoints,
-        figures,
-        medianToFinished,
-        perWeek,
-        community,
-      };
-      return renderAdminPage(request, reply, "Statistics", () => <StatsPage s={s} today={today} />);
-    });
+  app.get("/stats", { schema: { hide: true, querystring: StatsQuery } }, async (request, reply) => {
+    const period = Number(request.query.days ?? 30);
+    const now = civic.now();
+    const db = civic.database.db;
+    const today = statsDay(now);
+    const from = addDays(today, -(period - 1));
+    const since = monthStart(now, PUBLIC_MONTHS - 1);
+    const staff = { includeHidden: true };
+    const [traffic, pages, referrers, devices, endpoints, figures, medianToFinished, perWeek, community] =
+      await Promise.all([
+        dailyTraffic(db, from, today),
+        topCounts(db, "page", from, today),
+        topCounts(db, "referrer", from, today),
+        topCounts(db, "device", from, today),
+        topCounts(db, "endpoint", from, today),
+        reportFigures(db, since, now, staff),
+        medianDaysTo(db, ["fixed", "closed"], since.toISOString(), staff),
+        reportsPer(db, civic.database.dialect, "week", WEEKS, now, staff),
+        communityCounts(civic.database),
+      ]);
+    const s: AdminStats = {
+      period,
+      traffic,
+      pages,
+      referrers,
+      devices,
+      endpoints,
+      figures,
+      medianToFinished,
+      perWeek,
+      community,
+    };
+    return renderAdminPage(request, reply, "Statistics", () => <StatsPage s={s} today={today} />);
   });
 }

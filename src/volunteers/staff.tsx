@@ -1,6 +1,5 @@
-import type { FastifyInstance } from "fastify";
 import { recordAudit } from "../core/staff/audit.js";
-import { guardedScope, staffViewer } from "../core/staff/guard.js";
+import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
 import { can } from "../core/policy.js";
@@ -18,7 +17,7 @@ export function csvCell(v: string | null): string {
 }
 
 /** /admin/volunteers: confirmed sign-ups per project (staff), and their CSV export (admins; audited). */
-export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> {
+export async function volunteerStaffRoutes(app: StaffScope): Promise<void> {
   const { civic } = app;
   const db = () => civic.database.db;
   const confirmed = () =>
@@ -39,57 +38,55 @@ export async function volunteerStaffRoutes(app: FastifyInstance): Promise<void> 
       ])
       .where("volunteers.status", "=", "confirmed");
 
-  await guardedScope(app, "moderator", (scope) => {
-    scope.get("/volunteers", { schema: { hide: true } }, async (request, reply) => {
-      const rows = await confirmed().orderBy("projects.title").orderBy("volunteers.id").limit(5000).execute();
-      const groups = new Map<string, typeof rows>();
-      for (const r of rows) {
-        const key = r.project_title ?? "Any project";
-        groups.set(key, [...(groups.get(key) ?? []), r]);
-      }
-      return renderAdminPage(request, reply, "Volunteers", () => (
-        <>
-          <h1>Volunteers</h1>
-          <p>
-            Confirmed sign-ups only, per project.{" "}
-            {can(request.viewer, "staff.administer") ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
-          </p>
-          {groups.size === 0 ? <p>No confirmed sign-ups yet.</p> : null}
-          {[...groups.entries()].map(([title, list], i) => (
-            <section key={title} aria-labelledby={`group-${i}`}>
-              <h2 id={`group-${i}`}>
-                {title} ({list.length})
-              </h2>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Contact</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Interests</th>
-                    <th scope="col">Availability</th>
+  app.get("/volunteers", { schema: { hide: true } }, async (request, reply) => {
+    const rows = await confirmed().orderBy("projects.title").orderBy("volunteers.id").limit(5000).execute();
+    const groups = new Map<string, typeof rows>();
+    for (const r of rows) {
+      const key = r.project_title ?? "Any project";
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    return renderAdminPage(request, reply, "Volunteers", () => (
+      <>
+        <h1>Volunteers</h1>
+        <p>
+          Confirmed sign-ups only, per project.{" "}
+          {can(request.viewer, "staff.administer") ? <a href="/admin/volunteers.csv">Download as CSV</a> : null}
+        </p>
+        {groups.size === 0 ? <p>No confirmed sign-ups yet.</p> : null}
+        {[...groups.entries()].map(([title, list], i) => (
+          <section key={title} aria-labelledby={`group-${i}`}>
+            <h2 id={`group-${i}`}>
+              {title} ({list.length})
+            </h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Contact</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Interests</th>
+                  <th scope="col">Availability</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((r) => (
+                  <tr key={r.id}>
+                    <td>{r.name}</td>
+                    <td>
+                      {r.email}
+                      {r.phone ? `, ${r.phone}` : ""}
+                    </td>
+                    <td>{r.role ?? "Any"}</td>
+                    <td>{r.interests}</td>
+                    <td>{r.availability}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((r) => (
-                    <tr key={r.id}>
-                      <td>{r.name}</td>
-                      <td>
-                        {r.email}
-                        {r.phone ? `, ${r.phone}` : ""}
-                      </td>
-                      <td>{r.role ?? "Any"}</td>
-                      <td>{r.interests}</td>
-                      <td>{r.availability}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
-          ))}
-        </>
-      ));
-    });
+                ))}
+              </tbody>
+            </table>
+          </section>
+        ))}
+      </>
+    ));
   });
 
   await guardedScope(app, "admin", (scope) => {
