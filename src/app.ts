@@ -19,7 +19,7 @@ import { FixedWindowLimiter } from "./core/limits/fixed-window.js";
 import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
-import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./core/http/error-handler.js";
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
@@ -193,19 +193,23 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         headers: { "retry-after": String(Math.ceil(context.ttl / 1000)) },
       }),
   });
-  await app.register(fastifyStatic, {
-    root: join(publicDir, "assets"),
-    prefix: "/assets/",
-    wildcard: false,
-    index: false,
-    cacheControl: false,
-    setHeaders(res, path) {
-      // File names carry a content hash, so they never change.
-      res.setHeader(
-        "cache-control",
-        path.endsWith("manifest.json") ? "no-cache" : "public, max-age=31536000, immutable",
-      );
-    },
+  // The built assets: public files, for which the session is never read.
+  await app.register(async (scope) => {
+    scope.addHook("onRoute", (route) => void (route.config = { ...route.config, session: false }));
+    await scope.register(fastifyStatic, {
+      root: join(publicDir, "assets"),
+      prefix: "/assets/",
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      setHeaders(res, path) {
+        // File names carry a content hash, so they never change.
+        res.setHeader(
+          "cache-control",
+          path.endsWith("manifest.json") ? "no-cache" : "public, max-age=31536000, immutable",
+        );
+      },
+    });
   });
   await app.register(swagger, swaggerOptions(config));
 
@@ -213,11 +217,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const ownOrigins = [new URL(config.baseUrl).origin];
   const unsafeMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
   app.addHook("preHandler", (request, _reply, done) => {
-    if (
-      !unsafeMethods.has(request.method) ||
-      routeFamily(request.url) !== "html" ||
-      request.routeOptions.config.csrf === false
-    ) {
+    // Only for pages' forms: an API family's routes authenticate otherwise, and an unknown address reads no body.
+    const { family, csrf } = request.routeOptions.config;
+    if (!unsafeMethods.has(request.method) || family !== undefined || csrf === false || request.is404) {
       done();
       return;
     }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { routeFamily } from "../core/http/error-handler.js";
 import { resolveViewer } from "./sessions.js";
 
 /**
@@ -14,9 +13,9 @@ export const sessionPlugin = fp(
     app.decorateRequest("viewer", null);
     app.addHook("onRequest", async (request, reply) => {
       if (request.headers.cookie === undefined) return;
-      const url = request.url;
-      const page = routeFamily(url) === "html" && !url.startsWith("/assets/") && !url.startsWith("/photos/");
-      if (!page && !url.startsWith("/api/app/")) return;
+      // Pages unless they say otherwise (static files, photos); API routes only when they ask (see `session`).
+      const { family, session } = request.routeOptions.config;
+      if (session === false || (family !== undefined && session !== true)) return;
       await resolveViewer(app.civic, request, reply);
     });
   },

@@ -11,6 +11,7 @@ import type { Config } from "../config.js";
 import type { ErrorPageContent, SiteInfo } from "./site.js";
 import type { Database } from "./db/database.js";
 import type { FormTokens } from "./http/csrf.js";
+import type { RouteFamily } from "./http/errors.js";
 import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import type { PageContext } from "./web/layout.js";
@@ -95,6 +96,16 @@ declare module "fastify" {
      * link token, data downloads): they are never stored by any cache (core/http/private-responses.ts).
      */
     personal?: boolean;
+    /**
+     * The API family of the scope the route was registered in (set by registerErrorHandling for every route of an
+     * API family's scope; absent for pages): its errors' format, and no form-token check.
+     */
+    family?: RouteFamily;
+    /**
+     * Whether the session cookie is read for this route (request.viewer). Pages: yes unless false (static files,
+     * photos); an API family's routes: no unless true (the installed app's endpoint under /api/app).
+     */
+    session?: boolean;
   }
 }
 

@@ -8,6 +8,7 @@ import { pageContext } from "../core/context.js";
 import { requireSameOrigin } from "../core/http/csrf.js";
 import { honeypotFilled, publicFormLimit } from "../core/http/public-form.js";
 import { withUploads } from "../core/media/uploads.js";
+import { registerErrorHandling } from "../core/http/error-handler.js";
 import { AppError } from "../core/http/errors.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { Layout } from "../core/web/layout.js";
@@ -21,6 +22,9 @@ import { DraftsPage, OfflinePage } from "./pages.js";
 
 /** Where the app sends drafts. Under /api, so its errors are problem+json and it is in the OpenAPI description. */
 export const APP_REPORTS_PATH = "/api/app/reports";
+/** The scope's prefix and the route within it (manifest.ts registers appApiRoutes under the prefix). */
+export const APP_API_PREFIX = "/api/app";
+const APP_REPORT_ROUTE = "/reports";
 export const THEME_COLOUR = "#1d5b3a";
 const ICONS = ["icon-192.png", "icon-512.png", "icon-maskable-512.png"] as const;
 
@@ -67,7 +71,6 @@ const AppReportCreated = Type.Object({
 export async function draftRoutes(app: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const { config } = civic;
-  const ownOrigins = [new URL(config.baseUrl).origin];
 
   app.get("/manifest.webmanifest", { schema: { hide: true } }, async (_request, reply) => {
     const icon = (name: string, size: number, purpose: string) => ({
@@ -154,13 +157,25 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
       </Layout>,
     );
   });
+}
+
+/**
+ * The installed app's endpoint (POST /api/app/reports): its own scope under /api/app (see manifest.ts), whose errors
+ * and unknown paths answer in problem+json; the session is read, as the drafts of a signed-in person are theirs.
+ */
+export async function appApiRoutes(root: FastifyInstance): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  registerErrorHandling(app, "problem");
+  const civic = app.civic;
+  const { config } = civic;
+  const ownOrigins = [new URL(config.baseUrl).origin];
 
   app.post(
-    APP_REPORTS_PATH,
+    APP_REPORT_ROUTE,
     {
       ...appIdempotency,
       attachValidation: true,
-      config: { csrf: false, ...publicFormLimit(civic) },
+      config: { csrf: false, session: true, ...publicFormLimit(civic) },
       schema: {
         summary: "Send a report saved by the app",
         description:
@@ -227,13 +242,11 @@ export async function draftRoutes(app: FastifyInstance): Promise<void> {
             .header("content-type", "application/json; charset=utf-8")
             .header("cache-control", "no-store")
             .header("location", `/reports/${result.reference}`)
-            .send(
-              JSON.stringify({
-                reference: result.reference,
-                url: `/report/sent/${result.reference}`,
-                serviceNotice: result.serviceNotice,
-              }),
-            );
+            .send({
+              reference: result.reference,
+              url: `/report/sent/${result.reference}`,
+              serviceNotice: result.serviceNotice,
+            });
         },
       );
     },

@@ -20,12 +20,14 @@ export function startDraining(civic: Civic): void {
  */
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   const schema = { hide: true, response: { 200: HealthResponse, 503: HealthResponse } };
-  app.get("/healthz", { schema }, async (_request, reply) => {
+  // Machine endpoints (errors as problem+json by their URL): no session, no form token.
+  const config = { family: "problem", session: false } as const;
+  app.get("/healthz", { schema, config }, async (_request, reply) => {
     const ok = await app.civic.database.ping();
     reply.header("cache-control", "no-store");
     return ok ? reply.code(200).send({ status: "ok" }) : reply.code(503).send({ status: "unavailable" });
   });
-  app.get("/readyz", { schema }, async (_request, reply) => {
+  app.get("/readyz", { schema, config }, async (_request, reply) => {
     reply.header("cache-control", "no-store");
     if (draining.has(app.civic)) return reply.code(503).send({ status: "draining" });
     const ok = await app.civic.database.ping();

@@ -26,6 +26,8 @@ export async function photoRoutes(root: FastifyInstance): Promise<void> {
   app.get(
     "/photos/:file",
     {
+      // Public files: the session is never read for them.
+      config: { session: false },
       schema: {
         summary: "A report photo",
         description: "A photo of a public report, without metadata, as JPEG. Append -thumb for the thumbnail.",

@@ -96,6 +96,16 @@ describeEachDb("app shell", (dialect) => {
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(res.body).toContain("Page not found");
     expect(res.body).toContain('<main id="main"');
+
+    // A form post to an address with nothing at it is a 404 too (its body is never read, so no form-token check).
+    const post = await t.app.inject({
+      method: "POST",
+      url: "/no-such-page",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "a=1",
+    });
+    expect(post.statusCode).toBe(404);
+    expect(post.body).toContain("Page not found");
   });
 
   it("answers errors on /api/v1 as problem+json and on /api/v2 as Open311 error lists", async () => {
@@ -104,6 +114,11 @@ describeEachDb("app shell", (dialect) => {
     expect(v1.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
     expect(v1.json()).toMatchObject({ status: 404, title: "Not Found", code: "not_found" });
     expect(v1.json().detail).toEqual(expect.any(String));
+
+    // The installed app's endpoint is its own API scope under /api/app.
+    const app = await t.app.inject({ method: "POST", url: "/api/app/nothing-here" });
+    expect(app.statusCode).toBe(404);
+    expect(app.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
 
     const v2json = await t.app.inject("/api/v2/nothing-here.json");
     expect(v2json.statusCode).toBe(404);

@@ -3,14 +3,20 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
-import { AppError, type FieldProblem, isAppError, ReplayedResponse, unreadableBody } from "./errors.js";
+import {
+  AppError,
+  type FieldProblem,
+  isAppError,
+  ReplayedResponse,
+  type RouteFamily,
+  unreadableBody,
+} from "./errors.js";
 
 export { unreadableBody };
 import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
 
-/** Which API family a URL belongs to; errors are answered in that family's format. */
-export type RouteFamily = "open311" | "problem" | "html";
+export type { RouteFamily };
 
 /** True for the machine-readable resources (the APIs and the dataset export), as opposed to pages. */
 export function isApiPath(url: string): boolean {
@@ -199,9 +205,12 @@ export function sendError(
 /**
  * The error handler and the not-found handler of a scope. The root scope (no `family`) answers in the URL's family;
  * an API family's encapsulated plugin passes its own, so its routes' errors, its hooks' errors and its unknown
- * paths are answered in its format whatever the URL looks like. Never a stack trace in a response.
+ * paths are answered in its format whatever the URL looks like, and its routes carry the family in their config
+ * (call this before adding the scope's routes). Never a stack trace in a response.
  */
 export function registerErrorHandling(scope: FastifyInstance, family?: RouteFamily): void {
+  // Every route of an API family's scope says so in its config (read by the form-token check and the session).
+  if (family) scope.addHook("onRoute", (route) => void (route.config = { ...route.config, family }));
   scope.setErrorHandler((error, request, reply) => {
     if (error instanceof ReplayedResponse) return reply.code(error.status).headers(error.headers).send(error.body);
     const err = requestError(error, request);

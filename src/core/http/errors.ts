@@ -90,3 +90,6 @@ export class ReplayedResponse extends Error {
     this.name = "ReplayedResponse";
   }
 }
+
+/** Which API family a route (or, before routing, a URL) belongs to; errors are answered in that family's format. */
+export type RouteFamily = "open311" | "problem" | "html";

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../../../test/helpers/app.js";
 import type { Database } from "../db/database.js";
 import { type Job, JobRunner } from "./runner.js";
@@ -74,7 +74,14 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
       jobs: [{ name: "count", intervalMs: HOUR, leaseMs: 2 * HOUR, run: () => new Promise(() => {}) }],
     });
     void crashed.runDue();
-    await new Promise((r) => setTimeout(r, 100));
+    // Until the crashed process holds the lease (a fixed pause was too short on a loaded machine).
+    await vi.waitFor(
+      async () => {
+        const row = await t.database.db.selectFrom("job_leases").select("lease_owner").executeTakeFirst();
+        expect(row?.lease_owner).toBe("crashed");
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const survivor = new JobRunner({
       db: other.db,
       now: c.now,
