@@ -39,20 +39,29 @@ function toNodemailer(m: MailEnvelope) {
 
 /** Sends through an SMTP server given as smtp://user:pass@host:port or smtps://…. */
 export function smtpTransport(smtpUrl: string): MailTransport {
-  const transporter = nodemailer.createTransport({
-    url: smtpUrl,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  // One connection kept open between messages (the worker sends one at a time), instead of a connection, a greeting
+  // and EHLO (and TLS, on a real relay) per message; the pool closes it after 100 messages or when the server does.
+  // Made on the first message after a close, so a worker stopped and started again sends through a new pool.
+  const open = () =>
+    nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: 1,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+  let transporter: ReturnType<typeof open> | null = null;
   const url = new URL(smtpUrl);
   return {
     description: `SMTP ${url.hostname}:${url.port || (url.protocol === "smtps:" ? 465 : 25)}`,
     async send(message) {
+      transporter ??= open();
       await transporter.sendMail(toNodemailer(message));
     },
     close() {
-      transporter.close();
+      transporter?.close();
+      transporter = null;
     },
   };
 }
