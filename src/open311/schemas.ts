@@ -123,7 +123,7 @@ export const ServiceRequest = Type.Object({
   service_request_id: Type.String({ description: "The report's reference number." }),
   status: Type.Union([Type.Literal("open"), Type.Literal("closed")]),
   status_notes: Nullable(
-    Type.String({ description: "The latest public update note, or the detailed status when there is none." }),
+    Type.String({ description: "The latest public update's note; null (an empty element in XML) when there is none." }),
   ),
   service_name: Nullable(Type.String()),
   service_code: Type.String(),
@@ -163,13 +163,13 @@ export const RequestsQuery = Type.Object(
       Type.String({
         maxLength: 40,
         description:
-          "W3C datetime with a timezone (e.g. 2026-01-01T00:00:00Z) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
+          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:00-0500) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
       }),
     ),
     end_date: Type.Optional(
       Type.String({
         maxLength: 40,
-        description: "W3C datetime with a timezone, or a date (end of that day, UTC). Alone: the 90 days before it.",
+        description: "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it.",
       }),
     ),
     status: Type.Optional(

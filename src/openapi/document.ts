@@ -136,14 +136,14 @@ rate-limited: it is served from prepared, cacheable responses.
   dash, or O/I/L for 0/1). Every service is \`realtime\`; \`jurisdiction_id\` is accepted and ignored.
 * **Date window** of \`GET requests\`: none given → the last 90 days; only \`start_date\` → the 90 days from it; only
   \`end_date\` → the 90 days before it; both must be in order and at most 90 days apart (else 400). Datetimes need a
-  timezone; a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
+  timezone (\`Z\`, \`+01:00\` or \`+0100\`); a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
 * **Filters**: \`service_request_id\` (comma list) overrides the others; \`service_code\` takes a comma list and an
   unknown code is a 404; \`status\` is \`open\`, \`closed\` or both. Newest first. Extensions: \`page\` (from 1) and
   \`page_size\` (default and maximum 1,000), and \`lat\` + \`long\` + \`radius\` (metres, default 500, maximum 20,000)
   for reports near a place.
 * **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
-  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or the detailed
-  status label.
+  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or null (an empty
+  element in XML) when there is none.
 * **Request fields**: \`description\` is prefixed with the report's title when the title is not its first sentence;
   \`agency_responsible\` is the council department the category is forwarded to, or the village volunteers;
   \`service_notice\` says when and to whom the report was forwarded; \`media_url\` is the absolute URL of the first
