@@ -169,7 +169,8 @@ export const RequestsQuery = Type.Object(
     end_date: Type.Optional(
       Type.String({
         maxLength: 40,
-        description: "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it.",
+        description:
+          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it.",
       }),
     ),
     status: Type.Optional(
