@@ -275,6 +275,42 @@ export function jsonOrXml(description: string, json: TSchema) {
   };
 }
 
+/** The headers of every read's answer (200 and 304). */
+function readHeaders(cacheControl: string) {
+  return {
+    ETag: {
+      type: "string",
+      description:
+        "Strong entity tag of the answer's bytes (JSON and XML have different tags); send it back in If-None-Match for a 304.",
+    },
+    "Cache-Control": {
+      type: "string",
+      description: `${cacheControl} (\`private\` instead of \`public\` when the request carried an API key)`,
+    },
+    Vary: { type: "string", description: "X-Api-Key" },
+    "Access-Control-Allow-Origin": { type: "string", description: "*" },
+    "Access-Control-Expose-Headers": {
+      type: "string",
+      description: "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+    },
+  };
+}
+
+/**
+ * The 200 and 304 of a read: the answer in JSON or XML with its caching headers, and Not Modified when
+ * If-None-Match matched its ETag.
+ */
+export function readResponses(description: string, json: TSchema, cacheControl: string) {
+  return {
+    200: { ...jsonOrXml(description, json), headers: readHeaders(cacheControl) },
+    304: {
+      description:
+        "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). No body; the headers a 200 would carry.",
+      headers: readHeaders(cacheControl),
+    },
+  };
+}
+
 /**
  * The shared Open311 error list of the OpenAPI document (components.schemas.Open311Errors, defined with the
  * document in src/openapi/document.ts). Routes that reference it use `rawJsonSerializer`, because errors are

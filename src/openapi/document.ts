@@ -165,9 +165,12 @@ rate-limited: it is served from prepared, cacheable responses.
   its existing requests keep their \`service_code\` and stay queryable. Service codes never change and are never
   reused. Edits to categories and their questions show at once.
 * **Caching**: discovery \`public, max-age=300\`; services and definitions \`public, no-cache\` with an \`ETag\` that
-  changes with the catalogue (send \`If-None-Match\` for a 304); requests \`public, max-age=60\`
-  (\`private\` instead of \`public\` when the request carried an API key); POST and errors \`no-store\`. Every
-  \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
+  changes with the catalogue; requests \`public, max-age=60\` (\`private\` instead of \`public\` when the request
+  carried an API key); POST and errors \`no-store\`. Every read (discovery, services, definitions, searches, one
+  request, tokens) carries a strong \`ETag\`: send it back in \`If-None-Match\` for a \`304\`. Every \`/api/v2\`
+  answer carries \`Access-Control-Allow-Origin: *\` and exposes \`ETag\` and the rate-limit headers to scripts; the
+  preflight allows \`If-None-Match\`, \`If-Modified-Since\`, \`X-Api-Key\`, \`Idempotency-Key\` and
+  \`Content-Type\`.
 
 ## Privacy
 

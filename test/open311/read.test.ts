@@ -437,6 +437,50 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     expect(pre.headers["access-control-allow-methods"]).toContain("GET");
   });
 
+  it("gives every read a strong ETag, answers 304 to If-None-Match and lets browser scripts read and send them", async () => {
+    for (const url of [
+      "/api/v2/requests/PRIV-0001.json",
+      "/api/v2/requests/PRIV-0001.xml",
+      "/api/v2/requests.json?service_request_id=PRIV-0001,FAR1-0001",
+      "/api/v2/tokens/PRIV-0001.json",
+      "/api/v2/discovery.xml",
+      "/api/v2/requests.json",
+      "/api/v2/services.json",
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      const etag = String(res.headers.etag);
+      expect(etag, url).toMatch(/^"[^"]+"$/);
+      expect(String(res.headers["access-control-expose-headers"]), url).toMatch(/(^|, )ETag(,|$)/);
+      const again = await t.app.inject({ method: "GET", url, headers: { "if-none-match": etag } });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe("");
+      expect(again.headers.etag, url).toBe(etag);
+      expect(again.headers["access-control-allow-origin"], url).toBe("*");
+      const head = await t.app.inject({ method: "HEAD", url });
+      expect(head.statusCode, url).toBe(200);
+      expect(head.headers.etag, url).toBe(etag);
+      expect(head.body, url).toBe("");
+    }
+    // JSON and XML of one request are different representations with different tags.
+    expect((await get("/api/v2/requests/PRIV-0001.json")).headers.etag).not.toBe(
+      (await get("/api/v2/requests/PRIV-0001.xml")).headers.etag,
+    );
+    const pre = await t.app.inject({
+      method: "OPTIONS",
+      url: "/api/v2/requests/PRIV-0001.json",
+      headers: {
+        origin: "https://app.example.org",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "if-none-match, if-modified-since",
+      },
+    });
+    expect(pre.statusCode).toBe(204);
+    const allowed = String(pre.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(["if-none-match", "if-modified-since", "x-api-key"]));
+    expect(String(pre.headers["access-control-allow-methods"])).toContain("HEAD");
+  });
+
   it("ignores jurisdiction_id and an unknown api_key on reads", async () => {
     const res = await get("/api/v2/services.json?jurisdiction_id=example.org&api_key=civic_wrong");
     expect(res.statusCode).toBe(200);
