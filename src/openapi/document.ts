@@ -85,6 +85,9 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
   200 characters are \`400\`.
 * \`/api/v2\`: the Open311 error list (\`[{"code":400,"description":"…"}]\` or \`<errors>\` in XML), with HTTP 400
   (bad parameters), 403 (missing or invalid \`api_key\`), 404 (unknown \`service_code\` or request id) and 429.
+* Every family: a path that exists asked with a method it does not take (\`POST /api/v1/businesses\`, \`TRACE\`,
+  \`QUERY\`, …) is \`405 Method Not Allowed\` with an \`Allow\` header listing the methods it takes, in that family's
+  error format; an unknown path is \`404\`. \`HEAD\` is answered wherever \`GET\` is, with the same headers and no body.
 
 ## Idempotency-Key (report submissions)
 
