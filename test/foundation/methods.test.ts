@@ -124,6 +124,12 @@ describeEachDb("Methods on the wire", (dialect) => {
     ] as const) {
       expectFamilyError(await t.app.inject({ method: method as "GET", url }), url, 404, method);
     }
+    // Hostile paths asked with a method they lack: a 4xx, never a 5xx.
+    for (const url of [`/reports/${"x".repeat(300)}`, "/reports/%zz", `/api/v2/requests/${"9".repeat(500)}.json`]) {
+      const res = await t.app.inject({ method: "DELETE", url });
+      expect(res.statusCode, url).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode, url).toBeLessThan(500);
+    }
     for (const url of ["/api/v1/businesses", "/api/v2/requests.json", "/api/v2/nothing-here.json", "/openapi.yaml"]) {
       const res = await t.app.inject({
         method: "OPTIONS",
