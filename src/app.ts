@@ -28,6 +28,8 @@ import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
+import { methodNotAllowed, ROUTER_OPTIONS } from "./core/http/methods.js";
+import { isStaffPath } from "./core/staff/guard.js";
 import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
@@ -88,7 +90,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true },
       plugins: [finiteNumbers],
     },
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
     // Bad percent-encodings in the path and over-long parameters are answered in the route family's format too.
     frameworkErrors,
     clientErrorHandler,
@@ -244,6 +246,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The mail outbox worker is the floor's: every feature queues mail through it.
   await app.register(mailWorkerPlugin);
   for (const feature of features) for (const plugin of feature.plugins ?? []) await app.register(plugin);
+  // A known path asked with a method it lacks is a 405 with Allow (core/http/methods.ts), after the session is
+  // known (so the HTML answer shows who is signed in) and before bodies, limits and form checks. The staff console
+  // adds the same hook after its guard.
+  app.addHook("onRequest", methodNotAllowed(isStaffPath));
   // Everything under /admin is the staff console: one scope with its guard, whichever feature adds the page.
   await registerStaffConsole(app, features);
   for (const feature of features) {

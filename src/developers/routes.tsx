@@ -139,7 +139,10 @@ function DevelopersContent({ config }: { config: Config }) {
       <p>
         The business API answers errors as <code>application/problem+json</code> with a stable <code>code</code> and a
         helpful <code>detail</code>. The Open311 API answers with the standard's error list. Both include a{" "}
-        <code>requestId</code> or a <code>X-Request-Id</code> header: quote it when you ask us for help.
+        <code>requestId</code> or a <code>X-Request-Id</code> header: quote it when you ask us for help. An address
+        asked with a method it does not take (say <code>POST /api/v1/businesses</code>) answers{" "}
+        <code>405 Method Not Allowed</code> with an <code>Allow</code> header listing the methods it does take;{" "}
+        <code>HEAD</code> works wherever <code>GET</code> does.
       </p>
 
       <h2>Licence and privacy</h2>

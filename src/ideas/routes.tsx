@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
-import { atomFeed, Select } from "../core/web/components.js";
+import { Select } from "../core/web/components.js";
+import { sendAtomFeed } from "../core/http/feed.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
 import { notFound, type FieldProblem } from "../core/http/errors.js";
@@ -115,25 +116,22 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/ideas.atom", { schema: { hide: true } }, async (_request, reply) => {
+  app.get("/ideas.atom", { schema: { hide: true } }, async (request, reply) => {
     const ideas = await publicIdeas(db(), { sort: "newest", status: "", limit: 50 });
     const base = civic.site.baseUrl;
-    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
-      atomFeed({
-        title: `${civic.site.villageName}: ideas`,
-        selfUrl: `${base}/ideas.atom`,
-        pageUrl: `${base}/ideas`,
-        updated: "2026-01-01T00:00:00.000Z",
-        entries: ideas.map((i) => ({
-          id: `${base}/ideas/${i.id}`,
-          url: `${base}/ideas/${i.id}`,
-          title: i.title,
-          published: i.published_at ?? i.updated_at,
-          updated: i.updated_at,
-          summary: `${IDEA_STATUS_LABELS[i.status as keyof typeof IDEA_STATUS_LABELS]} · ${i.supports} supporters\n\n${i.description}`,
-        })),
-      }),
-    );
+    return sendAtomFeed(request, reply, {
+      title: `${civic.site.villageName}: ideas`,
+      selfUrl: `${base}/ideas.atom`,
+      pageUrl: `${base}/ideas`,
+      entries: ideas.map((i) => ({
+        id: `${base}/ideas/${i.id}`,
+        url: `${base}/ideas/${i.id}`,
+        title: i.title,
+        published: i.published_at ?? i.updated_at,
+        updated: i.updated_at,
+        summary: `${IDEA_STATUS_LABELS[i.status as keyof typeof IDEA_STATUS_LABELS]} · ${i.supports} supporters\n\n${i.description}`,
+      })),
+    });
   });
 
   async function renderForm(

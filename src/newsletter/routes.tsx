@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { normaliseEmail, TokenParams } from "../core/tokens.js";
-import { atomFeed, Honeypot } from "../core/web/components.js";
+import { Honeypot } from "../core/web/components.js";
+import { sendAtomFeed } from "../core/http/feed.js";
 import { pageContext } from "../core/context.js";
 import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
@@ -245,25 +246,22 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/newsletter/archive.atom", { schema: { hide: true } }, async (_request, reply) => {
+  app.get("/newsletter/archive.atom", { schema: { hide: true } }, async (request, reply) => {
     const issues = await sentIssues();
     const base = civic.site.baseUrl;
-    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
-      atomFeed({
-        title: `${civic.site.villageName} newsletter`,
-        selfUrl: `${base}/newsletter/archive.atom`,
-        pageUrl: `${base}/newsletter/archive`,
-        updated: "2026-01-01T00:00:00.000Z",
-        entries: issues.map((i) => ({
-          id: `${base}/newsletter/archive/${i.id}`,
-          url: `${base}/newsletter/archive/${i.id}`,
-          title: i.title,
-          published: i.sent_at ?? i.created_at,
-          updated: i.sent_at ?? i.updated_at,
-          summary: i.body.slice(0, 1000),
-        })),
-      }),
-    );
+    return sendAtomFeed(request, reply, {
+      title: `${civic.site.villageName} newsletter`,
+      selfUrl: `${base}/newsletter/archive.atom`,
+      pageUrl: `${base}/newsletter/archive`,
+      entries: issues.map((i) => ({
+        id: `${base}/newsletter/archive/${i.id}`,
+        url: `${base}/newsletter/archive/${i.id}`,
+        title: i.title,
+        published: i.sent_at ?? i.created_at,
+        updated: i.sent_at ?? i.updated_at,
+        summary: i.body.slice(0, 1000),
+      })),
+    });
   });
 
   app.get("/newsletter/archive/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {

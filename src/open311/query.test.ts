@@ -34,8 +34,41 @@ describe("parseW3cDatetime", () => {
     expect(parseW3cDatetime("end_date", "2026-01-02", true).toISOString()).toBe("2026-01-02T23:59:59.999Z");
   });
 
+  it("reads ISO 8601 offsets with and without the colon (Python's %z writes +0000 and -0500)", () => {
+    for (const [given, utc] of [
+      ["2026-11-01T00:00:00+0000", "2026-11-01T00:00:00.000Z"],
+      ["2026-11-01T00:00:00-0500", "2026-11-01T05:00:00.000Z"],
+      ["2026-11-01T00:00:00+00:00", "2026-11-01T00:00:00.000Z"],
+      ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00.000Z"],
+      ["2026-11-01T00:00+0130", "2026-10-31T22:30:00.000Z"],
+      ["2026-11-01T00:00:00.5-0500", "2026-11-01T05:00:00.500Z"],
+      // "+" decoded to a space by the query string.
+      ["2026-11-01T00:00:00 0100", "2026-10-31T23:00:00.000Z"],
+    ] as const) {
+      expect(parseW3cDatetime("start_date", given, false).toISOString(), given).toBe(utc);
+    }
+  });
+
+  it("names the format when a time has no offset", () => {
+    try {
+      parseW3cDatetime("start_date", "2026-11-01T00:00:00", false);
+      expect.unreachable();
+    } catch (error) {
+      expect(isAppError(error) && error.message).toMatch(/timezone.*Z.*\+01:00.*\+0100/);
+    }
+  });
+
   it("refuses datetimes without a timezone and impossible dates", () => {
-    for (const bad of ["2026-01-02T03:04:05", "2026-02-30", "2026-01-02T25:00:00Z", "02/01/2026", "2026-1-2"]) {
+    for (const bad of [
+      "2026-01-02T03:04:05",
+      "2026-02-30",
+      "2026-01-02T25:00:00Z",
+      "02/01/2026",
+      "2026-1-2",
+      "2026-01-02T03:04:05+1",
+      "2026-01-02T03:04:05+01:0",
+      "2026-01-02T03:04:05+2400",
+    ]) {
       expect(
         fieldOf(() => parseW3cDatetime("start_date", bad, false)),
         bad,

@@ -40,22 +40,30 @@ function badRequest(field: string, message: string): AppError {
   return new AppError("validation_failed", `${field} ${message}`, { fields: [{ field, message }] });
 }
 
-/** The W3C datetime profile (https://www.w3.org/TR/NOTE-datetime) with a required timezone, or a plain date. */
-const W3C_DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/**
+ * The W3C datetime profile (https://www.w3.org/TR/NOTE-datetime) with a required timezone, or a plain date. The
+ * timezone is `Z` or an ISO 8601 offset with or without the colon (`+01:00`, `+0100`: Python's `%z` writes the
+ * latter).
+ */
+const W3C_DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const W3C_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
- * Parses a start_date / end_date. A full datetime must carry its timezone (Z or ±hh:mm, as the standard requires);
- * a bare date means midnight UTC at the start of that day, or the last millisecond of it for an end date. A `+`
- * that the query string decoded into a space is put back.
+ * Parses a start_date / end_date. A full datetime must carry its timezone (Z, ±hh:mm or ±hhmm; the standard asks for
+ * one): a time without one is refused, naming the format, rather than guessed in some zone. A bare date means
+ * midnight UTC at the start of that day, or the last millisecond of it for an end date. A `+` that the query string
+ * decoded into a space is put back.
  */
 export function parseW3cDatetime(field: string, raw: string, end: boolean): Date {
-  const value = raw.trim().replace(/ (\d{2}:\d{2})$/, "+$1");
+  const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, "+$1");
   const date = W3C_DATE.exec(value);
   const full = date ? null : W3C_DATETIME.exec(value);
   if (!date && !full) {
     if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) {
-      throw badRequest(field, "must include a timezone, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:00+01:00");
+      throw badRequest(
+        field,
+        "must include a timezone (Z, ±hh:mm or ±hhmm), e.g. 2026-01-01T00:00:00Z, 2026-01-01T00:00:00+01:00 or 2026-01-01T00:00:00+0100",
+      );
     }
     throw badRequest(field, "must be a W3C datetime such as 2026-01-01T00:00:00Z");
   }
@@ -66,11 +74,16 @@ export function parseW3cDatetime(field: string, raw: string, end: boolean): Date
     mo > 12 ||
     d < 1 ||
     d > monthDays ||
-    (full && (Number(full[4]) > 23 || Number(full[5]) > 59 || Number(full[6] ?? 0) > 59));
+    (full &&
+      (Number(full[4]) > 23 ||
+        Number(full[5]) > 59 ||
+        Number(full[6] ?? 0) > 59 ||
+        Number(full[8]?.slice(1, 3) ?? 0) > 23 ||
+        Number(full[8]?.slice(-2) ?? 0) > 59));
   if (bad) throw badRequest(field, "is not a real date and time");
   const parsed = date
     ? new Date(utcDay(y, mo - 1, d).getTime() + (end ? DAY_MS - 1 : 0))
-    : new Date(value.replace(/(\.\d{3})\d+/, "$1"));
+    : new Date(value.replace(/(\.\d{3})\d+/, "$1").replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
   if (Number.isNaN(parsed.getTime())) throw badRequest(field, "is not a real date and time");
   if (!isStorableInstant(parsed.getTime())) throw badRequest(field, "must be in the years 0001 to 9999");
   return parsed;

@@ -2,7 +2,7 @@ import { type Kysely, SqliteAdapter, sql } from "kysely";
 import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
-import { open311Status, STATUS_LABELS } from "../reports/index.js";
+import { open311Status } from "../reports/index.js";
 import { reportPhotoUrl } from "../reports/index.js";
 import { PUBLIC_REPORT_COLUMNS, type PublicReportColumns } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
@@ -147,8 +147,8 @@ export interface PresenterContext {
 
 /**
  * A public report as an Open311 service request. This is where the API's privacy rule lives: only public facts
- * are copied, by name. Internal statuses become open/closed, with the latest public note (or the detailed status)
- * in status_notes.
+ * are copied, by name. Internal statuses become open/closed, with the latest public note in status_notes (null, an
+ * empty element in XML, when there is none).
  */
 export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx: PresenterContext): ServiceRequest {
   const category = extras.categories.get(row.category_code);
@@ -164,7 +164,7 @@ export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx
   return {
     service_request_id: row.reference,
     status: open311Status(row.status),
-    status_notes: note ? note : STATUS_LABELS[row.status],
+    status_notes: note ? note : null,
     service_name: category?.name ?? null,
     service_code: row.category_code,
     description: open311Description(row.title, row.description),

@@ -29,6 +29,7 @@ import {
   rawJsonSerializer,
   ReadQuery,
   RequestIdParams,
+  readResponses,
   RequestsQuery,
   ServiceCodeParams,
   ServiceDefinition,
@@ -60,8 +61,8 @@ const SERVICES_CACHE = "public, max-age=300";
  * them but ask every time (ETag from the catalogue version, so the answer to a repeat is a quick 304).
  */
 const CATALOGUE_CACHE = "public, no-cache";
-/** So browser clients can read their rate-limit state and when to retry. */
-const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
+/** So browser clients can read an answer's entity tag (to send it back in If-None-Match), their rate-limit state and when to retry. */
+const EXPOSED_HEADERS = "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
 /**
  * Sends an Open311 body as JSON or as XML with the standard's root element. JSON is stringified here rather than
@@ -104,10 +105,16 @@ function answerKey(format: Format, filter: Extract<RequestFilter, { kind: "searc
 }
 
 /** A kept or new answer, with its entity tag: a repeat that sends it back in If-None-Match gets a 304. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Omit<CachedAnswer, "builtAt">) {
   reply.header("etag", answer.etag);
   if (noneMatchSatisfied(request.headers["if-none-match"], answer.etag)) return reply.code(304).send();
   return reply.type(answer.contentType).send(answer.payload);
+}
+
+/** A read's answer, with a strong entity tag from its bytes (304 for a repeat that sends it in If-None-Match). */
+function sendRead(request: FastifyRequest, reply: FastifyReply, format: Format, root: string, body: SparkValue) {
+  const { payload, contentType } = serialise(format, root, body);
+  return sendAnswer(request, reply, { payload, contentType, etag: contentEtag(payload) });
 }
 
 /** Characters past which an answer is sent as an encoded Buffer. */
@@ -235,14 +242,14 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         params: FormatParams,
         querystring: ReadQuery,
         response: {
-          200: jsonOrXml("The discovery document (root element `discovery`).", Discovery),
+          ...readResponses("The discovery document (root element `discovery`).", Discovery, SERVICES_CACHE),
           ...errorResponses(404, 429),
         },
       },
     },
     async (request, reply) => {
       reply.header("cache-control", SERVICES_CACHE);
-      return sendFormat(reply, request.params.format, "discovery", discoveryDocument(civic));
+      return sendRead(request, reply, request.params.format, "discovery", discoveryDocument(civic));
     },
   );
 
@@ -258,7 +265,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         params: FormatParams,
         querystring: ReadQuery,
         response: {
-          200: jsonOrXml("The services (root `services`, items `service`).", Services),
+          ...readResponses("The services (root `services`, items `service`).", Services, CATALOGUE_CACHE),
           ...errorResponses(400, 404, 429),
         },
       },
@@ -281,9 +288,10 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         params: ServiceCodeParams,
         querystring: ReadQuery,
         response: {
-          200: jsonOrXml(
+          ...readResponses(
             "The definition (root `service_definition`, lists `attributes/attribute` and `values/value`).",
             ServiceDefinition,
+            CATALOGUE_CACHE,
           ),
           ...errorResponses(400, 404, 429),
         },
@@ -309,7 +317,11 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         params: FormatParams,
         querystring: RequestsQuery,
         response: {
-          200: jsonOrXml("The matching requests (root `service_requests`, items `request`).", ServiceRequests),
+          ...readResponses(
+            "The matching requests (root `service_requests`, items `request`).",
+            ServiceRequests,
+            READ_CACHE,
+          ),
           ...errorResponses(400, 404, 429),
         },
       },
@@ -333,7 +345,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         }
       }
       const requests = await findServiceRequests(db(), filter, presenter);
-      if (!key) return sendFormat(reply, format, "service_requests", requests);
+      if (!key) return sendRead(request, reply, format, "service_requests", requests);
       const { payload, contentType } = serialise(format, "service_requests", requests);
       const answer = { payload, contentType, etag: contentEtag(payload), builtAt: now.getTime() };
       answers.set(key, version, answer);
@@ -348,12 +360,12 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       schema: {
         summary: "One service request",
         description:
-          "One public report by its reference number, as a one-element list. 404 when there is no such public report.",
+          "One public report by its reference number, as a one-element list. 404 when there is no such public report. Carries a strong `ETag` (send `If-None-Match` for a 304).",
         tags: [TAG],
         params: RequestIdParams,
         querystring: ReadQuery,
         response: {
-          200: jsonOrXml("A list with the one request (root `service_requests`).", ServiceRequests),
+          ...readResponses("A list with the one request (root `service_requests`).", ServiceRequests, READ_CACHE),
           ...errorResponses(400, 404, 429),
         },
       },
@@ -361,7 +373,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const found = await findServiceRequest(db(), request.params.service_request_id, presenter);
       reply.header("cache-control", READ_CACHE);
-      return sendFormat(reply, request.params.format, "service_requests", [found]);
+      return sendRead(request, reply, request.params.format, "service_requests", [found]);
     },
   );
 
@@ -377,7 +389,11 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         params: TokenParams,
         querystring: ReadQuery,
         response: {
-          200: jsonOrXml("The token and its service_request_id (root `service_requests`).", TokenResponse),
+          ...readResponses(
+            "The token and its service_request_id (root `service_requests`).",
+            TokenResponse,
+            READ_CACHE,
+          ),
           ...errorResponses(400, 404, 429),
         },
       },
@@ -395,7 +411,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         );
       }
       reply.header("cache-control", READ_CACHE);
-      return sendFormat(reply, request.params.format, "service_requests", [
+      return sendRead(request, reply, request.params.format, "service_requests", [
         { service_request_id: found.service_request_id, token: request.params.token },
       ]);
     },
@@ -480,13 +496,16 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     },
   );
 
-  // CORS preflight for the whole family.
+  // CORS preflight for the whole family: conditional reads (If-None-Match, If-Modified-Since) included.
   app.options("/*", { schema: { hide: true } }, async (_request, reply) => {
     return reply
       .code(204)
       .header("access-control-allow-origin", "*")
-      .header("access-control-allow-methods", "GET, POST, OPTIONS")
-      .header("access-control-allow-headers", "Content-Type, X-Api-Key, Idempotency-Key")
+      .header("access-control-allow-methods", "GET, HEAD, POST, OPTIONS")
+      .header(
+        "access-control-allow-headers",
+        "Content-Type, X-Api-Key, Idempotency-Key, If-None-Match, If-Modified-Since",
+      )
       .header("access-control-max-age", "86400")
       .send();
   });

@@ -123,7 +123,7 @@ export const ServiceRequest = Type.Object({
   service_request_id: Type.String({ description: "The report's reference number." }),
   status: Type.Union([Type.Literal("open"), Type.Literal("closed")]),
   status_notes: Nullable(
-    Type.String({ description: "The latest public update note, or the detailed status when there is none." }),
+    Type.String({ description: "The latest public update's note; null (an empty element in XML) when there is none." }),
   ),
   service_name: Nullable(Type.String()),
   service_code: Type.String(),
@@ -163,13 +163,14 @@ export const RequestsQuery = Type.Object(
       Type.String({
         maxLength: 40,
         description:
-          "W3C datetime with a timezone (e.g. 2026-01-01T00:00:00Z) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
+          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:00-0500) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
       }),
     ),
     end_date: Type.Optional(
       Type.String({
         maxLength: 40,
-        description: "W3C datetime with a timezone, or a date (end of that day, UTC). Alone: the 90 days before it.",
+        description:
+          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it.",
       }),
     ),
     status: Type.Optional(
@@ -270,6 +271,42 @@ export function jsonOrXml(description: string, json: TSchema) {
     content: {
       "application/json": { schema: json },
       "text/xml": { schema: Type.String({ description: "The same tree in XML (Spark convention)." }) },
+    },
+  };
+}
+
+/** The headers of every read's answer (200 and 304). */
+function readHeaders(cacheControl: string) {
+  return {
+    ETag: {
+      type: "string",
+      description:
+        "Strong entity tag of the answer's bytes (JSON and XML have different tags); send it back in If-None-Match for a 304.",
+    },
+    "Cache-Control": {
+      type: "string",
+      description: `${cacheControl} (\`private\` instead of \`public\` when the request carried an API key)`,
+    },
+    Vary: { type: "string", description: "X-Api-Key" },
+    "Access-Control-Allow-Origin": { type: "string", description: "*" },
+    "Access-Control-Expose-Headers": {
+      type: "string",
+      description: "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+    },
+  };
+}
+
+/**
+ * The 200 and 304 of a read: the answer in JSON or XML with its caching headers, and Not Modified when
+ * If-None-Match matched its ETag.
+ */
+export function readResponses(description: string, json: TSchema, cacheControl: string) {
+  return {
+    200: { ...jsonOrXml(description, json), headers: readHeaders(cacheControl) },
+    304: {
+      description:
+        "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). No body; the headers a 200 would carry.",
+      headers: readHeaders(cacheControl),
     },
   };
 }

@@ -85,6 +85,9 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
   200 characters are \`400\`.
 * \`/api/v2\`: the Open311 error list (\`[{"code":400,"description":"…"}]\` or \`<errors>\` in XML), with HTTP 400
   (bad parameters), 403 (missing or invalid \`api_key\`), 404 (unknown \`service_code\` or request id) and 429.
+* Every family: a path that exists asked with a method it does not take (\`POST /api/v1/businesses\`, \`TRACE\`,
+  \`QUERY\`, …) is \`405 Method Not Allowed\` with an \`Allow\` header listing the methods it takes, in that family's
+  error format; an unknown path is \`404\`. \`HEAD\` is answered wherever \`GET\` is, with the same headers and no body.
 
 ## Idempotency-Key (report submissions)
 
@@ -136,14 +139,14 @@ rate-limited: it is served from prepared, cacheable responses.
   dash, or O/I/L for 0/1). Every service is \`realtime\`; \`jurisdiction_id\` is accepted and ignored.
 * **Date window** of \`GET requests\`: none given → the last 90 days; only \`start_date\` → the 90 days from it; only
   \`end_date\` → the 90 days before it; both must be in order and at most 90 days apart (else 400). Datetimes need a
-  timezone; a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
+  timezone (\`Z\`, \`+01:00\` or \`+0100\`); a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
 * **Filters**: \`service_request_id\` (comma list) overrides the others; \`service_code\` takes a comma list and an
   unknown code is a 404; \`status\` is \`open\`, \`closed\` or both. Newest first. Extensions: \`page\` (from 1) and
   \`page_size\` (default and maximum 1,000), and \`lat\` + \`long\` + \`radius\` (metres, default 500, maximum 20,000)
   for reports near a place.
 * **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
-  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or the detailed
-  status label.
+  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or null (an empty
+  element in XML) when there is none.
 * **Request fields**: \`description\` is prefixed with the report's title when the title is not its first sentence;
   \`agency_responsible\` is the council department the category is forwarded to, or the village volunteers;
   \`service_notice\` says when and to whom the report was forwarded; \`media_url\` is the absolute URL of the first
@@ -165,9 +168,12 @@ rate-limited: it is served from prepared, cacheable responses.
   its existing requests keep their \`service_code\` and stay queryable. Service codes never change and are never
   reused. Edits to categories and their questions show at once.
 * **Caching**: discovery \`public, max-age=300\`; services and definitions \`public, no-cache\` with an \`ETag\` that
-  changes with the catalogue (send \`If-None-Match\` for a 304); requests \`public, max-age=60\`
-  (\`private\` instead of \`public\` when the request carried an API key); POST and errors \`no-store\`. Every
-  \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\`.
+  changes with the catalogue; requests \`public, max-age=60\` (\`private\` instead of \`public\` when the request
+  carried an API key); POST and errors \`no-store\`. Every read (discovery, services, definitions, searches, one
+  request, tokens) carries a strong \`ETag\`: send it back in \`If-None-Match\` for a \`304\`. Every \`/api/v2\`
+  answer carries \`Access-Control-Allow-Origin: *\` and exposes \`ETag\` and the rate-limit headers to scripts; the
+  preflight allows \`If-None-Match\`, \`If-Modified-Since\`, \`X-Api-Key\`, \`Idempotency-Key\` and
+  \`Content-Type\`.
 
 ## Privacy
 

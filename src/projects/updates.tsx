@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { atomFeed, Prose } from "../core/web/components.js";
+import { Prose } from "../core/web/components.js";
+import { sendAtomFeed } from "../core/http/feed.js";
 import { markdownToHtml } from "../core/web/markdown.js";
 import type { Project } from "../core/db/schema.js";
 import { ProjectParams, projectOr404 } from "./service.js";
@@ -87,21 +88,18 @@ export async function projectUpdateRoutes(root: FastifyInstance): Promise<void> 
       .execute();
     const base = civic.site.baseUrl;
     const page = `${base}/projects/${encodeURIComponent(p.id)}`;
-    return reply.header("content-type", "application/atom+xml; charset=utf-8").send(
-      atomFeed({
-        title: `${p.title}: updates`,
-        selfUrl: `${page}/updates.atom`,
-        pageUrl: page,
-        updated: p.updated_at,
-        entries: updates.map((u) => ({
-          id: `${page}#update-${u.id}`,
-          url: page,
-          title: u.title,
-          published: u.posted_at,
-          updated: u.posted_at,
-          summary: u.body.slice(0, 2000),
-        })),
-      }),
-    );
+    return sendAtomFeed(request, reply, {
+      title: `${p.title}: updates`,
+      selfUrl: `${page}/updates.atom`,
+      pageUrl: page,
+      entries: updates.map((u) => ({
+        id: `${page}#update-${u.id}`,
+        url: page,
+        title: u.title,
+        published: u.posted_at,
+        updated: u.posted_at,
+        summary: u.body.slice(0, 2000),
+      })),
+    });
   });
 }

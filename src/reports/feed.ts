@@ -1,4 +1,4 @@
-import { atomFeed } from "../core/web/components.js";
+import type { AtomFeed } from "../core/http/feed.js";
 import type { PublicReport, PublicUpdate } from "./repository.js";
 
 export interface FeedOptions {
@@ -8,19 +8,19 @@ export interface FeedOptions {
   /** The HTML page the feed mirrors. */
   pageUrl: string;
   baseUrl: string;
-  /** When nothing is in the feed. */
-  fallbackUpdated: string;
   /** The newest public update of each report, by reference. */
   updates?: Map<string, PublicUpdate>;
 }
 
-/** An Atom (RFC 4287) feed of public reports: title, status, category, place and description, never the reporter. */
-export function reportsAtom(reports: PublicReport[], o: FeedOptions): string {
-  return atomFeed({
+/**
+ * An Atom (RFC 4287) feed of public reports (sent with sendAtomFeed): title, status, category, place and
+ * description, never the reporter.
+ */
+export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
+  return {
     title: o.title,
     selfUrl: o.selfUrl,
     pageUrl: o.pageUrl,
-    updated: o.fallbackUpdated,
     author: o.title.split(":")[0] ?? o.title,
     georss: true,
     entries: reports.map((r) => {
@@ -39,5 +39,5 @@ export function reportsAtom(reports: PublicReport[], o: FeedOptions): string {
         point: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng } : null,
       };
     }),
-  });
+  };
 }

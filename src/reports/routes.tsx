@@ -13,7 +13,8 @@ import { webFormIdempotency } from "./idempotency.js";
 import { categoryAttributes } from "./attributes.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { withUploads } from "../core/media/uploads.js";
-import { reportsAtom } from "./feed.js";
+import { reportsFeed } from "./feed.js";
+import { sendAtomFeed } from "../core/http/feed.js";
 import { type FormBody, first, readFormBody } from "./form-body.js";
 import { formSubmission, reportFormValues } from "./form-submission.js";
 import { type KeptPhoto, keepPhotos, loadKeptPhotos } from "./kept-photos.js";
@@ -374,7 +375,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  async function sendFeed(reply: FastifyReply, filter: ReturnType<typeof filterOf>, selfUrl: string) {
+  async function sendFeed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    filter: ReturnType<typeof filterOf>,
+    selfUrl: string,
+  ) {
     const items = (await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false }))?.items ?? [];
     const updates = await latestUpdates(
       db(),
@@ -389,24 +395,22 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     ]
       .filter(Boolean)
       .join(": ");
-    return reply
-      .header("content-type", "application/atom+xml; charset=utf-8")
-      .header("cache-control", "public, max-age=300")
-      .send(
-        reportsAtom(items, {
-          title,
-          selfUrl,
-          pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
-          baseUrl: config.baseUrl,
-          fallbackUpdated: civic.now().toISOString(),
-          updates,
-        }),
-      );
+    return sendAtomFeed(
+      request,
+      reply,
+      reportsFeed(items, {
+        title,
+        selfUrl,
+        pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
+        baseUrl: config.baseUrl,
+        updates,
+      }),
+    );
   }
 
   app.get("/reports.atom", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
     const filter = filterOf(request.query);
-    return sendFeed(reply, filter, `${config.baseUrl}/reports.atom${queryString(filter)}`);
+    return sendFeed(request, reply, filter, `${config.baseUrl}/reports.atom${queryString(filter)}`);
   });
 
   app.get(
@@ -416,7 +420,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       const { reference: raw } = request.params;
       if (raw.endsWith(".atom")) {
         const filter = { category: raw.slice(0, -5), status: undefined };
-        return sendFeed(reply, filter, `${config.baseUrl}/reports/${encodeURIComponent(filter.category)}.atom`);
+        return sendFeed(
+          request,
+          reply,
+          filter,
+          `${config.baseUrl}/reports/${encodeURIComponent(filter.category)}.atom`,
+        );
       }
       const reference = normaliseReference(raw);
       if (reference !== raw && looksLikeReference(reference)) {

@@ -243,7 +243,10 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     expect(fixed?.description).toBe("Private details test: Nothing private in here.");
     const [investigating] = await list("/api/v2/requests/FAR1-0001.json");
     expect(investigating?.status).toBe("open");
-    expect(investigating?.status_notes).toBe("Investigating");
+    // No public note: status_notes is empty (null; an empty element in XML), not the status label.
+    expect(investigating?.status_notes).toBeNull();
+    const xml = (await get("/api/v2/requests/FAR1-0001.xml")).body;
+    expect(xml).toContain("<status_notes/>");
     const { json } = await getBoth(t.app, "/api/v2/requests/PRIV-0001.{format}", "service_requests");
     expect((json as unknown[]).length).toBe(1);
   });
@@ -283,6 +286,25 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     const local = `${new Date(t0.getTime() + 3600_000).toISOString().slice(0, 19)}+01:00`;
     const offset = await list(`/api/v2/requests.json?start_date=${local}&end_date=${ago(100)}`);
     expect(offset.map((r) => r.service_request_id)).toEqual(["OLD1-0001"]);
+
+    // ISO 8601 offsets without the colon, as Python's %z writes them: raw "+" (a space once decoded), %2B and "-".
+    const compact = (ms: number, offsetMinutes: number) => {
+      const sign = offsetMinutes < 0 ? "-" : "+";
+      const abs = Math.abs(offsetMinutes);
+      const hhmm = `${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+      return `${new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 19)}${sign}${hhmm}`;
+    };
+    for (const [start, end] of [
+      [compact(t0.getTime(), 0), compact(Date.parse(ago(100)), 0)],
+      [compact(t0.getTime(), -300), compact(Date.parse(ago(100)), -300)],
+      [encodeURIComponent(compact(t0.getTime(), 60)), encodeURIComponent(compact(Date.parse(ago(100)), 90))],
+    ] as const) {
+      const found = await list(`/api/v2/requests.json?start_date=${start}&end_date=${end}`);
+      expect(
+        found.map((r) => r.service_request_id),
+        start,
+      ).toEqual(["OLD1-0001"]);
+    }
 
     for (const [query, field] of [
       [`start_date=${ago(200)}&end_date=${ago(100)}`, "end_date"],
@@ -413,6 +435,50 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
     expect(pre.statusCode).toBe(204);
     expect(pre.headers["access-control-allow-origin"]).toBe("*");
     expect(pre.headers["access-control-allow-methods"]).toContain("GET");
+  });
+
+  it("gives every read a strong ETag, answers 304 to If-None-Match and lets browser scripts read and send them", async () => {
+    for (const url of [
+      "/api/v2/requests/PRIV-0001.json",
+      "/api/v2/requests/PRIV-0001.xml",
+      "/api/v2/requests.json?service_request_id=PRIV-0001,FAR1-0001",
+      "/api/v2/tokens/PRIV-0001.json",
+      "/api/v2/discovery.xml",
+      "/api/v2/requests.json",
+      "/api/v2/services.json",
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      const etag = String(res.headers.etag);
+      expect(etag, url).toMatch(/^"[^"]+"$/);
+      expect(String(res.headers["access-control-expose-headers"]), url).toMatch(/(^|, )ETag(,|$)/);
+      const again = await t.app.inject({ method: "GET", url, headers: { "if-none-match": etag } });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe("");
+      expect(again.headers.etag, url).toBe(etag);
+      expect(again.headers["access-control-allow-origin"], url).toBe("*");
+      const head = await t.app.inject({ method: "HEAD", url });
+      expect(head.statusCode, url).toBe(200);
+      expect(head.headers.etag, url).toBe(etag);
+      expect(head.body, url).toBe("");
+    }
+    // JSON and XML of one request are different representations with different tags.
+    expect((await get("/api/v2/requests/PRIV-0001.json")).headers.etag).not.toBe(
+      (await get("/api/v2/requests/PRIV-0001.xml")).headers.etag,
+    );
+    const pre = await t.app.inject({
+      method: "OPTIONS",
+      url: "/api/v2/requests/PRIV-0001.json",
+      headers: {
+        origin: "https://app.example.org",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "if-none-match, if-modified-since",
+      },
+    });
+    expect(pre.statusCode).toBe(204);
+    const allowed = String(pre.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(["if-none-match", "if-modified-since", "x-api-key"]));
+    expect(String(pre.headers["access-control-allow-methods"])).toContain("HEAD");
   });
 
   it("ignores jurisdiction_id and an unknown api_key on reads", async () => {

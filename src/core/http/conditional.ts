@@ -34,3 +34,21 @@ export function noneMatchSatisfied(header: string | string[] | undefined, etag: 
   }
   return false;
 }
+
+/**
+ * RFC 9110 §13.2.2, for GET and HEAD: whether to answer 304 Not Modified. If-None-Match decides when the request
+ * carries it (against `etag`); only without it is If-Modified-Since read, against `lastModified` at the one-second
+ * resolution of an HTTP date. An If-Modified-Since that is not a date is ignored (RFC 9110 §13.1.3).
+ */
+export function notModified(
+  headers: { "if-none-match"?: string | string[]; "if-modified-since"?: string },
+  validators: { etag: string; lastModified?: Date },
+): boolean {
+  const noneMatch = headers["if-none-match"];
+  if (noneMatch !== undefined) return noneMatchSatisfied(noneMatch, validators.etag);
+  const since = headers["if-modified-since"];
+  if (validators.lastModified === undefined || typeof since !== "string") return false;
+  const sinceMs = Date.parse(since);
+  if (Number.isNaN(sinceMs)) return false;
+  return Math.floor(validators.lastModified.getTime() / 1000) * 1000 <= sinceMs;
+}

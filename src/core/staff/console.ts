@@ -4,6 +4,7 @@ import type { Feature } from "../context.js";
 import { sendError } from "../http/error-handler.js";
 import { AppError } from "../http/errors.js";
 import { checkStaff, isStaffPath } from "./guard.js";
+import { methodNotAllowed } from "../http/methods.js";
 import type { StaffNavEntry } from "./nav.js";
 
 /** Every feature's staff pages, in feature-list order (the navigation sorts them by `order`). */
@@ -29,6 +30,8 @@ export async function registerStaffConsole(app: FastifyInstance, features: reado
         // null: the reply is decided (a redirect to sign in), and ends the request here.
         if (!checkStaff(request, reply, "moderator")) return reply;
       });
+      // After the guard: a staff path asked with a method it lacks is a 405 with Allow (core/http/methods.ts).
+      scope.addHook("onRequest", methodNotAllowed());
       scope.setNotFoundHandler((request, reply) =>
         sendError(request, reply, new AppError("not_found", "There is nothing at this address.")),
       );

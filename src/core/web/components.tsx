@@ -1,6 +1,5 @@
 import type { FieldProblem } from "../http/errors.js";
 import { HintAndError, hintAndErrorIds } from "./forms.js";
-import { escapeXml } from "../http/xml.js";
 
 /** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
 export function Honeypot() {
@@ -100,64 +99,6 @@ export function Checkbox(p: { id: string; label: string; checked: boolean; probl
 /** Rendered Markdown: HTML that markdown.ts made safe (no raw HTML, checked links, no images). */
 export function Prose({ html }: { html: string }) {
   return <div class="prose" dangerouslySetInnerHTML={{ __html: html }} />;
-}
-
-/** An entry of an Atom feed. */
-export interface AtomEntry {
-  id: string;
-  title: string;
-  url: string;
-  published: string;
-  updated: string;
-  summary: string;
-  /** Its category, as a term and a label. */
-  category?: { term: string; label: string };
-  /** Where it is, as a GeoRSS point (in a feed that declares `georss`). */
-  point?: { lat: number; lng: number } | null;
-}
-
-/**
- * An Atom (RFC 4287) feed, the one writer of every feed (ideas, project updates, newsletter issues, reports). Its
- * `updated` is the newest entry's, or `updated` when there are none; its author is `author`, or else its title.
- * No personal data goes in.
- */
-export function atomFeed(o: {
-  title: string;
-  selfUrl: string;
-  pageUrl: string;
-  updated: string;
-  author?: string;
-  /** Declares the GeoRSS namespace, for entries with a `point`. */
-  georss?: boolean;
-  entries: AtomEntry[];
-}): string {
-  const updated = o.entries.reduce((max, e) => (e.updated > max ? e.updated : max), "") || o.updated;
-  const namespaces = o.georss ? ' xmlns:georss="http://www.georss.org/georss"' : "";
-  return [
-    '<?xml version="1.0" encoding="utf-8"?>',
-    `<feed xmlns="http://www.w3.org/2005/Atom"${namespaces}>`,
-    `<id>${escapeXml(o.selfUrl)}</id>`,
-    `<title>${escapeXml(o.title)}</title>`,
-    `<updated>${updated}</updated>`,
-    `<link rel="self" type="application/atom+xml" href="${escapeXml(o.selfUrl)}"/>`,
-    `<link rel="alternate" type="text/html" href="${escapeXml(o.pageUrl)}"/>`,
-    `<author><name>${escapeXml(o.author ?? o.title)}</name></author>`,
-    ...o.entries.map((e) =>
-      [
-        "<entry>",
-        `<id>${escapeXml(e.id)}</id>`,
-        `<title>${escapeXml(e.title)}</title>`,
-        `<link rel="alternate" type="text/html" href="${escapeXml(e.url)}"/>`,
-        `<published>${e.published}</published>`,
-        `<updated>${e.updated}</updated>`,
-        e.category ? `<category term="${escapeXml(e.category.term)}" label="${escapeXml(e.category.label)}"/>` : "",
-        `<summary type="text">${escapeXml(e.summary)}</summary>`,
-        e.point ? `<georss:point>${e.point.lat} ${e.point.lng}</georss:point>` : "",
-        "</entry>",
-      ].join(""),
-    ),
-    "</feed>",
-  ].join("\n");
 }
 
 /** A problem with the whole form (spam checks, limits), linked from the error summary by id "form". */

@@ -197,19 +197,21 @@ export const machineResources: MachineResource[] = [
   {
     path: "/ideas.atom",
     title: "Ideas feed",
-    summary: "Atom feed of residents' published ideas, with their status and number of supporters.",
+    summary:
+      "Atom feed of residents' published ideas, with their status and number of supporters (ETag and Last-Modified for conditional polls, any origin).",
     section: "Data",
   },
   {
     path: "/newsletter/archive.atom",
     title: "Newsletter feed",
-    summary: "Atom feed of the newsletters sent.",
+    summary: "Atom feed of the newsletters sent (ETag and Last-Modified for conditional polls, any origin).",
     section: "Data",
   },
   {
     path: "/reports.atom",
     title: "New reports feed",
-    summary: "Atom feed of new public reports.",
+    summary:
+      "Atom feed of new public reports; /reports/{category}.atom for one category (ETag and Last-Modified for conditional polls, any origin).",
     section: "Data",
   },
 ];

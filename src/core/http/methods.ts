@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import FindMyWay from "find-my-way";
+import { AppError } from "./errors.js";
+
+/** The router options of the app (app.ts), which the method index matches paths with too. */
+export const ROUTER_OPTIONS = { maxParamLength: 200 } as const;
+
+/** The order methods are listed in an Allow header. */
+const ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "QUERY", "OPTIONS", "TRACE"];
+const rank = (method: string) => (ORDER.includes(method) ? ORDER.indexOf(method) : ORDER.length);
+
+/**
+ * Which methods each path of the app answers: a find-my-way router (the router Fastify itself uses, with the same
+ * options) built from the route list (`civic.routes`, which every registered route joins), asked for a path's
+ * other methods only when the app's router found no route for the request's method. Built on first use and again
+ * if routes were added since.
+ */
+export class MethodIndex {
+  private router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
+  private methods: string[] = [];
+  private size = -1;
+
+  constructor(private readonly routes: readonly { method: string; url: string }[]) {}
+
+  /**
+   * The methods of the routes matching `url` (its query string is ignored), in Allow order; empty for a path no
+   * route has. A catch-all OPTIONS route (an API family's CORS preflight, `/api/v2/*`) does not make a path known.
+   */
+  allowed(url: string): string[] {
+    const router = this.current();
+    const found = this.methods.filter((m) => router.find(m as FindMyWay.HTTPMethod, url) !== null);
+    return found.some((m) => m !== "OPTIONS") ? found : [];
+  }
+
+  private current(): FindMyWay.Instance<FindMyWay.HTTPVersion.V1> {
+    if (this.router && this.size === this.routes.length) return this.router;
+    const router = FindMyWay({ ...ROUTER_OPTIONS });
+    const methods = new Set<string>();
+    const seen = new Set<string>();
+    for (const { method, url } of this.routes) {
+      const key = `${method} ${url}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      methods.add(method);
+      router.on(method as FindMyWay.HTTPMethod, url, () => {});
+    }
+    this.router = router;
+    this.methods = [...methods].sort((a, b) => rank(a) - rank(b));
+    this.size = this.routes.length;
+    return router;
+  }
+}
+
+const indexes = new WeakMap<readonly unknown[], MethodIndex>();
+
+/**
+ * An `onRequest` hook: a request the router found no route for, at a path that other methods have, is answered
+ * `405 Method Not Allowed` with `Allow` naming them (RFC 9110 §15.5.6), in the family's format by the scope's error
+ * handler, before its body is read or any later check runs. A path no route has goes on to the not-found handler
+ * (404). `skip` leaves some paths to a scope that registers the hook itself (the staff console, after its guard).
+ */
+export function methodNotAllowed(skip?: (url: string) => boolean) {
+  return function methodNotAllowedHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (!request.is404 || skip?.(request.url)) {
+      done();
+      return;
+    }
+    const routes = request.server.civic.routes;
+    let index = indexes.get(routes);
+    if (!index) {
+      index = new MethodIndex(routes);
+      indexes.set(routes, index);
+    }
+    const allowed = index.allowed(request.url);
+    if (allowed.length === 0) {
+      done();
+      return;
+    }
+    const allow = allowed.join(", ");
+    done(
+      new AppError("method_not_allowed", `${request.method} is not allowed here. This address answers ${allow}.`, {
+        headers: { allow },
+      }),
+    );
+  };
+}
