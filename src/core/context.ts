@@ -92,6 +92,11 @@ declare module "fastify" {
      * link token, data downloads): they are never stored by any cache (core/http/private-responses.ts).
      */
     personal?: boolean;
+    /**
+     * false for routes that encode their answers themselves (the business API's prepared representations): the
+     * compression hook (core/http/compression.ts) is not added to them.
+     */
+    compress?: boolean;
   }
 }
 
