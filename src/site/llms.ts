@@ -27,7 +27,9 @@ export function llmsTxt(site: SiteInfo): string {
       "personal data is never sold.",
     "",
     "Two open APIs: a schema.org JSON-LD business directory under /api/v1/ (with a static dataset export) and an " +
-      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key).",
+      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key). Every text answer " +
+      "of 1 KB or more is sent brotli- or gzip-compressed as Accept-Encoding allows, with an ETag per encoding " +
+      "(send it back in If-None-Match for a 304).",
     "",
     "## Pages",
     "",
