@@ -1,0 +1,188 @@
+// Bytes on the wire for each page's first load (the HTML and the CSS and JS it links), as a browser that sends
+// `Accept-Encoding: br, gzip` receives them: the bodies as sent, before any decoding. Starts the built server
+// (`npm run build` first) of this checkout, and of another one with --before DIR (e.g. a checkout of an older
+// commit, built, to compare), each on a fresh demo database, and prints one table.
+//
+//   node bench/compression/first-load.mjs [--before /tmp/base] [--encoding "br, gzip"]
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
+};
+const here = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const before = option("--before", undefined);
+const encoding = option("--encoding", "br, gzip");
+
+const freePort = () =>
+  new Promise((ok, fail) => {
+    const s = createServer();
+    s.on("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+
+/** GET with the given Accept-Encoding: status, headers and the body bytes as received (still encoded). */
+const get = (base, path, acceptEncoding) =>
+  new Promise((ok, fail) => {
+    const req = request(
+      `${base}${path}`,
+      { headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {}, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("error", fail);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error(`${path}: no answer in 30 s`)));
+    req.on("error", fail);
+    req.end();
+  });
+
+async function startServer(root) {
+  const dataDir = mkdtempSync(join(tmpdir(), "civic-compression-"));
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, "dist", "server.js")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      SEED_DEMO: "true",
+      LOG_LEVEL: "silent",
+      DATABASE_URL: "",
+      RATE_LIMIT_READ_MAX: "100000",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await get(base, "/readyz")).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${root}: the server did not start within 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    base,
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The public pages, as /llms.txt lists them (its Pages and Optional sections, from the site's page list), and /. */
+async function pages(base) {
+  const text = (await get(base, "/llms.txt")).body.toString("utf8");
+  const paths = ["/"];
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) section = line.slice(3).trim();
+    const m = /^- \[[^\]]*\]\(([^)]+)\)/.exec(line);
+    if (m && (section === "Pages" || section === "Optional")) paths.push(new URL(m[1]).pathname);
+  }
+  return paths;
+}
+
+/** The stylesheets and scripts a page links (what a first load fetches besides the HTML). */
+function linkedAssets(html) {
+  const found = new Set();
+  for (const m of html.matchAll(/<link\b[^>]*\brel="(?:stylesheet|modulepreload)"[^>]*\bhref="([^"]+)"/g))
+    found.add(m[1]);
+  for (const m of html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)) found.add(m[1]);
+  return [...found].filter((u) => u.startsWith("/"));
+}
+
+/** Per page: HTML and asset bytes, identity and as sent for `encoding`. */
+async function measure(root) {
+  const server = await startServer(root);
+  try {
+    const rows = new Map();
+    for (const path of await pages(server.base)) {
+      const plain = await get(server.base, path);
+      const sent = await get(server.base, path, encoding);
+      const assets = linkedAssets(plain.body.toString("utf8"));
+      let assetsPlain = 0;
+      let assetsSent = 0;
+      for (const asset of assets) {
+        assetsPlain += (await get(server.base, asset)).body.length;
+        assetsSent += (await get(server.base, asset, encoding)).body.length;
+      }
+      rows.set(path, {
+        status: sent.status,
+        htmlPlain: plain.body.length,
+        htmlSent: sent.body.length,
+        htmlCoding: sent.headers["content-encoding"] ?? "identity",
+        assets: assets.length,
+        assetsPlain,
+        assetsSent,
+      });
+    }
+    return rows;
+  } finally {
+    await server.stop();
+  }
+}
+
+const kb = (n) => (n / 1024).toFixed(1);
+const after = await measure(here);
+const earlier = before ? await measure(resolve(before)) : undefined;
+
+const header = earlier
+  ? ["page", "identity KB (HTML+assets)", "before KB", "after KB", "after: HTML", "saved"]
+  : ["page", "identity KB (HTML+assets)", "sent KB", "HTML KB sent", "HTML coding", "assets"];
+const lines = [header];
+let totals = { plain: 0, before: 0, after: 0 };
+for (const [path, row] of after) {
+  const plain = row.htmlPlain + row.assetsPlain;
+  const sent = row.htmlSent + row.assetsSent;
+  totals.plain += plain;
+  totals.after += sent;
+  if (earlier) {
+    const old = earlier.get(path);
+    const was = old ? old.htmlSent + old.assetsSent : NaN;
+    totals.before += was;
+    lines.push([
+      path,
+      kb(plain),
+      kb(was),
+      kb(sent),
+      `${kb(row.htmlSent)} (${row.htmlCoding})`,
+      `${Math.round((1 - sent / was) * 100)} %`,
+    ]);
+  } else {
+    lines.push([path, kb(plain), kb(sent), kb(row.htmlSent), row.htmlCoding, String(row.assets)]);
+  }
+}
+lines.push(
+  earlier
+    ? [
+        "total",
+        kb(totals.plain),
+        kb(totals.before),
+        kb(totals.after),
+        "",
+        `${Math.round((1 - totals.after / totals.before) * 100)} %`,
+      ]
+    : ["total", kb(totals.plain), kb(totals.after), "", "", ""],
+);
+console.log(`Accept-Encoding: ${encoding}; bodies as received (before decoding), in KB (1,024 bytes)\n`);
+console.log(`| ${lines[0].join(" | ")} |`);
+console.log(`| ${lines[0].map(() => "---").join(" | ")} |`);
+for (const line of lines.slice(1)) console.log(`| ${line.join(" | ")} |`);
