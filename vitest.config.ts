@@ -16,6 +16,7 @@ const FAST = [
   "src/**/representation.test.ts",
   "src/**/search.test.ts",
   "src/**/conditional.test.ts",
+  "src/**/compression.test.ts",
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",

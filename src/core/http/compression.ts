@@ -160,7 +160,10 @@ function acceptEncodedTags(request: FastifyRequest, _reply: FastifyReply, done: 
  * Encoded bodies kept under their entity tag (and URL and type: a tag is only unique within its resource), so an
  * unchanged document (the OpenAPI description, an Open311 search, the site map, a feed) is compressed once.
  */
-const kept = new LRUCache<string, Buffer>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (b) => b.length || 1 });
+const kept = new LRUCache<string, { identityLength: number; encoded: Buffer }>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (entry) => entry.encoded.length || 1,
+});
 
 type Done = (error: Error | null, payload?: unknown) => void;
 
@@ -200,20 +203,20 @@ function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: u
   if (isStream(payload)) {
     // A HEAD answer's body is dropped unread: no need to compress it.
     if (request.method === "HEAD") return done(null, payload);
-    const encoder =
-      coding === "br" ? createBrotliCompress(brotliOptions(size, false)) : createGzip(GZIP_OPTIONS);
+    const encoder = coding === "br" ? createBrotliCompress(brotliOptions(size, false)) : createGzip(GZIP_OPTIONS);
     pipeline(payload, encoder, (error) => {
       if (error) request.log.warn({ err: error }, "a compressed answer was cut short");
     });
     return done(null, encoder);
   }
 
-  const key = tag ? `${request.url}\n${type}\n${tag}` : undefined;
+  const key = tag ? `${status} ${request.url}\n${type}\n${tag}` : undefined;
   const hit = key ? kept.get(key) : undefined;
-  if (hit) return done(null, hit);
+  // The length is a guard: a tag that (wrongly) stayed the same for other bytes is not trusted.
+  if (hit && hit.identityLength === size) return done(null, hit.encoded);
   const body = typeof payload === "string" ? Buffer.from(payload) : payload;
   const keep = (encoded: Buffer) => {
-    if (key) kept.set(key, encoded);
+    if (key) kept.set(key, { identityLength: size, encoded });
     return encoded;
   };
   if (size < LARGE) {
