@@ -51,6 +51,27 @@ async function measure(root) {
         assetsSent,
       });
     }
+    // The other documents the issue names: the map script, the API description, Open311's default search, a feed.
+    const manifest = JSON.parse((await get(server.base, "/assets/manifest.json")).body.toString("utf8"));
+    const others = new Map();
+    for (const path of [
+      manifest["report-map.js"],
+      "/openapi.yaml",
+      "/api/v2/requests.json",
+      "/api/v2/requests.xml",
+      "/reports.atom",
+      "/sitemap.xml",
+      "/llms.txt",
+    ]) {
+      const plain = await get(server.base, path);
+      const sent = await get(server.base, path, encoding);
+      others.set(path.replace(/-[A-Z0-9]{8}\.js$/, ".js"), {
+        plain: plain.body.length,
+        sent: sent.body.length,
+        coding: sent.headers["content-encoding"] ?? "identity",
+      });
+    }
+    rows.others = others;
     return rows;
   } finally {
     await server.stop();
@@ -103,3 +124,11 @@ console.log(`Accept-Encoding: ${encoding}; bodies as received (before decoding),
 console.log(`| ${lines[0].join(" | ")} |`);
 console.log(`| ${lines[0].map(() => "---").join(" | ")} |`);
 for (const line of lines.slice(1)) console.log(`| ${line.join(" | ")} |`);
+
+console.log(`\n| resource | identity KB | ${earlier ? "before KB | after KB" : "sent KB"} | coding |`);
+console.log(`| --- | --- | ${earlier ? "--- | ---" : "---"} | --- |`);
+for (const [path, row] of after.others) {
+  const was = earlier?.others.get(path);
+  const cells = earlier ? [kb(was?.sent ?? NaN), kb(row.sent)] : [kb(row.sent)];
+  console.log(`| ${path} | ${kb(row.plain)} | ${cells.join(" | ")} | ${row.coding} |`);
+}
