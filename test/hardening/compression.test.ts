@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
 import sharp from "sharp";
@@ -188,6 +189,11 @@ describeEachDb("compression", (dialect) => {
       expect(new Set(tags).size, `${url}: ${tags.join(" ")}`).toBe(3);
       const again = await get(url, BOTH, { "if-none-match": String(br.headers.etag) });
       expect(again.statusCode, url).toBe(304);
+      expect(again.headers.etag, url).toBe(br.headers.etag);
+      const head = await t.app.inject({ method: "HEAD", url, headers: { "accept-encoding": BOTH } });
+      for (const name of ["content-encoding", "etag", "vary", "content-length", "content-type"]) {
+        expect(head.headers[name], `${url} HEAD ${name}`).toBe(br.headers[name]);
+      }
       expect((await get(url, BOTH, { "if-none-match": String(identity.headers.etag) })).statusCode, url).toBe(200);
     }
   });
@@ -263,6 +269,48 @@ describeEachDb("compression", (dialect) => {
     expect(again.statusCode).toBe(304);
     expect(again.headers.etag).toBe(res.headers.etag);
     expect(varies(again)).toBe(false);
+  });
+});
+
+describeEachDb("compression of large and streamed answers", (dialect) => {
+  let t: TestApp;
+  // 200 KB of text: compressed off the main thread; the same text streamed, with no length known in advance.
+  const text = Array.from({ length: 4000 }, (_, i) => `line ${i}: the quick brown fox ${i % 7}\n`).join("");
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {
+      routes(app) {
+        app.get("/test/large", (_request, reply) =>
+          reply.type("text/plain; charset=utf-8").header("etag", '"large-1"').send(Buffer.from(text)),
+        );
+        app.get("/test/stream", (_request, reply) =>
+          reply.type("text/plain; charset=utf-8").send(Readable.from([text.slice(0, 50_000), text.slice(50_000)])),
+        );
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("compresses a large body off the main thread, once per tag, and a stream as a stream", async () => {
+    for (const url of ["/test/large", "/test/stream"]) {
+      for (const coding of ["br", "gzip"]) {
+        const res = await t.app.inject({ method: "GET", url, headers: { "accept-encoding": coding } });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers["content-encoding"], url).toBe(coding);
+        expect(decoded(res).toString("utf8"), url).toBe(text);
+        expect(res.rawPayload.length, url).toBeLessThan(text.length / 4);
+      }
+    }
+    const first = await t.app.inject({ method: "GET", url: "/test/large", headers: { "accept-encoding": "br" } });
+    const again = await t.app.inject({ method: "GET", url: "/test/large", headers: { "accept-encoding": "br" } });
+    expect(first.headers.etag).toBe('"large-1-br"');
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    const streamed = await t.app.inject({ method: "GET", url: "/test/stream", headers: { "accept-encoding": "br" } });
+    expect(streamed.headers["transfer-encoding"]).toBe("chunked");
+    const head = await t.app.inject({ method: "HEAD", url: "/test/stream", headers: { "accept-encoding": "br" } });
+    expect(head.headers["content-encoding"]).toBe("br");
+    expect(head.rawPayload.length).toBe(0);
   });
 });
 

@@ -156,22 +156,20 @@ function acceptEncodedTags(request: FastifyRequest, _reply: FastifyReply, done: 
   done();
 }
 
-/**
- * Encoded bodies kept under their entity tag (and URL and type: a tag is only unique within its resource), so an
- * unchanged document (the OpenAPI description, an Open311 search, the site map, a feed) is compressed once.
- */
-const kept = new LRUCache<string, { identityLength: number; encoded: Buffer }>({
-  maxSize: 16 * 1024 * 1024,
-  sizeCalculation: (entry) => entry.encoded.length || 1,
-});
-
 type Done = (error: Error | null, payload?: unknown) => void;
 
 const isStream = (payload: unknown): payload is Readable =>
   typeof payload === "object" && payload !== null && typeof (payload as Readable).pipe === "function";
 
+/**
+ * Encoded bodies kept under their entity tag (and status, URL and type: a tag is only unique within its resource), so
+ * an unchanged document (the OpenAPI description, an Open311 search, the site map, a feed) is compressed once; one
+ * store per app.
+ */
+type Kept = LRUCache<string, { identityLength: number; encoded: Buffer }>;
+
 /** onSend: compresses a text answer for the negotiated encoding; see the module comment. */
-function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
+function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   if (payload === null || payload === undefined) {
     if (reply.statusCode === 304) notModified(request, reply);
     return done(null, payload);
@@ -252,20 +250,23 @@ const asList = <T>(hook: Hook<T>): T[] => (hook === undefined ? [] : Array.isArr
  * Fastify's own HEAD hook, which measures the body and drops it, so HEAD carries the headers GET would.
  */
 export function registerCompression(app: FastifyInstance): void {
+  const kept: Kept = new LRUCache({ maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.encoded.length || 1 });
+  const onSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
+    compressAnswer(kept, request, reply, payload, done);
   app.addHook("onRoute", (route: RouteOptions) => {
     if (route.config?.compress === false) return;
     route.onRequest = [...asList(route.onRequest), acceptEncodedTags] as RouteOptions["onRequest"];
-    const onSend = asList(route.onSend);
-    const last = onSend[onSend.length - 1];
+    const hooks = asList(route.onSend);
+    const last = hooks[hooks.length - 1];
     if (route.method === "HEAD" && last?.name === "headRouteOnSendHandler") {
-      route.onSend = [...onSend.slice(0, -1), compressAnswer, last] as RouteOptions["onSend"];
+      route.onSend = [...hooks.slice(0, -1), onSend, last] as RouteOptions["onSend"];
     } else {
-      route.onSend = [...onSend, compressAnswer] as RouteOptions["onSend"];
+      route.onSend = [...hooks, onSend] as RouteOptions["onSend"];
     }
   });
   // Unknown addresses have no route of their own: their answers (an HTML page, problem+json) are handled here.
   app.addHook("onSend", (request, reply, payload, done) => {
     if (!request.is404) return done(null, payload);
-    compressAnswer(request, reply, payload, done);
+    onSend(request, reply, payload, done);
   });
 }
