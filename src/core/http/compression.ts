@@ -92,8 +92,9 @@ export function isCompressibleType(type: string): boolean {
 const LARGE = 64 * 1024;
 
 /**
- * Brotli at quality 4 for bodies compressed per request (a page: about 0.2 ms for 20 KB, within a few percent of
- * gzip -9's size), 5 for those kept under their entity tag and served again; the window is sized to the input.
+ * Brotli at quality 4 for bodies compressed per request (20 KB of text: about 0.3 ms, the size gzip -9 gives in
+ * 0.5 ms; quality 11 would take 24 ms for 15 % less), 5 for those kept under their entity tag and served again
+ * (0.5 ms, 5 % smaller); the window is sized to the input.
  */
 function brotliOptions(size: number, kept: boolean) {
   return {
