@@ -26,6 +26,8 @@ export async function photoRoutes(root: FastifyInstance): Promise<void> {
   app.get(
     "/photos/:file",
     {
+      // JPEGs: nothing to compress, and their answers do not vary on Accept-Encoding (core/http/compression.ts).
+      config: { compress: false },
       schema: {
         summary: "A report photo",
         description: "A photo of a public report, without metadata, as JPEG. Append -thumb for the thumbnail.",

@@ -16,8 +16,9 @@ import { LRUCache } from "lru-cache";
  * Compression of every text answer (README "Compression"). Static assets are compressed at build time
  * (scripts/build.mjs writes .br and .gz files, served by @fastify/static's preCompressed mode); everything else a
  * route sends (pages, feeds, Open311, the OpenAPI description, /llms.txt, the site map) is compressed here, on its
- * way out, when its type is text and it is at least COMPRESS_THRESHOLD bytes. A route that encodes its answers
- * itself (the business API's prepared representations) declares `config: { compress: false }` and costs nothing.
+ * way out, when its type is text and it is at least COMPRESS_THRESHOLD bytes; every text answer, and every 304 of
+ * these routes, carries Vary: Accept-Encoding. A route that encodes its answers itself (the business API's prepared
+ * representations) or sends only binary ones (photos) declares `config: { compress: false }` and costs nothing.
  *
  * A strong ETag gets the encoding as a suffix (`"tag"` → `"tag-br"`, `"tag-gzip"`), since a strong tag promises
  * byte identity and the encoded bytes differ; a client that sends the encoded tag back in If-None-Match gets a 304
@@ -181,6 +182,9 @@ function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply
   }
   const type = reply.getHeader("content-type");
   if (typeof type !== "string" || !COMPRESSIBLE.test(type)) return done(null, payload);
+  // Every text answer varies on Accept-Encoding, small ones too: so does the 304 that revalidates it, whose size
+  // is not known.
+  varyOnEncoding(reply);
   let size: number;
   if (typeof payload === "string") size = Buffer.byteLength(payload);
   else if (Buffer.isBuffer(payload)) size = payload.length;
@@ -190,7 +194,6 @@ function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply
   } else return done(null, payload);
   if (size >= 0 && size < COMPRESS_THRESHOLD) return done(null, payload);
 
-  varyOnEncoding(reply);
   const coding = negotiateEncoding(request.headers["accept-encoding"]);
   if (coding === "identity") return done(null, payload);
   reply.header("content-encoding", coding);
@@ -229,16 +232,16 @@ function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply
 }
 
 /**
- * A 304 to a client that sent back an encoded tag carries that tag (the one of the bytes it holds, for the encoding
- * it negotiated) and the Vary of the 200 it revalidates. Any other 304 goes out as the route made it.
+ * A 304 carries the Vary of the 200 it revalidates; to a client that sent back an encoded tag, it carries that tag
+ * (the one of the bytes it holds, for the encoding it negotiated), not the route's identity tag.
  */
 function notModified(request: FastifyRequest, reply: FastifyReply): void {
+  varyOnEncoding(reply);
   const sent = encodedTagsSent.get(request);
   if (!sent) return;
   const etag = reply.getHeader("etag");
   if (!isStrongTag(etag) || !sent.has(etag)) return;
   reply.header("etag", encodedEtag(etag, negotiateEncoding(request.headers["accept-encoding"])));
-  varyOnEncoding(reply);
 }
 
 type Hook<T> = T | T[] | undefined;
