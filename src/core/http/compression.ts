@@ -80,9 +80,12 @@ function parseAcceptEncoding(value: string): Coding {
 /** Answers smaller than this go out as they are: below about a packet, compression saves nothing worth its cost. */
 export const COMPRESS_THRESHOLD = 1024;
 
-/** Media types worth compressing: text, JSON, XML, YAML, JavaScript, SVG (and their +json/+xml kin). */
+/**
+ * Media types worth compressing: text, JSON, XML, YAML, JavaScript, SVG (and their +json/+xml kin); not
+ * text/event-stream, whose events must not wait in a compressor's buffer.
+ */
 const COMPRESSIBLE =
-  /^\s*(?:text\/|application\/(?:json|xml|javascript|ecmascript|yaml|x-yaml|[a-z0-9.!#$&^_-]+\+(?:json|xml))\s*(?:;|$)|image\/svg\+xml\s*(?:;|$))/i;
+  /^\s*(?:text\/(?!event-stream)|application\/(?:json|xml|javascript|ecmascript|yaml|x-yaml|[a-z0-9.!#$&^_-]+\+(?:json|xml))\s*(?:;|$)|image\/svg\+xml\s*(?:;|$))/i;
 
 /** True when a Content-Type is one this platform compresses (text of any kind; never images, zips, photos). */
 export function isCompressibleType(type: string): boolean {
