@@ -38,6 +38,7 @@ describe("compression", () => {
       "application/zip",
       "application/octet-stream",
       "application/jsonx",
+      "text/event-stream",
     ]) {
       expect(isCompressibleType(type), type).toBe(false);
     }
