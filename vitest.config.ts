@@ -17,6 +17,7 @@ const FAST = [
   "src/**/search.test.ts",
   "src/**/conditional.test.ts",
   "src/**/methods.test.ts",
+  "src/**/compression.test.ts",
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",

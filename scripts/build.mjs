@@ -1,8 +1,10 @@
 // Builds the server and CLI (dist/*.js) and the browser assets (dist/public/assets) with content-hashed names.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import { build } from "esbuild";
 import sharp from "sharp";
 
@@ -100,3 +102,31 @@ mkdirSync(iconsDir, { recursive: true });
 await sharp(iconSvg(false)).resize(192, 192).png().toFile(join(iconsDir, "icon-192.png"));
 await sharp(iconSvg(false)).png().toFile(join(iconsDir, "icon-512.png"));
 await sharp(iconSvg(true)).png().toFile(join(iconsDir, "icon-maskable-512.png"));
+
+// Every text asset is also written compressed, beside it (`<file>.br`, `<file>.gz`), at the densest settings: the
+// app serves these to clients that accept them (@fastify/static's preCompressed mode, see src/app.ts) instead of
+// compressing per request. Images are compressed already and source maps are read by developer tools only. The list
+// of extensions is PRECOMPRESSED_EXTENSIONS in src/core/web/assets.ts.
+const PRECOMPRESSED = [".js", ".css", ".json", ".webmanifest", ".svg", ".txt", ".xml", ".html"];
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+await Promise.all(
+  readdirSync(assetsDir)
+    .filter((name) => PRECOMPRESSED.some((ext) => name.endsWith(ext)))
+    .map(async (name) => {
+      const path = join(assetsDir, name);
+      const bytes = readFileSync(path);
+      const [br, gzipped] = await Promise.all([
+        brotli(bytes, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+          },
+        }),
+        gz(bytes, { level: 9 }),
+      ]);
+      writeFileSync(`${path}.br`, br);
+      writeFileSync(`${path}.gz`, gzipped);
+    }),
+);

@@ -20,6 +20,7 @@ import { databaseRateLimitStore } from "./core/limits/rate-limit-store.js";
 import { scheduledJobs } from "./core/jobs/schedule.js";
 import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./core/http/error-handler.js";
+import { registerCompression } from "./core/http/compression.js";
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
@@ -30,7 +31,7 @@ import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
 import { methodNotAllowed, ROUTER_OPTIONS } from "./core/http/methods.js";
 import { isStaffPath } from "./core/staff/guard.js";
-import { type AssetManifest, loadAssetManifest } from "./core/web/assets.js";
+import { type AssetManifest, isPrecompressedAsset, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
 import { swaggerOptions } from "./openapi/document.js";
@@ -204,12 +205,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       wildcard: false,
       index: false,
       cacheControl: false,
+      // scripts/build.mjs writes a .br and a .gz file beside every compressible asset: sent as they are to a client
+      // that accepts them (each with its own ETag, from its own file), never compressed per request.
+      preCompressed: true,
       setHeaders(res, path) {
+        const file = path.replace(/\.(?:br|gz)$/, "");
         // File names carry a content hash, so they never change.
         res.setHeader(
           "cache-control",
-          path.endsWith("manifest.json") ? "no-cache" : "public, max-age=31536000, immutable",
+          file.endsWith("manifest.json") ? "no-cache" : "public, max-age=31536000, immutable",
         );
+        if (isPrecompressedAsset(file)) res.setHeader("vary", "Accept-Encoding");
       },
     });
   });
@@ -243,6 +249,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Before the features' routes: each write route gets the hook that waits until its writes are on disk.
   registerDurableAnswers(app, database);
+  // After it: the compression hook is each route's last onSend hook (core/http/compression.ts).
+  registerCompression(app);
   // The mail outbox worker is the floor's: every feature queues mail through it.
   await app.register(mailWorkerPlugin);
   for (const feature of features) for (const plugin of feature.plugins ?? []) await app.register(plugin);

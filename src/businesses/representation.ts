@@ -1,14 +1,15 @@
 import { promisify } from "node:util";
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { type Coding, negotiateEncoding } from "../core/http/compression.js";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
+
+export { type Coding, negotiateEncoding };
 
 /**
  * HTTP representations prepared once per dataset version: the JSON bytes, their gzip and brotli encodings, and an
  * entity tag per encoding. Sending one is copying bytes: no serialisation, no compression per request.
  */
-
-export type Coding = "br" | "gzip" | "identity";
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -83,56 +84,6 @@ export class Prepared {
   etag(coding: Coding): string {
     return this.etags[coding];
   }
-}
-
-const CODING = /^\s*([A-Za-z0-9*!#$%&'+.^_`|~-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*$/;
-const PREFERENCE: Coding[] = ["br", "gzip", "identity"];
-
-/**
- * Picks the response encoding from Accept-Encoding (RFC 9110 §12.5.3): the acceptable coding with the highest
- * q-value, ties broken in favour of brotli, then gzip. Identity is acceptable unless refused, and is also the
- * answer when nothing else is (we never answer 406 for an encoding).
- */
-export function negotiateEncoding(header: string | string[] | undefined): Coding {
-  const value = Array.isArray(header) ? header.join(",") : header;
-  if (!value) return "identity";
-  const known = negotiated.get(value);
-  if (known) return known;
-  const coding = parseAcceptEncoding(value);
-  // Clients send a handful of distinct Accept-Encoding values; remember them (bounded).
-  if (negotiated.size >= 256) negotiated.clear();
-  negotiated.set(value, coding);
-  return coding;
-}
-
-const negotiated = new Map<string, Coding>();
-
-function parseAcceptEncoding(value: string): Coding {
-  const q = new Map<string, number>();
-  for (const part of value.split(",")) {
-    const m = CODING.exec(part);
-    if (!m) continue;
-    const weight = m[2] === undefined ? 1 : Number(m[2]);
-    if (!Number.isFinite(weight)) continue;
-    q.set((m[1] as string).toLowerCase(), Math.min(weight, 1));
-  }
-  const star = q.get("*");
-  const weightOf = (c: Coding) => {
-    const direct = c === "gzip" ? (q.get("gzip") ?? q.get("x-gzip")) : q.get(c);
-    if (direct !== undefined) return direct;
-    if (star !== undefined) return star;
-    return c === "identity" ? 0.001 : 0;
-  };
-  let best: Coding = "identity";
-  let bestWeight = 0;
-  for (const c of PREFERENCE) {
-    const w = weightOf(c);
-    if (w > bestWeight) {
-      best = c;
-      bestWeight = w;
-    }
-  }
-  return best;
 }
 
 export interface RepresentationHeaders {

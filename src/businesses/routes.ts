@@ -151,8 +151,12 @@ export async function businessRoutes(root: FastifyInstance): Promise<void> {
     scope.options("/*", preflight, answerPreflight);
   };
 
-  // The bodies are prepared Buffers; this keeps Fastify from compiling serialisers it would never use.
-  const prepared = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+  // The bodies are prepared Buffers, already encoded (core/http/compression.ts leaves these routes alone); this
+  // keeps Fastify from compiling serialisers it would never use.
+  const prepared = {
+    serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+    config: { compress: false },
+  };
 
   await app.register(
     async (scope) => {

@@ -106,6 +106,11 @@ declare module "fastify" {
      * photos); an API family's routes: no unless true (the installed app's endpoint under /api/app).
      */
     session?: boolean;
+    /**
+     * false for routes that encode their answers themselves (the business API's prepared representations): the
+     * compression hook (core/http/compression.ts) is not added to them.
+     */
+    compress?: boolean;
   }
 }
 

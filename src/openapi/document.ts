@@ -78,6 +78,15 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
   the identity ETag), so no tag claims byte identity across encodings.
 * An \`OPTIONS\` preflight is answered with open CORS headers, including for \`If-None-Match\`.
 
+## Compression (every answer)
+
+* Every text answer of 1 KB or more (JSON, XML, YAML, Atom, HTML) is sent brotli- or gzip-compressed when
+  \`Accept-Encoding\` allows it (RFC 9110 §12.5.3: the highest q-value wins, ties go to brotli, then gzip;
+  \`identity;q=1, *;q=0\` or no header gets the identity bytes, never a \`406\`), with \`Content-Encoding\` and
+  \`Vary: Accept-Encoding\`. Smaller answers are sent as they are.
+* A strong \`ETag\` names the bytes sent: a compressed answer's tag is the identity tag with \`-br\` or \`-gzip\`
+  appended. Send back the tag you were given, with the same \`Accept-Encoding\`, for a \`304\` that carries it again.
+
 ## Errors
 
 * \`/api/v1\` and \`/data\`: \`application/problem+json\` (RFC 9457) with a stable \`code\` and a helpful \`detail\`.

@@ -26,8 +26,9 @@ export async function photoRoutes(root: FastifyInstance): Promise<void> {
   app.get(
     "/photos/:file",
     {
-      // Public files: the session is never read for them.
-      config: { session: false },
+      // Public JPEGs: the session is never read for them; nothing to compress, and their answers do not vary on
+      // Accept-Encoding (core/http/compression.ts).
+      config: { session: false, compress: false },
       schema: {
         summary: "A report photo",
         description: "A photo of a public report, without metadata, as JPEG. Append -thumb for the thumbnail.",

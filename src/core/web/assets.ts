@@ -23,3 +23,15 @@ export function loadAssetManifest(dir: string = publicDir): AssetManifest {
     },
   };
 }
+
+/**
+ * The built assets that scripts/build.mjs also writes compressed (`<file>.br`, `<file>.gz`, whatever their size):
+ * text ones. Images (PNG) and source maps (read by developer tools only) are served as they are. Keep the two lists
+ * alike.
+ */
+export const PRECOMPRESSED_EXTENSIONS = [".js", ".css", ".json", ".webmanifest", ".svg", ".txt", ".xml", ".html"];
+
+/** True for an asset served from a precompressed file when the client accepts one (so its answer varies on it). */
+export function isPrecompressedAsset(path: string): boolean {
+  return PRECOMPRESSED_EXTENSIONS.some((ext) => path.endsWith(ext));
+}
