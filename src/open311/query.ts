@@ -3,14 +3,13 @@ import type { ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, REPORT_STATUSES } from "../reports/index.js";
 import { normaliseReference } from "../reports/index.js";
-import type { RequestsQuery } from "./schemas.js";
+import { MAX_CODES, MAX_IDS, type RequestsQuery } from "./schemas.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The standard's default and maximum window for GET requests. */
 export const MAX_WINDOW_DAYS = 90;
 /** The standard's "first 1000 requests". */
 export const MAX_PAGE_SIZE = 1000;
-export const MAX_IDS = 1000;
 export const DEFAULT_RADIUS_M = 500;
 
 export interface NearHere {
@@ -107,7 +106,7 @@ export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
   }
 
   const codes = commaList(q.service_code);
-  if (codes.length > 100) throw badRequest("service_code", "may list at most 100 codes");
+  if (codes.length > MAX_CODES) throw badRequest("service_code", `may list at most ${MAX_CODES} codes`);
 
   let statuses: ReportStatus[] | null = null;
   const wanted = commaList(q.status?.toLowerCase());

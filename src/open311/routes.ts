@@ -24,8 +24,7 @@ import {
   FormatParams,
   IdempotencyKeyHeaders,
   jsonOrXml,
-  PostBodyForm,
-  PostBodyMultipart,
+  postBodySchemas,
   rawJsonSerializer,
   ReadQuery,
   RequestIdParams,
@@ -146,6 +145,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { readMax, writeMax, windowMs } = civic.config.rateLimit;
+  const postSchemas = postBodySchemas(civic.config.village.bounds);
   const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
   const answers = new AnswerCache({ maxBytes: civic.config.open311CacheBytes, freshMs: ANSWER_FRESH_MS });
 
@@ -451,8 +451,8 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         headers: IdempotencyKeyHeaders,
         body: {
           content: {
-            "application/x-www-form-urlencoded": { schema: PostBodyForm },
-            "multipart/form-data": { schema: PostBodyMultipart },
+            "application/x-www-form-urlencoded": { schema: postSchemas.form },
+            "multipart/form-data": { schema: postSchemas.multipart },
           },
         },
         response: {

@@ -314,9 +314,56 @@ const OPEN311_EXAMPLES: Record<string, unknown> = {
 };
 
 /**
+ * What the app-wide input check (core/http/input.ts) refuses, as patterns a client or a generated tester honours:
+ * query, header and body text holds no C0 control character but tab, LF and CR, no DEL and no lone UTF-16
+ * surrogate (broken Unicode); a path parameter holds no control character at all.
+ */
+export const TEXT_PATTERN = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F\\uD800-\\uDFFF]*$";
+export const PATH_TEXT_PATTERN = "^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$";
+
+/** Formats whose values hold no control character anyway (binary is a file, not text). */
+const TEXT_FORMATS = new Set(["date", "date-time", "email", "uri", "binary", "byte"]);
+
+/**
+ * Gives every free-text string schema (no enum, const, pattern or format of its own) the pattern of the input
+ * check, in parameters and request bodies, nested ones included.
+ */
+function patternText(schema: JsonSchema | OpenAPIV3_1.ReferenceObject | undefined, pattern: string): void {
+  if (!schema || "$ref" in schema) return;
+  const s = schema as JsonSchema & { const?: unknown };
+  if (
+    s.type === "string" &&
+    s.pattern === undefined &&
+    s.enum === undefined &&
+    s.const === undefined &&
+    !TEXT_FORMATS.has(s.format ?? "")
+  ) {
+    s.pattern = pattern;
+  }
+  for (const sub of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) patternText(sub, pattern);
+  for (const sub of Object.values(s.properties ?? {})) patternText(sub, pattern);
+  if ("items" in s && s.items) patternText(s.items, pattern);
+}
+
+/** An error answer in the family's format: an Open311 error list on /api/v2, problem+json elsewhere. */
+function familyError(path: string, description: string): OpenAPIV3_1.ResponseObject {
+  return path.startsWith("/api/v2/")
+    ? {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Open311Errors" } } },
+      }
+    : {
+        description,
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      };
+}
+
+/**
  * Fills what every operation of the public description needs but route schemas may leave out: an operationId, the
- * family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2), and
- * for Open311 the XML form, the CORS and rate-limit headers and examples.
+ * family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2), what
+ * the app-wide checks answer before any route (400 for text with control characters, 414 for an over-long path
+ * parameter, 431 for a request line and headers over 16 KB), 304 on every Open311 read (they carry entity tags),
+ * and for Open311 the XML form, the CORS and rate-limit headers and examples.
  */
 export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -326,18 +373,37 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
       if (!op) continue;
       op.operationId ??= operationIdFor(method, path);
       op.responses ??= {};
+      const hadClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
+      const parameters = (op.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+      for (const p of parameters) patternText(p.schema, p.in === "path" ? PATH_TEXT_PATTERN : TEXT_PATTERN);
+      const body = op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+      for (const media of Object.values(body?.content ?? {})) patternText(media.schema, TEXT_PATTERN);
+      if (path.startsWith("/api/v2/") && method === "get") {
+        op.responses["304"] ??= {
+          description: "Not Modified: the `If-None-Match` entity tag matches the answer's `ETag`; no body.",
+        };
+      }
+      if ((parameters.length > 0 || body) && !op.responses["400"]) {
+        op.responses["400"] = familyError(
+          path,
+          "Bad request: a parameter or field breaks its schema (e.g. a control character or broken Unicode in text).",
+        );
+      }
+      if (parameters.some((p) => p.in === "path")) {
+        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 bytes, encoded.");
+      }
+      op.responses["431"] ??= familyError(
+        path,
+        "Request Header Fields Too Large: the request line and headers exceed 16 KB (a very long query string).",
+      );
       if (path.startsWith("/api/v2/")) describeOpen311Responses(path, method, op);
-      const hasClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
-      if (!hasClientError) {
-        op.responses["4XX"] = path.startsWith("/api/v2/")
-          ? {
-              description: "A client error, as an Open311 error list.",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/Open311Errors" } } },
-            }
-          : {
-              description: "A client error, as an RFC 9457 problem details object.",
-              content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
-            };
+      if (!hadClientError) {
+        op.responses["4XX"] = familyError(
+          path,
+          path.startsWith("/api/v2/")
+            ? "A client error, as an Open311 error list."
+            : "A client error, as an RFC 9457 problem details object.",
+        );
       }
     }
   }

@@ -116,11 +116,22 @@ export async function learnFromApi(
   const questions: ClientKnowledge["questions"] = {};
   for (const s of services) {
     const def = await get<{
-      attributes: { code: string; datatype: string; required: boolean; variable: boolean; values?: { key: string }[] }[];
+      attributes: {
+        code: string;
+        datatype: string;
+        required: boolean;
+        variable: boolean;
+        values?: { key: string }[];
+      }[];
     }>(`/api/v2/services/${encodeURIComponent(s.service_code)}.json`);
     questions[s.service_code] = def.attributes
       .filter((a) => a.variable)
-      .map((a) => ({ code: a.code, datatype: a.datatype, required: a.required, values: (a.values ?? []).map((v) => v.key) }));
+      .map((a) => ({
+        code: a.code,
+        datatype: a.datatype,
+        required: a.required,
+        values: (a.values ?? []).map((v) => v.key),
+      }));
   }
   const businesses = await get<{ itemListElement: { item: { identifier: string; "@type": string } }[] }>(
     "/api/v1/businesses",
@@ -134,7 +145,7 @@ export async function learnFromApi(
       id: businesses.itemListElement.map((e) => e.item.identifier),
       schemaType: [...new Set(businesses.itemListElement.map((e) => e.item["@type"]))],
       service_code: codes,
-      category: codes,
+      "POST /api/app/reports category": codes,
       service_request_id: references,
       token: references,
       ...extra.known,
@@ -188,13 +199,17 @@ function stringFits(s: Schema, value: string): boolean {
   if (s.minLength !== undefined && n < s.minLength) return false;
   if (s.maxLength !== undefined && n > s.maxLength) return false;
   if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(value)) return false;
-  if (value.isWellFormed && !value.isWellFormed()) return false;
+  if (/\p{Cs}/u.test(value)) return false;
   return true;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
 const dateArb = fc
-  .record({ y: fc.integer({ min: 1, max: 9999 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+  .record({
+    y: fc.integer({ min: 1, max: 9999 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 28 }),
+  })
   .map(({ y, m, d }) => `${String(y).padStart(4, "0")}-${pad2(m)}-${pad2(d)}`);
 const recentDateArb = fc
   .date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-12-31T00:00:00Z"), noInvalidDate: true })
@@ -312,7 +327,8 @@ export function violations(doc: OpenApiDocument, raw: Schema): Violation[] {
     );
     if (broken !== undefined) out.push({ value: broken, breaks: "pattern" });
   }
-  if (s.format === "date") out.push({ value: "2026-02-30", breaks: "format (date)" }, { value: "yesterday", breaks: "format (date)" });
+  if (s.format === "date")
+    out.push({ value: "2026-02-30", breaks: "format (date)" }, { value: "yesterday", breaks: "format (date)" });
   if (s.format === "email") out.push({ value: "not-an-email", breaks: "format (email)" });
   if (s.format === "uri") out.push({ value: "not a url", breaks: "format (uri)" });
   return out.filter((v) => !allowed(v.value));
@@ -353,21 +369,43 @@ function multipart(fields: Fields): Buffer {
 /** Percent-encodes text for a path segment or query value. */
 const encode = (v: string) => encodeURIComponent(v);
 
-function parameterValue(doc: OpenApiDocument, p: Parameter, k: ClientKnowledge): fc.Arbitrary<string> {
-  const known = k.known[p.name] ?? [];
+/**
+ * Fields whose description says they must name something that exists (a gazetteer place) and that are refused
+ * otherwise: a client sends only values it learnt from the API.
+ */
+const MUST_EXIST = new Set(["address_id", "place", "POST /api/app/reports category"]);
+
+/**
+ * A valid value for a parameter or field; what the client knows exists most of the time. `scope` is the operation
+ * (`POST /api/app/reports`): knowledge and MUST_EXIST entries may name a field of one operation only.
+ */
+function parameterValue(doc: OpenApiDocument, p: Parameter, k: ClientKnowledge, scope: string): fc.Arbitrary<string> {
+  const scoped = `${scope} ${p.name}`;
+  const known = k.known[scoped] ?? k.known[p.name] ?? [];
   const drawn = validValue(doc, p.schema);
   const s = resolve(doc, p.schema);
-  const fitting = known.filter((v) => stringFits({ ...s, pattern: s.pattern }, v));
-  return fitting.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...fitting) }, drawn) : drawn;
+  const fitting = known.filter((v) => typeOf(s) !== "string" || stringFits(s, v));
+  if (fitting.length === 0) return drawn;
+  if (MUST_EXIST.has(p.name) || MUST_EXIST.has(scoped)) return fc.constantFrom(...fitting);
+  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...fitting) }, drawn);
 }
 
 /** A valid body field value; known values (a service code that exists) most of the time. */
-function fieldValue(doc: OpenApiDocument, name: string, schema: Schema, k: ClientKnowledge): fc.Arbitrary<string> {
-  return parameterValue(doc, { name, in: "query", schema }, k);
+function fieldValue(
+  doc: OpenApiDocument,
+  name: string,
+  schema: Schema,
+  k: ClientKnowledge,
+  scope: string,
+): fc.Arbitrary<string> {
+  return parameterValue(doc, { name, in: "query", schema }, k, scope);
 }
 
 /** The answers a service's required questions need, from its definition. */
-function answers(k: ClientKnowledge, serviceCode: string | undefined): fc.Arbitrary<Fields> {
+function answers(k: ClientKnowledge, fields: Fields): fc.Arbitrary<Fields> {
+  // Open311 names a list answer `attribute[CODE][]`; the web form (and the app endpoint) repeats `attribute[CODE]`.
+  const open311 = fields.some(([n]) => n === "service_code");
+  const serviceCode = fields.find(([n]) => n === "service_code" || n === "category")?.[1];
   const questions = serviceCode ? (k.questions[serviceCode] ?? []) : [];
   const arbs = questions
     .filter((q) => q.required)
@@ -377,7 +415,9 @@ function answers(k: ClientKnowledge, serviceCode: string | undefined): fc.Arbitr
         case "singlevaluelist":
           return fc.constantFrom(...q.values).map((v) => [[name, v]]);
         case "multivaluelist":
-          return fc.subarray(q.values, { minLength: 1 }).map((vs) => vs.map((v): [string, string] => [`${name}[]`, v]));
+          return fc
+            .subarray(q.values, { minLength: 1 })
+            .map((vs) => vs.map((v): [string, string] => [open311 ? `${name}[]` : name, v]));
         case "number":
           return fc.integer({ min: 0, max: 1000 }).map((n) => [[name, String(n)]]);
         case "datetime":
@@ -409,7 +449,7 @@ function requiredSets(s: Schema): string[][] {
 }
 
 /** Body fields to send: the required ones and some optional ones, each with a valid value. */
-function validFields(doc: OpenApiDocument, s: Schema, k: ClientKnowledge): fc.Arbitrary<Fields> {
+function validFields(doc: OpenApiDocument, s: Schema, k: ClientKnowledge, scope: string): fc.Arbitrary<Fields> {
   const properties = Object.entries(s.properties ?? {}).filter(([name, p]) => {
     const r = resolve(doc, p);
     // Files and the pattern-named "attribute[CODE]" are sent by their own rules (answers below); the API key is a
@@ -420,15 +460,58 @@ function validFields(doc: OpenApiDocument, s: Schema, k: ClientKnowledge): fc.Ar
     fc
       .tuple(
         ...properties.map(([name, p]) => {
-          const value = fieldValue(doc, name, p, k);
+          const value = fieldValue(doc, name, p, k, scope);
           return required.includes(name) ? value.map((v) => [name, v]) : fc.option(value.map((v) => [name, v]));
         }),
       )
-      .map((list) => list.filter((x): x is [string, string] => x !== null)),
+      .map((list) => list.filter((x): x is [string, string] => x !== null))
+      .chain((fields) => withDependents(doc, s, fields, k, scope)),
   );
 }
 
-function encodeBody(contentType: string, fields: Fields): { headers: Record<string, string>; payload: string | Buffer } {
+/**
+ * Which properties need which others: `dependentRequired`, and `allOf` entries `{if: {required: [a]}, then:
+ * {required: [b]}}` (the draft-07 way to say the same).
+ */
+function dependencies(s: Schema): Record<string, string[]> {
+  const out: Record<string, string[]> = { ...((s.dependentRequired ?? {}) as Record<string, string[]>) };
+  for (const rule of s.allOf ?? []) {
+    const given = (rule.if as Schema | undefined)?.required;
+    const needs = (rule.then as Schema | undefined)?.required;
+    if (given?.length === 1 && given[0] && needs) out[given[0]] = [...(out[given[0]] ?? []), ...needs];
+  }
+  return out;
+}
+
+/** Adds what the dependencies ask for (long when lat is given, say). */
+function withDependents(
+  doc: OpenApiDocument,
+  s: Schema,
+  fields: Fields,
+  k: ClientKnowledge,
+  scope: string,
+): fc.Arbitrary<Fields> {
+  const dependent = dependencies(s);
+  const names = new Set(fields.map(([n]) => n));
+  const missing = [
+    ...new Set(
+      Object.entries(dependent)
+        .filter(([n]) => names.has(n))
+        .flatMap(([, needs]) => needs),
+    ),
+  ].filter((n) => !names.has(n));
+  if (missing.length === 0) return fc.constant(fields);
+  return fc
+    .tuple(
+      ...missing.map((n) => fieldValue(doc, n, s.properties?.[n] ?? {}, k, scope).map((v): [string, string] => [n, v])),
+    )
+    .map((extra) => [...fields, ...extra]);
+}
+
+function encodeBody(
+  contentType: string,
+  fields: Fields,
+): { headers: Record<string, string>; payload: string | Buffer } {
   if (contentType === "multipart/form-data") {
     return { headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` }, payload: multipart(fields) };
   }
@@ -449,19 +532,24 @@ function credentials(doc: OpenApiDocument, op: OperationObject, k: ClientKnowled
   return {};
 }
 
-/** Cross-parameter rules that schemas cannot state, as the operation's description states them. */
-function keepsRules(query: Map<string, string>): boolean {
+/**
+ * Cross-parameter rules that schemas cannot state, as the operation's description states them: a request that
+ * would break one drops the parameter that breaks it.
+ */
+function keepRules(query: Map<string, string>): void {
   // Open311 requests: a date window of at most 90 days, in order.
   const start = query.get("start_date");
   const end = query.get("end_date");
   if (start !== undefined && end !== undefined) {
     const days = (Date.parse(end) - Date.parse(start)) / 86_400_000;
-    if (!(days >= 0 && days <= 89)) return false;
+    if (!(days >= 0 && days <= 89)) query.delete("end_date");
   }
-  // Open311 requests near a place: lat and long together.
-  if (query.has("lat") !== query.has("long")) return false;
-  if (query.has("radius") && !query.has("lat")) return false;
-  return true;
+  // Open311 requests near a place: lat and long together, radius only with them.
+  if (query.has("lat") !== query.has("long")) {
+    query.delete("lat");
+    query.delete("long");
+  }
+  if (query.has("radius") && !query.has("lat")) query.delete("radius");
 }
 
 interface Parts {
@@ -493,6 +581,8 @@ function buildCase(
   };
 }
 
+const scopeOf = (o: Operation) => `${o.method} ${o.path}`;
+
 function parameters(o: Operation): Parameter[] {
   return (o.op.parameters ?? []).filter((p) => p.in !== "cookie");
 }
@@ -504,8 +594,11 @@ function validParts(doc: OpenApiDocument, o: Operation, k: ClientKnowledge): fc.
     .tuple(
       ...params.map((p) =>
         p.required || p.in === "path"
-          ? parameterValue(doc, p, k).map((v) => ({ p, v }))
-          : fc.option(parameterValue(doc, p, k).map((v) => ({ p, v })), { freq: 2 }),
+          ? parameterValue(doc, p, k, scopeOf(o)).map((v) => ({ p, v }))
+          : fc.option(
+              parameterValue(doc, p, k, scopeOf(o)).map((v) => ({ p, v })),
+              { freq: 2 },
+            ),
       ),
     )
     .map((list) => {
@@ -515,9 +608,10 @@ function validParts(doc: OpenApiDocument, o: Operation, k: ClientKnowledge): fc.
         const target = x.p.in === "path" ? parts.path : x.p.in === "query" ? parts.query : parts.headers;
         target.set(x.p.in === "header" ? x.p.name.toLowerCase() : x.p.name, x.v);
       }
+      keepRules(parts.query);
       return parts;
     })
-    .filter((parts) => keepsRules(parts.query) && headersSendable(parts.headers));
+    .filter((parts) => headersSendable(parts.headers));
 }
 
 /** Header values travel as Latin-1 text without control characters (light-my-request refuses others). */
@@ -537,17 +631,20 @@ export function validCase(doc: OpenApiDocument, o: Operation, k: ClientKnowledge
   if (plans.length === 0) return parts.map((p) => buildCase(o, p, null, base, null));
   return fc.constantFrom(...plans).chain((plan) =>
     fc
-      .tuple(parts, validFields(doc, plan.schema, k))
+      .tuple(parts, validFields(doc, plan.schema, k, scopeOf(o)))
       .chain(([p, fields]) => {
-        const code = fields.find(([n]) => n === "service_code" || n === "category")?.[1];
-        return answers(k, code).map((extra) => ({ p, fields: [...fields, ...extra] }));
+        return answers(k, fields).map((extra) => ({ p, fields: [...fields, ...extra] }));
       })
       .map(({ p, fields }) => buildCase(o, p, { contentType: plan.contentType, fields }, base, null)),
   );
 }
 
 /** Invalid requests for an operation: a valid one with one constraint of one parameter or body field broken. */
-export function invalidCases(doc: OpenApiDocument, o: Operation, k: ClientKnowledge): fc.Arbitrary<ContractCase> | null {
+export function invalidCases(
+  doc: OpenApiDocument,
+  o: Operation,
+  k: ClientKnowledge,
+): fc.Arbitrary<ContractCase> | null {
   const plans = bodyPlans(doc, o.op);
   const base = { ...siteHeaders(k), ...credentials(doc, o.op, k) };
   type Breaker = { breaks: string; apply: (parts: Parts, fields: Fields | null) => Fields | null };
@@ -591,6 +688,19 @@ export function invalidCases(doc: OpenApiDocument, o: Operation, k: ClientKnowle
         apply: (_parts, fields) => (fields ?? []).filter(([n]) => n !== required),
       });
     }
+    for (const [name, needs] of Object.entries(dependencies(plan.schema))) {
+      const props = plan.schema.properties ?? {};
+      const value = props[name] ? validValue(doc, props[name]) : null;
+      if (!value) continue;
+      const example = fc.sample(value, { seed: 1, numRuns: 1 })[0] ?? "";
+      breakers.push({
+        breaks: `body ${name} without ${needs.join(", ")} (dependency)`,
+        apply: (_parts, fields) => [
+          ...(fields ?? []).filter(([n]) => n !== name && !needs.includes(n)),
+          [name, example],
+        ],
+      });
+    }
     const sets = requiredSets(plan.schema);
     if (sets.length > 1) {
       const alternatives = [...new Set(sets.flat())].filter((n) => !(plan.schema.required ?? []).includes(n));
@@ -604,15 +714,20 @@ export function invalidCases(doc: OpenApiDocument, o: Operation, k: ClientKnowle
   const plan = plans[0];
   const parts = validParts(doc, o, k);
   const fields = plan
-    ? validFields(doc, plan.schema, k).chain((f) => {
-        const code = f.find(([n]) => n === "service_code" || n === "category")?.[1];
-        return answers(k, code).map((extra) => [...f, ...extra]);
+    ? validFields(doc, plan.schema, k, scopeOf(o)).chain((f) => {
+        return answers(k, f).map((extra) => [...f, ...extra]);
       })
     : fc.constant(null);
   return fc.tuple(fc.constantFrom(...breakers), parts, fields).map(([breaker, p, f]) => {
     const copy: Parts = { path: new Map(p.path), query: new Map(p.query), headers: new Map(p.headers) };
     const broken = breaker.apply(copy, f ? [...f] : null);
-    return buildCase(o, copy, plan && broken ? { contentType: plan.contentType, fields: broken } : null, base, breaker.breaks);
+    return buildCase(
+      o,
+      copy,
+      plan && broken ? { contentType: plan.contentType, fields: broken } : null,
+      base,
+      breaker.breaks,
+    );
   });
 }
 
@@ -632,10 +747,7 @@ export function validatorFor(doc: OpenApiDocument): (data: unknown, schema: Sche
     v = (data, schema) => {
       let validate = compiled.get(schema);
       if (!validate) {
-        const text = JSON.stringify(schema).replace(
-          /"#\/components\//g,
-          '"https://contract.test/openapi#/components/',
-        );
+        const text = JSON.stringify(schema).replace(/"#\/components\//g, '"https://contract.test/openapi#/components/');
         validate = ajv.compile(JSON.parse(text) as object);
         compiled.set(schema, validate);
       }
@@ -659,7 +771,7 @@ export function mismatches(doc: OpenApiDocument, o: Operation, c: ContractCase, 
   const what = c.breaks === null ? "valid request" : `request breaking ${c.breaks}`;
   if (status >= 500) out.push(`${status} for a ${what}`);
   if (c.breaks === null && (status === 400 || status === 422)) {
-    out.push(`${status} for a valid request: ${res.body.slice(0, 200)}`);
+    out.push(`${status} for a valid request: ${res.body.slice(0, 400)}`);
   }
   if (c.breaks !== null && (status < 400 || status >= 500)) out.push(`${status} (accepted) for a ${what}`);
   const described = documentedResponse(o.op, status);
@@ -687,10 +799,15 @@ export function mismatches(doc: OpenApiDocument, o: Operation, c: ContractCase, 
     out.push(`${status}: no body, though one is documented`);
     return out;
   }
-  const type = String(res.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+  const type =
+    String(res.headers["content-type"] ?? "")
+      .split(";")[0]
+      ?.trim() ?? "";
   const media = described.content[type];
   if (!media) {
-    out.push(`${status}: content type ${type || "(none)"} is not documented (${Object.keys(described.content).join(", ")})`);
+    out.push(
+      `${status}: content type ${type || "(none)"} is not documented (${Object.keys(described.content).join(", ")})`,
+    );
     return out;
   }
   if (!media.schema) return out;
@@ -715,11 +832,27 @@ export function mismatches(doc: OpenApiDocument, o: Operation, c: ContractCase, 
 }
 
 /** Sends a case; for a 200 with an ETag, also the same request with If-None-Match (a client revalidating). */
+let sent = 0;
+
+/**
+ * A client sends a new Idempotency-Key with each new request (the description says so): the drawn key, made unique
+ * with a counter, quoted as drawn.
+ */
+function freshKey(key: string): string {
+  sent++;
+  const quoted = key.length >= 2 && key.startsWith('"') && key.endsWith('"');
+  const bare = (quoted ? key.slice(1, -1) : key).slice(0, 240);
+  return quoted ? `"${bare}-${sent}"` : `${bare}-${sent}`;
+}
+
 export async function send(app: FastifyInstance, c: ContractCase): Promise<LightMyRequestResponse[]> {
+  const headers = { ...c.headers };
+  const key = headers["idempotency-key"];
+  if (key !== undefined && c.breaks === null) headers["idempotency-key"] = freshKey(key);
   const res = await app.inject({
     method: c.method as "GET",
     url: c.url,
-    headers: c.headers,
+    headers,
     ...(c.payload !== undefined ? { payload: c.payload } : {}),
   });
   const etag = res.headers.etag;
