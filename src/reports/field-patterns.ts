@@ -17,8 +17,11 @@ const WS = "[\\t\\n\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F
 const FIRST = `(?:[^\\s<${CONTROL}]|<[^A-Za-z!?/\\s<${CONTROL}])`;
 
 export const REPORT_PATTERNS = {
-  /** Plain text without HTML tags, possibly empty (an optional field). */
-  plainText: `^${PLAIN}*<?$`,
+  /**
+   * Plain text without HTML tags, possibly empty (an optional field); not ending in `<`, so that first_name and
+   * last_name, joined with a space, cannot make a tag either.
+   */
+  plainText: `^${PLAIN}*$`,
   /** Plain text without HTML tags and with something besides white space (a required field). */
   requiredText: `^${WS}*${FIRST}${PLAIN}*<?$`,
   /** One line of plain text, with something besides white space (a title). */

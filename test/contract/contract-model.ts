@@ -15,6 +15,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { createApiKey } from "../../src/open311/keys.js";
 
 // --- The description ---------------------------------------------------------------------------------------------
 
@@ -104,6 +105,26 @@ export interface ClientKnowledge {
   apiKey: string;
   /** The site's own origin (the app endpoint takes requests from its own pages only). */
   origin: string;
+}
+
+/**
+ * What a client of this app knows: an API key of its own, the site's origin, and what the API tells (services,
+ * businesses, reports); the gazetteer's place ids and the businesses' display categories, as the site's pages show.
+ */
+export async function clientKnowledge(app: FastifyInstance): Promise<ClientKnowledge> {
+  const db = app.civic.database.db;
+  const apiKey = (await createApiKey(db, "Contract tester", new Date())).key;
+  const places = (await db.selectFrom("places").select("id").execute()).map((p) => p.id);
+  const categories = await db.selectFrom("businesses").select("category").distinct().execute();
+  return learnFromApi(app, {
+    apiKey,
+    origin: app.civic.config.baseUrl,
+    known: {
+      address_id: places,
+      place: places,
+      "GET /api/v1/businesses category": categories.map((c) => c.category).filter((c): c is string => !!c),
+    },
+  });
 }
 
 /** Reads what a client would learn from the API: the services and their definitions, the businesses, reports. */
@@ -861,4 +882,57 @@ export async function send(app: FastifyInstance, c: ContractCase): Promise<Light
     return [res, again];
   }
   return [res];
+}
+
+// --- Runs --------------------------------------------------------------------------------------------------------
+
+/** What a run found: cases sent, answers by status, and each distinct mismatch with its first example. */
+export interface ContractReport {
+  cases: number;
+  byStatus: Map<number, number>;
+  mismatches: Map<string, { count: number; example: string }>;
+}
+
+export function emptyReport(): ContractReport {
+  return { cases: 0, byStatus: new Map(), mismatches: new Map() };
+}
+
+/**
+ * Sends `runs` valid and `runs` invalid cases for every operation (drawn with seeds from `seed` on), checks every
+ * answer and adds what it finds to `report`. Stops early after `deadline` (a performance.now() time).
+ */
+export async function runContract(
+  app: FastifyInstance,
+  doc: OpenApiDocument,
+  k: ClientKnowledge,
+  options: { seed: number; runs: number; deadline?: number; kinds?: ("valid" | "invalid")[] },
+  report: ContractReport = emptyReport(),
+): Promise<ContractReport> {
+  for (const kind of options.kinds ?? ["valid", "invalid"]) {
+    for (const [i, o] of operations(doc).entries()) {
+      const arbitrary = kind === "valid" ? validCase(doc, o, k) : invalidCases(doc, o, k);
+      if (!arbitrary) continue;
+      const seed = options.seed + i + (kind === "valid" ? 0 : 1000);
+      for (const c of fc.sample(arbitrary, { seed, numRuns: options.runs })) {
+        if (options.deadline !== undefined && performance.now() > options.deadline) return report;
+        report.cases++;
+        for (const res of await send(app, c)) {
+          report.byStatus.set(res.statusCode, (report.byStatus.get(res.statusCode) ?? 0) + 1);
+          for (const m of mismatches(doc, o, c, res)) {
+            const key = `${c.method} ${o.path}: ${m.replace(/: [[{<].*$/s, "")}`;
+            const found = report.mismatches.get(key);
+            if (found) found.count++;
+            else {
+              const body = typeof c.payload === "string" ? c.payload : (c.payload?.toString("utf8") ?? "");
+              report.mismatches.set(key, {
+                count: 1,
+                example: `${c.method} ${c.url.slice(0, 300)}${body ? `\n      body: ${body.slice(0, 600)}` : ""}\n      → ${m.slice(0, 500)}`,
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  return report;
 }
