@@ -22,7 +22,7 @@ import { checkSameOrigin, FormTokens, formField } from "./core/http/csrf.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily } from "./core/http/error-handler.js";
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
-import { checkInput, finiteNumbers } from "./core/http/input.js";
+import { checkInput, DOCUMENTED_PATTERN, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
@@ -85,7 +85,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     ajv: {
-      customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true },
+      customOptions: {
+        coerceTypes: "array",
+        removeAdditional: false,
+        useDefaults: true,
+        keywords: [DOCUMENTED_PATTERN],
+      },
       plugins: [finiteNumbers],
     },
     routerOptions: { maxParamLength: 200 },

@@ -16,7 +16,7 @@ import { sendPage } from "../core/web/render.js";
 import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
 import { submitReport } from "../reports/index.js";
-import { appIdempotency, REPORT_PATTERNS, textLength } from "../reports/index.js";
+import { appIdempotency, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DraftsPage, OfflinePage } from "./pages.js";
@@ -87,10 +87,7 @@ function appReportBody(bounds: Bounds) {
       additionalProperties: true,
       anyOf: [{ required: ["lat", "lng"] }, { required: ["place"] }, { required: ["location_text"] }],
       // lat and lng together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
-      allOf: [
-        { if: { required: ["lat"] }, then: { required: ["lng"] } },
-        { if: { required: ["lng"] }, then: { required: ["lat"] } },
-      ],
+      allOf: [togetherRule("lat", "lng"), togetherRule("lng", "lat")],
     },
   );
 }

@@ -1,7 +1,8 @@
 import { type Static, type TSchema, Type } from "typebox";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
-import { REPORT_PATTERNS } from "../reports/index.js";
+import { DOCUMENTED_PATTERN } from "../core/http/input.js";
+import { REPORT_PATTERNS, togetherRule } from "../reports/index.js";
 
 /**
  * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
@@ -171,6 +172,7 @@ export const RequestIdParams = Type.Object({
   format: Format,
 });
 
+/** The query of GET requests; its patterns are checked by parseRequestsQuery (query.ts), with its own messages. */
 export const RequestsQuery = Type.Object(
   {
     jurisdiction_id: JurisdictionId,
@@ -178,21 +180,21 @@ export const RequestsQuery = Type.Object(
     service_request_id: Type.Optional(
       Type.String({
         maxLength: 20_000,
-        pattern: commaListPattern(MAX_IDS),
+        [DOCUMENTED_PATTERN]: commaListPattern(MAX_IDS),
         description: "Comma-separated reference numbers (at most 1,000). Overrides every other filter.",
       }),
     ),
     service_code: Type.Optional(
       Type.String({
         maxLength: 2000,
-        pattern: commaListPattern(MAX_CODES),
+        [DOCUMENTED_PATTERN]: commaListPattern(MAX_CODES),
         description: "Comma-separated service codes (at most 100); an unknown one is a 404.",
       }),
     ),
     start_date: Type.Optional(
       Type.String({
         maxLength: 40,
-        pattern: W3C_DATETIME_PATTERN,
+        [DOCUMENTED_PATTERN]: W3C_DATETIME_PATTERN,
         description:
           "W3C datetime with a timezone (e.g. 2026-01-01T00:00:00Z) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
       }),
@@ -200,7 +202,7 @@ export const RequestsQuery = Type.Object(
     end_date: Type.Optional(
       Type.String({
         maxLength: 40,
-        pattern: W3C_DATETIME_PATTERN,
+        [DOCUMENTED_PATTERN]: W3C_DATETIME_PATTERN,
         description:
           "W3C datetime with a timezone, or a date (end of that day, UTC). Alone: the 90 days before it. With start_date: not before it and at most 90 days after it (else 400).",
       }),
@@ -208,7 +210,7 @@ export const RequestsQuery = Type.Object(
     status: Type.Optional(
       Type.String({
         maxLength: 20,
-        pattern: "^(?:open|closed|open,closed|closed,open)$",
+        [DOCUMENTED_PATTERN]: "^(?:open|closed|open,closed|closed,open)$",
         description: "`open`, `closed` or `open,closed`. Default: both.",
       }),
     ),
@@ -335,10 +337,7 @@ export function postBodySchemas(bounds: Bounds) {
     // A location: lat and long (together), an address_string, or an address_id that is a gazetteer place id.
     anyOf: [{ required: ["lat", "long"] }, { required: ["address_string"] }, { required: ["address_id"] }],
     // lat and long together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
-    allOf: [
-      { if: { required: ["lat"] }, then: { required: ["long"] } },
-      { if: { required: ["long"] }, then: { required: ["lat"] } },
-    ],
+    allOf: [togetherRule("lat", "long"), togetherRule("long", "lat")],
   };
   return {
     form: Type.Object(located, {

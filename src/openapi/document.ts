@@ -2,6 +2,7 @@ import type { SwaggerOptions } from "@fastify/swagger";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Config } from "../config.js";
 import { isApiPath } from "../core/http/error-handler.js";
+import { DOCUMENTED_PATTERN } from "../core/http/input.js";
 
 type JsonSchema = OpenAPIV3_1.SchemaObject;
 
@@ -242,7 +243,9 @@ export function swaggerOptions(config: Config): SwaggerOptions {
     hideUntagged: false,
     transformObject(documentObject) {
       if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      return completeOperations(documentObject.openapiObject as OpenAPIV3_1.Document);
+      // A copy: the generated document shares schema objects with the routes, which completeOperations must not change.
+      const copy = JSON.parse(JSON.stringify(documentObject.openapiObject)) as OpenAPIV3_1.Document;
+      return completeOperations(copy);
     },
     transform({ schema, url }) {
       if (!isApiPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
@@ -330,7 +333,12 @@ const TEXT_FORMATS = new Set(["date", "date-time", "email", "uri", "binary", "by
  */
 function patternText(schema: JsonSchema | OpenAPIV3_1.ReferenceObject | undefined, pattern: string): void {
   if (!schema || "$ref" in schema) return;
-  const s = schema as JsonSchema & { const?: unknown };
+  const s = schema as JsonSchema & { const?: unknown; [DOCUMENTED_PATTERN]?: string };
+  // A pattern the handler checks itself (with its own messages) is published as the schema's pattern.
+  if (s[DOCUMENTED_PATTERN] !== undefined) {
+    s.pattern = s[DOCUMENTED_PATTERN];
+    delete s[DOCUMENTED_PATTERN];
+  }
   if (
     s.type === "string" &&
     s.pattern === undefined &&

@@ -49,3 +49,15 @@ export function textLength(text: string): number {
   }
   return n;
 }
+
+/**
+ * A JSON Schema rule: a body that has the numeric field `given` has `needs` too (lat and long go together). As
+ * `if`/`then`, which the server's draft-07 Ajv and OpenAPI 3.1 both read (`dependentRequired` is 2019-09 on); the
+ * properties are restated so that linters find what `required` names.
+ */
+export function togetherRule(given: string, needs: string) {
+  return {
+    if: { properties: { [given]: { type: "number" } }, required: [given] },
+    then: { properties: { [needs]: { type: "number" } }, required: [needs] },
+  };
+}

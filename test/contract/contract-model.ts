@@ -637,7 +637,6 @@ function validParts(doc: OpenApiDocument, o: Operation, k: ClientKnowledge): fc.
 
 /** Header values travel as Latin-1 text without control characters (light-my-request refuses others). */
 function headersSendable(headers: Map<string, string>): boolean {
-  // eslint-disable-next-line no-control-regex -- what HTTP refuses in a header value
   return [...headers.values()].every((v) => /^[\u0020-\u007e\u0080-\u00ff\t]*$/.test(v) && v === v.trim());
 }
 
