@@ -42,21 +42,21 @@ export type Schema = {
   [key: string]: unknown;
 };
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: "path" | "query" | "header" | "cookie";
   required?: boolean;
   schema: Schema;
 }
-interface MediaType {
+export interface MediaType {
   schema?: Schema;
 }
-interface Response {
+export interface Response {
   description: string;
   headers?: Record<string, { required?: boolean; schema?: Schema }>;
   content?: Record<string, MediaType>;
 }
-interface OperationObject {
+export interface OperationObject {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, MediaType> };

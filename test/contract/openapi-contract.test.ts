@@ -45,6 +45,43 @@ describeEachDb("the OpenAPI description as a contract", (dialect) => {
     expect(ids.length).toBeGreaterThanOrEqual(12);
   });
 
+  it("agrees with the server where an outside tester found they differed", async () => {
+    const op = (method: string, path: string) => {
+      const found = operations(doc).find((o) => o.method === method && o.path === path);
+      if (!found) throw new Error(`${method} ${path} is not described`);
+      return found.op;
+    };
+    const param = (method: string, path: string, name: string) =>
+      op(method, path).parameters?.find((p) => p.name === name);
+    // /api/v1/diff answers 400 without since: since is required.
+    expect((await t.app.inject("/api/v1/diff")).statusCode).toBe(400);
+    expect(param("GET", "/api/v1/diff", "since")?.required).toBe(true);
+    // Open311 POST: service_code and description are required, and a location (one of three).
+    for (const type of ["application/x-www-form-urlencoded", "multipart/form-data"]) {
+      const body = op("POST", "/api/v2/requests.{format}").requestBody?.content[type]?.schema;
+      expect(body?.required).toEqual(expect.arrayContaining(["service_code", "description"]));
+      expect(body?.anyOf).toHaveLength(3);
+    }
+    // Control characters and broken Unicode are refused (400) in text: every text parameter's pattern says so.
+    const refused = await t.app.inject("/api/v1/businesses/a%01b");
+    expect(refused.statusCode).toBe(400);
+    expect(op("GET", "/api/v1/businesses/{id}").responses["400"]).toBeDefined();
+    const pattern = new RegExp(
+      param("GET", "/api/v2/discovery.{format}", "jurisdiction_id")?.schema.pattern ?? "",
+      "u",
+    );
+    expect(pattern.test("a\u0001b")).toBe(false);
+    expect(pattern.test("a\ud800b")).toBe(false);
+    expect(pattern.test("Wrenford St Mary 🦆")).toBe(true);
+    // Statuses sent before any route: 414 for a long path parameter, 431 for a long request line, 400 for a long
+    // jurisdiction_id on discovery.
+    expect((await t.app.inject(`/api/v1/businesses/${"a".repeat(201)}`)).statusCode).toBe(414);
+    expect(op("GET", "/api/v1/businesses/{id}").responses["414"]).toBeDefined();
+    expect(op("GET", "/api/v2/requests.{format}").responses["431"]).toBeDefined();
+    expect((await t.app.inject(`/api/v2/discovery.json?jurisdiction_id=${"x".repeat(201)}`)).statusCode).toBe(400);
+    expect(op("GET", "/api/v2/discovery.{format}").responses["400"]).toBeDefined();
+  });
+
   it("answers valid requests drawn from the description as documented, never refusing one as invalid", async () => {
     expect(await problems("valid")).toEqual([]);
   }, 120_000);
