@@ -79,6 +79,20 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
   the identity ETag), so no tag claims byte identity across encodings.
 * An \`OPTIONS\` preflight is answered with open CORS headers, including for \`If-None-Match\`.
 
+## A tested contract
+
+This description is what the server does, and the test suite checks it: requests generated from it for every
+operation, valid ones and ones that break one constraint, must get a documented status, a body that fits the schema
+documented for that status and content type, never a 400 or 422 when valid and always a documented 4xx when not.
+What the schemas cannot say is in the descriptions (an id that must exist, a date window of at most 90 days).
+
+* Text (every query, header and form value) holds no control character but tab, LF and CR, no DEL and no broken
+  Unicode (a lone UTF-16 surrogate); a path parameter holds no control character at all. Every text parameter's
+  \`pattern\` says so, and breaking it is a \`400\`.
+* Before any route: a path parameter longer than 200 characters is \`414\`, a request line and headers over 16 KB
+  \`431\`; both are documented on every operation.
+* Lengths (\`maxLength\`) count Unicode code points, as JSON Schema does.
+
 ## Errors
 
 * \`/api/v1\` and \`/data\`: \`application/problem+json\` (RFC 9457) with a stable \`code\` and a helpful \`detail\`.

@@ -27,7 +27,9 @@ export function llmsTxt(site: SiteInfo): string {
       "personal data is never sold.",
     "",
     "Two open APIs: a schema.org JSON-LD business directory under /api/v1/ (with a static dataset export) and an " +
-      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key).",
+      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key). Both are described " +
+      "by the OpenAPI 3.1 document at /openapi.yaml, which is a tested contract: every status, body, required " +
+      "field and pattern it gives is what the server does (text never holds control characters or broken Unicode).",
     "",
     "## Pages",
     "",
