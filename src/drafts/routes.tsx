@@ -16,7 +16,7 @@ import { sendPage } from "../core/web/render.js";
 import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
 import { submitReport } from "../reports/index.js";
-import { appIdempotency, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
+import { appIdempotency, NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DraftsPage, OfflinePage } from "./pages.js";
@@ -71,7 +71,7 @@ function appReportBody(bounds: Bounds) {
         }),
       ),
       place: optionalText("A street or landmark id from the gazetteer (the form's list).", 100),
-      location_text: optionalText("The place in words, plain text.", 300, REPORT_PATTERNS.requiredText),
+      location_text: optionalText("The place in words, plain text.", 300, REPORT_PATTERNS.plainText),
       "attribute[CODE]": optionalText("Answers to the category's extra questions, as in the web form.", 4000),
       email: optionalText("For the confirmation email and follow-up; never published.", 254, REPORT_PATTERNS.email),
       name: optionalText("Never published. Plain text.", 100, REPORT_PATTERNS.plainText),
@@ -85,7 +85,11 @@ function appReportBody(bounds: Bounds) {
     },
     {
       additionalProperties: true,
-      anyOf: [{ required: ["lat", "lng"] }, { required: ["place"] }, { required: ["location_text"] }],
+      anyOf: [
+        { required: ["lat", "lng"] },
+        { required: ["place"] },
+        { required: ["location_text"], properties: { location_text: NOT_BLANK } },
+      ],
       // lat and lng together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
       allOf: [togetherRule("lat", "lng"), togetherRule("lng", "lat")],
     },

@@ -304,7 +304,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       schema: {
         summary: "Query service requests",
         description:
-          "Public reports, newest first. `service_request_id` (comma list) overrides every other filter. Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes. Searches carry a strong `ETag` (send `If-None-Match` for a 304); any change to the public data shows at the next request, although the answer may be kept by caches for `max-age=60`.",
+          "Public reports, newest first. `service_request_id` (comma list) overrides every other filter (the others are still checked: a malformed one is a 400). Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes. Searches carry a strong `ETag` (send `If-None-Match` for a 304); any change to the public data shows at the next request, although the answer may be kept by caches for `max-age=60`.",
         tags: [TAG],
         params: FormatParams,
         querystring: RequestsQuery,

@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DOCUMENTED_PATTERN } from "../core/http/input.js";
-import { REPORT_PATTERNS, togetherRule } from "../reports/index.js";
+import { NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
 
 /**
  * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
@@ -261,7 +261,7 @@ const postFields = {
   address_string: formField(
     "Address or description of the place (plain text); needed when lat/long are not given.",
     300,
-    REPORT_PATTERNS.requiredText,
+    REPORT_PATTERNS.plainText,
   ),
   address_id: formField(
     "A gazetteer place id; accepted as a location when lat/long are not given. Published only when it is a known place id.",
@@ -335,7 +335,11 @@ export function postBodySchemas(bounds: Bounds) {
   const rules = {
     additionalProperties: true,
     // A location: lat and long (together), an address_string, or an address_id that is a gazetteer place id.
-    anyOf: [{ required: ["lat", "long"] }, { required: ["address_string"] }, { required: ["address_id"] }],
+    anyOf: [
+      { required: ["lat", "long"] },
+      { required: ["address_string"], properties: { address_string: NOT_BLANK } },
+      { required: ["address_id"] },
+    ],
     // lat and long together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
     allOf: [togetherRule("lat", "long"), togetherRule("long", "lat")],
   };

@@ -61,3 +61,9 @@ export function togetherRule(given: string, needs: string) {
     then: { properties: { [needs]: { type: "number" } }, required: [needs] },
   };
 }
+
+/**
+ * What a location in words must be when it is the only location: not blank (the checks read a blank field as a
+ * missing one). As a field it may be blank, beside a pin or a place.
+ */
+export const NOT_BLANK = { type: "string", pattern: "\\S" } as const;

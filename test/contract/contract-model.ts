@@ -342,11 +342,12 @@ export function violations(doc: OpenApiDocument, raw: Schema): Violation[] {
   if (s.maxLength !== undefined) out.push({ value: "a".repeat(s.maxLength + 1), breaks: "maxLength" });
   if (s.minLength !== undefined && s.minLength > 0) out.push({ value: "", breaks: "minLength" });
   if (s.pattern !== undefined) {
+    // One control character (what every text pattern leaves out) and one other value the pattern refuses.
     const re = new RegExp(s.pattern, "u");
-    const broken = ["a\u0000b", "\u0007", "x", "<b>x</b>", "9999-99-99", "2026-02-30", " ", "abc"].find(
-      (v) => !re.test(v) && (s.maxLength === undefined || length(v) <= s.maxLength),
-    );
-    if (broken !== undefined) out.push({ value: broken, breaks: "pattern" });
+    const fits = (v: string) => !re.test(v) && (s.maxLength === undefined || length(v) <= s.maxLength);
+    const control = ["a\u0000b", "\u0007", "x\u001fy", "\u007f"].find(fits);
+    const other = ["x", "<b>x</b>", " ", "9999-99-99", "2026-02-30", "abc", "open,,closed", "a@b"].find(fits);
+    for (const v of [control, other]) if (v !== undefined) out.push({ value: v, breaks: "pattern" });
   }
   if (s.format === "date")
     out.push({ value: "2026-02-30", breaks: "format (date)" }, { value: "yesterday", breaks: "format (date)" });
@@ -462,11 +463,22 @@ function bodyPlans(doc: OpenApiDocument, op: OperationObject): BodyPlan[] {
   }));
 }
 
+/** One way to satisfy a body's required fields: `required`, plus one alternative of its `anyOf` (with its rules). */
+interface RequiredSet {
+  required: string[];
+  /** What the alternative asks of its fields beyond their own schemas (address_string not blank, say). */
+  properties: Record<string, Schema>;
+}
+
 /** Which properties a body must hold: `required`, plus one alternative of every `anyOf` of required sets. */
-function requiredSets(s: Schema): string[][] {
+function requiredSets(s: Schema): RequiredSet[] {
   const base = s.required ?? [];
-  const alternatives = (s.anyOf ?? s.oneOf ?? []).map((a) => a.required ?? []).filter((r) => r.length > 0);
-  return alternatives.length === 0 ? [base] : alternatives.map((alt) => [...base, ...alt]);
+  const alternatives = (s.anyOf ?? s.oneOf ?? []).filter((a) => (a.required ?? []).length > 0);
+  if (alternatives.length === 0) return [{ required: base, properties: {} }];
+  return alternatives.map((alt) => ({
+    required: [...base, ...(alt.required ?? [])],
+    properties: alt.properties ?? {},
+  }));
 }
 
 /** Body fields to send: the required ones and some optional ones, each with a valid value. */
@@ -477,11 +489,15 @@ function validFields(doc: OpenApiDocument, s: Schema, k: ClientKnowledge, scope:
     // credential, sent by the security scheme.
     return typeOf(r) !== "array" && !name.includes("[") && name !== "api_key";
   });
-  return fc.constantFrom(...requiredSets(s)).chain((required) =>
+  const validate = validatorFor(doc);
+  return fc.constantFrom(...requiredSets(s)).chain(({ required, properties: rules }) =>
     fc
       .tuple(
         ...properties.map(([name, p]) => {
-          const value = fieldValue(doc, name, p, k, scope);
+          const rule = rules[name];
+          const value = rule
+            ? fieldValue(doc, name, p, k, scope).filter((v) => validate(coerceFor(rule, v), rule))
+            : fieldValue(doc, name, p, k, scope);
           return required.includes(name) ? value.map((v) => [name, v]) : fc.option(value.map((v) => [name, v]));
         }),
       )
@@ -723,11 +739,27 @@ export function invalidCases(
     }
     const sets = requiredSets(plan.schema);
     if (sets.length > 1) {
-      const alternatives = [...new Set(sets.flat())].filter((n) => !(plan.schema.required ?? []).includes(n));
+      const base = plan.schema.required ?? [];
+      const alternatives = [...new Set(sets.flatMap((set) => set.required))].filter((n) => !base.includes(n));
       breakers.push({
         breaks: `body: none of ${alternatives.join(", ")} (anyOf required)`,
         apply: (_parts, fields) => (fields ?? []).filter(([n]) => !alternatives.includes(n)),
       });
+      // An alternative given alone, with a field that breaks what the alternative asks of it.
+      for (const set of sets) {
+        for (const [name, rule] of Object.entries(set.properties)) {
+          for (const v of violations(doc, rule)) {
+            const others = alternatives.filter((n) => !set.required.includes(n));
+            breakers.push({
+              breaks: `body ${name}: the only location, ${v.breaks} (${JSON.stringify(v.value)})`,
+              apply: (_parts, fields) => [
+                ...(fields ?? []).filter(([n]) => !others.includes(n) && n !== name),
+                [name, v.value],
+              ],
+            });
+          }
+        }
+      }
     }
   }
   if (breakers.length === 0) return null;
