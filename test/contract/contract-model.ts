@@ -770,16 +770,13 @@ export function invalidCases(
         return answers(k, f).map((extra) => [...f, ...extra]);
       })
     : fc.constant(null);
-  return fc.tuple(fc.constantFrom(...breakers), parts, fields).map(([breaker, p, f]) => {
+  // The body's fields come from the first content type's schema (form and multipart share them); any content
+  // type carries them.
+  const contentType = fc.constantFrom(...(plans.length > 0 ? plans.map((x) => x.contentType) : [""]));
+  return fc.tuple(fc.constantFrom(...breakers), parts, fields, contentType).map(([breaker, p, f, type]) => {
     const copy: Parts = { path: new Map(p.path), query: new Map(p.query), headers: new Map(p.headers) };
     const broken = breaker.apply(copy, f ? [...f] : null);
-    return buildCase(
-      o,
-      copy,
-      plan && broken ? { contentType: plan.contentType, fields: broken } : null,
-      base,
-      breaker.breaks,
-    );
+    return buildCase(o, copy, plan && broken ? { contentType: type, fields: broken } : null, base, breaker.breaks);
   });
 }
 
