@@ -38,6 +38,23 @@ const DIALECTS: Dialect[] = opts.db === "both" ? ["sqlite", "postgres"] : [opts.
 /** Cases are drawn in chunks, each chunk of every operation from its own seed, so a time limit still covers all. */
 const CHUNK = 50;
 
+/**
+ * Waits for a promise, but at most 20 s, and says so when it takes longer. A timer keeps the process alive
+ * meanwhile: closing the SQLite app after a long run sometimes waits on nothing that keeps Node's event loop alive
+ * (an unref'd timer, say), and the process then ended silently between the SQLite and PostgreSQL runs (exit code 13).
+ */
+async function settleWithin(promise: Promise<unknown>, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.log(`  WARNING: ${what} took more than 20 s; going on`);
+      resolve();
+    }, 20_000);
+  });
+  await Promise.race([promise.then(() => undefined), timeout]);
+  clearTimeout(timer);
+}
+
 async function runDialect(dialect: Dialect): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), "civic-contract-"));
   let stopPostgres: (() => Promise<void>) | null = null;
@@ -83,10 +100,13 @@ async function runDialect(dialect: Dialect): Promise<number> {
         .join(" ")}`,
     );
     for (const [key, m] of report.mismatches) console.log(`  MISMATCH (${m.count}×) ${key}\n    e.g. ${m.example}`);
-    await app.close();
+    await settleWithin(app.close(), "closing the app");
     return report.mismatches.size;
   } finally {
-    await database.close().catch(() => {});
+    await settleWithin(
+      database.close().catch(() => {}),
+      "closing the database",
+    );
     if (stopPostgres) await stopPostgres();
     rmSync(dataDir, { recursive: true, force: true });
   }
