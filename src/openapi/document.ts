@@ -152,10 +152,10 @@ rate-limited: it is served from prepared, cacheable responses.
 * **Date window** of \`GET requests\`: none given → the last 90 days; only \`start_date\` → the 90 days from it; only
   \`end_date\` → the 90 days before it; both must be in order and at most 90 days apart (else 400). Datetimes need a
   timezone; a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
-* **Filters**: \`service_request_id\` (comma list) overrides the others (which must still be well-formed); \`service_code\` takes a comma list and an
-  unknown code is a 404; \`status\` is \`open\`, \`closed\` or both. Newest first. Extensions: \`page\` (from 1) and
-  \`page_size\` (default and maximum 1,000), and \`lat\` + \`long\` + \`radius\` (metres, default 500, maximum 20,000)
-  for reports near a place.
+* **Filters**: \`service_request_id\` (comma list) overrides the others (which must still be well-formed);
+  \`service_code\` takes a comma list and an unknown code is a 404; \`status\` is \`open\`, \`closed\` or both.
+  Newest first. Extensions: \`page\` (from 1) and \`page_size\` (default and maximum 1,000), and \`lat\` +
+  \`long\` + \`radius\` (metres, default 500, maximum 20,000) for reports near a place.
 * **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
   the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or the detailed
   status label.
@@ -412,7 +412,7 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
         );
       }
       if (parameters.some((p) => p.in === "path")) {
-        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 bytes, encoded.");
+        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 characters.");
       }
       op.responses["431"] ??= familyError(
         path,
