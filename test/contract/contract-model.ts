@@ -626,7 +626,7 @@ function parameters(o: Operation): Parameter[] {
 
 /** Values for every parameter: required ones always, optional ones sometimes. */
 function validParts(doc: OpenApiDocument, o: Operation, k: ClientKnowledge): fc.Arbitrary<Parts> {
-  const params = parameters(o).filter((p) => p.name !== "api_key");
+  const params = parameters(o);
   return fc
     .tuple(
       ...params.map((p) =>
