@@ -6,7 +6,9 @@ import startPostgres from "../test/setup/postgres.js";
 export async function benchPostgres(name: string): Promise<{ url: string; stop: () => Promise<void> }> {
   process.env.TEST_DB = "postgres";
   let admin = "";
+  // What the setup reads of a vitest project: the run's projects (one that needs a database) and provide().
   const stop = await startPostgres({
+    vitest: { projects: [{ name: "db" }] },
     provide: (_k: string, v: string) => {
       admin = v;
     },

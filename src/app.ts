@@ -23,7 +23,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./co
 import { registerCompression } from "./core/http/compression.js";
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
-import { checkInput, finiteNumbers } from "./core/http/input.js";
+import { checkInput, DOCUMENTED_PATTERN, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
@@ -88,7 +88,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return typeof given === "string" && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     ajv: {
-      customOptions: { coerceTypes: "array", removeAdditional: false, useDefaults: true },
+      customOptions: {
+        coerceTypes: "array",
+        removeAdditional: false,
+        useDefaults: true,
+        keywords: [DOCUMENTED_PATTERN],
+      },
       plugins: [finiteNumbers],
     },
     routerOptions: ROUTER_OPTIONS,

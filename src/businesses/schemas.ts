@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
+import { schemaClassNames } from "./vocabulary.js";
 
 /**
  * TypeBox schemas of the business API, for validation and for the OpenAPI description. The JSON bodies are sent
@@ -213,8 +214,11 @@ export const ListQuery = Type.Object({
   schemaType: opt(
     Type.String({
       maxLength: 200,
+      // Every schema.org class (the pinned vocabulary), or empty (no filter). Other spellings of a class (any case,
+      // a schema: prefix or the IRI) are read as the class before this check.
+      enum: ["", ...schemaClassNames],
       description:
-        "schema.org type name (case-insensitive; a schema: prefix or https://schema.org/ IRI is accepted). Matches the type and all its subtypes: FoodEstablishment finds Bakery and CafeOrCoffeeShop. A name that is not a schema.org type is a 400.",
+        "schema.org type name (case-insensitive; a schema: prefix or https://schema.org/ IRI is accepted and read as the listed name). Matches the type and all its subtypes: FoodEstablishment finds Bakery and CafeOrCoffeeShop; a type no business has gives an empty list. A name that is not a schema.org type is a 400.",
       examples: ["FoodEstablishment"],
     }),
   ),
@@ -233,12 +237,13 @@ export const IdParams = Type.Object({
 });
 
 export const DiffQuery = Type.Object({
-  since: opt(
-    Type.String({
-      maxLength: 40,
-      description:
-        "Required. A calendar date YYYY-MM-DD (ISO 8601); changes from 00:00 UTC that day onwards are returned. Missing or not a real date is a 400.",
-      examples: ["2026-11-01"],
-    }),
-  ),
+  since: Type.String({
+    format: "date",
+    // Years 0001–9999, which both databases store (core/calendar.ts).
+    pattern: "^(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}$",
+    maxLength: 10,
+    description:
+      "Required. A calendar date YYYY-MM-DD (ISO 8601, years 0001 to 9999); changes from 00:00 UTC that day onwards are returned. Missing or not a real date is a 400.",
+    examples: ["2026-11-01"],
+  }),
 });

@@ -11,6 +11,9 @@ const parents: Readonly<Record<string, readonly string[]>> = vocabulary.classes;
 /** Where the vocabulary came from (documented in the OpenAPI description). */
 export const vocabularySource: string = vocabulary.source;
 
+/** Every schema.org class name, in canonical spelling (the `schemaType` values the API description lists). */
+export const schemaClassNames: readonly string[] = Object.keys(parents).sort();
+
 const byLowerCase = new Map(Object.keys(parents).map((name) => [name.toLowerCase(), name]));
 
 const SCHEMA_PREFIX = /^(?:https?:\/\/schema\.org\/|schema:)/i;

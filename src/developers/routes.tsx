@@ -42,7 +42,11 @@ function DevelopersContent({ config }: { config: Config }) {
       <p>
         The full, machine-readable description of every endpoint, parameter, header and error is the{" "}
         <a href="/openapi.yaml">OpenAPI 3.1 description</a> (also <a href="/openapi.json">as JSON</a>). It is generated
-        from the code, so it is always current.
+        from the code, so it is always current, and it is a tested contract: requests generated from it, valid and
+        invalid, are answered as it says (every status, body schema, required field and pattern). A client or test tool
+        that honours its schemas never gets a 400 for a well-formed request: text holds no control characters or broken
+        Unicode (the <code>pattern</code> of every text parameter), <code>since</code> is required, and the Open311 POST
+        needs <code>service_code</code>, <code>description</code> and a location.
       </p>
 
       <h2>Business directory API</h2>

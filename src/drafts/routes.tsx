@@ -17,7 +17,9 @@ import { sendPage } from "../core/web/render.js";
 import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
 import { submitReport } from "../reports/index.js";
-import { appIdempotency } from "../reports/index.js";
+import { appIdempotency, NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
+import type { Bounds } from "../config.js";
+import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DraftsPage, OfflinePage } from "./pages.js";
 
 /** Where the app sends drafts. Under /api, so its errors are problem+json and it is in the OpenAPI description. */
@@ -33,30 +35,88 @@ const problem = (description: string) => ({
   content: { "application/problem+json": { schema: ProblemSchema } },
 });
 
-const optionalText = (description: string, maxLength = 4000) => Type.Optional(Type.String({ maxLength, description }));
+const optionalText = (description: string, maxLength = 4000, pattern?: string) =>
+  Type.Optional(Type.String({ maxLength, description, ...(pattern ? { pattern } : {}) }));
 
-const AppReportBody = Type.Object(
-  {
-    category: Type.String({ maxLength: 100, description: "The category code (an Open311 `service_code`)." }),
-    title: Type.String({ maxLength: 120, description: "A short title, one line." }),
-    description: Type.String({ maxLength: 4000, description: "What the problem is, plain text." }),
-    lat: optionalText("Latitude of the map pin (decimal degrees), with `lng`.", 40),
-    lng: optionalText("Longitude of the map pin (decimal degrees), with `lat`.", 40),
-    place: optionalText("A street or landmark id from the gazetteer (the form's list).", 100),
-    location_text: optionalText("The place in words.", 300),
-    "attribute[CODE]": optionalText("Answers to the category's extra questions, as in the web form.", 4000),
-    email: optionalText("For the confirmation email and follow-up; never published.", 254),
-    name: optionalText("Never published.", 100),
-    share_contact: optionalText("`yes` to pass the contact details to the council.", 10),
-    website: optionalText("Must be empty: the form's hidden field that people never fill in.", 200),
-    photos: Type.Optional(
-      Type.Array(Type.String({ format: "binary" }), {
-        description: "Photos, as in the web form (JPEG, PNG, WebP or HEIC); all metadata is removed.",
+/**
+ * The app endpoint's fields, as published: the web form's, with the checks of `submitReport` as patterns, lat and
+ * lng as numbers inside the village (given together), and a location required (a pin, a place or words).
+ */
+function appReportBody(bounds: Bounds) {
+  return Type.Object(
+    {
+      category: Type.String({
+        maxLength: 100,
+        pattern: REPORT_PATTERNS.requiredText,
+        description: "The category code (an Open311 `service_code`); one that is not a category is a 400.",
       }),
-    ),
-  },
-  { additionalProperties: true },
-);
+      title: Type.String({
+        maxLength: 120,
+        pattern: REPORT_PATTERNS.requiredLine,
+        description: "A short title, one line of plain text.",
+      }),
+      description: Type.String({
+        maxLength: 4000,
+        pattern: REPORT_PATTERNS.requiredText,
+        description: "What the problem is, plain text.",
+      }),
+      lat: Type.Optional(
+        Type.Number({
+          minimum: bounds.south,
+          maximum: bounds.north,
+          description: "Latitude of the map pin (decimal degrees), inside the village, with `lng`.",
+        }),
+      ),
+      lng: Type.Optional(
+        Type.Number({
+          minimum: bounds.west,
+          maximum: bounds.east,
+          description: "Longitude of the map pin (decimal degrees), inside the village, with `lat`.",
+        }),
+      ),
+      place: optionalText("A street or landmark id from the gazetteer (the form's list).", 100),
+      location_text: optionalText("The place in words, plain text.", 300, REPORT_PATTERNS.plainText),
+      "attribute[CODE]": optionalText("Answers to the category's extra questions, as in the web form.", 4000),
+      email: optionalText("For the confirmation email and follow-up; never published.", 254, REPORT_PATTERNS.email),
+      name: optionalText("Never published. Plain text.", 100, REPORT_PATTERNS.plainText),
+      share_contact: optionalText("`yes` to pass the contact details to the council.", 10),
+      website: optionalText("Must be empty: the form's hidden field that people never fill in.", 0),
+      photos: Type.Optional(
+        Type.Array(Type.String({ format: "binary" }), {
+          description: "Photos, as in the web form (JPEG, PNG, WebP or HEIC); all metadata is removed.",
+        }),
+      ),
+    },
+    {
+      additionalProperties: true,
+      anyOf: [
+        { required: ["lat", "lng"] },
+        { required: ["place"] },
+        { required: ["location_text"], properties: { location_text: NOT_BLANK } },
+      ],
+      // lat and lng together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
+      allOf: [togetherRule("lat", "lng"), togetherRule("lng", "lat")],
+    },
+  );
+}
+
+/**
+ * Every field's length limit from the published schema (the multipart body is read in the handler, so the schema
+ * check is attached rather than thrown): one 400 naming every field over its limit.
+ */
+function checkFieldLimits(fields: Record<string, string[]>, schema: ReturnType<typeof appReportBody>): void {
+  const problems: { field: string; message: string }[] = [];
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const limit = (property as { maxLength?: number }).maxLength;
+    if (limit !== undefined && (fields[name] ?? []).some((v) => textLength(v) > limit)) {
+      problems.push({ field: name, message: `must be at most ${limit} characters` });
+    }
+  }
+  if (problems.length > 0) {
+    const detail = problems.map((p) => `${p.field} ${p.message}`).join("; ");
+    throw new AppError("validation_failed", `The report could not be accepted: ${detail}.`, { fields: problems });
+  }
+}
 
 const AppReportCreated = Type.Object({
   reference: Type.String({ description: "The report's reference number.", examples: ["K7QM-3X9P"] }),
@@ -170,6 +230,7 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
   const { config } = civic;
   const ownOrigins = [new URL(config.baseUrl).origin];
 
+  const appBody = appReportBody(config.village.bounds);
   app.post(
     APP_REPORT_ROUTE,
     {
@@ -185,13 +246,14 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
           {
             "idempotency-key": Type.String({
               maxLength: 300,
+              pattern: IDEMPOTENCY_KEY_PATTERN,
               description:
                 'Required. A new random value for each report (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`), the same for its retries.',
             }),
           },
           { additionalProperties: true },
         ),
-        body: { content: { "multipart/form-data": { schema: AppReportBody } } },
+        body: { content: { "multipart/form-data": { schema: appBody } } },
         response: {
           201: {
             description: "The report was created (or had been, for a retry): its reference.",
@@ -224,6 +286,7 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
               fields: [{ field: "website", message: "must be empty" }],
             });
           }
+          checkFieldLimits(form.fields, appBody);
           const kept = await loadKeptPhotos(
             // Photos kept by an earlier "check for reports nearby" in the same form.
             mediaStorage(config),

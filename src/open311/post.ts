@@ -5,7 +5,7 @@ import { AppError, type FieldProblem, isAppError } from "../core/http/errors.js"
 import { assertCleanText } from "../core/http/input.js";
 import { parseDegrees } from "../core/geo.js";
 import type { AttributeValues } from "../reports/index.js";
-import { type ReportSubmission, submitReport } from "../reports/index.js";
+import { type ReportSubmission, submitReport, textLength } from "../reports/index.js";
 import type { ApiClient } from "./keys.js";
 import { PostBodyForm } from "./schemas.js";
 import { openCategory } from "./services.js";
@@ -74,7 +74,7 @@ export const MAX_ATTRIBUTE_CODE = 100;
 export const MAX_ATTRIBUTE_VALUE = 2000;
 export const MAX_ATTRIBUTE_VALUES = 100;
 
-/** Each standard field's maxLength, from the one body schema that the OpenAPI description publishes. */
+/** Each standard field's maxLength, from the body schema that the OpenAPI description publishes (postBodySchemas). */
 const FIELD_LIMITS = new Map<string, number>(
   Object.entries(PostBodyForm.properties).map(([name, schema]) => [
     name,
@@ -95,14 +95,14 @@ export function checkPostFields(fields: Map<string, string[]>): void {
     const limit = FIELD_LIMITS.get(name);
     const attribute = ATTRIBUTE_KEY.exec(name);
     if (limit !== undefined) {
-      if (values.some((v) => v.length > limit))
+      if (values.some((v) => textLength(v) > limit))
         problems.push({ field: name, message: `must be at most ${limit} characters` });
     } else if (attribute?.[1]) {
-      if (attribute[1].length > MAX_ATTRIBUTE_CODE) {
+      if (textLength(attribute[1]) > MAX_ATTRIBUTE_CODE) {
         problems.push({ field: "attribute", message: `codes must be at most ${MAX_ATTRIBUTE_CODE} characters` });
       } else if (values.length > MAX_ATTRIBUTE_VALUES) {
         problems.push({ field: name, message: `may be given at most ${MAX_ATTRIBUTE_VALUES} times` });
-      } else if (values.some((v) => v.length > MAX_ATTRIBUTE_VALUE)) {
+      } else if (values.some((v) => textLength(v) > MAX_ATTRIBUTE_VALUE)) {
         problems.push({ field: name, message: `must be at most ${MAX_ATTRIBUTE_VALUE} characters` });
       }
     }

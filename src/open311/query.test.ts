@@ -92,11 +92,17 @@ describe("parseRequestsQuery", () => {
     });
   });
 
-  it("lets service_request_id override everything else", () => {
-    expect(parseRequestsQuery({ service_request_id: "abcd-efgh, DEMO-0001,,", status: "bogus" }, NOW)).toEqual({
+  it("lets service_request_id override everything else, which must still be well-formed", () => {
+    const window = { start_date: "2025-01-01", end_date: "2026-01-01" };
+    expect(
+      parseRequestsQuery({ service_request_id: "abcd-efgh, DEMO-0001,,", status: "closed", ...window }, NOW),
+    ).toEqual({
       kind: "ids",
       references: ["ABCD-EFGH", "DEMO-0001"],
     });
+    // A malformed parameter is a 400, as its pattern in the description says.
+    expect(() => parseRequestsQuery({ service_request_id: "DEMO-0001", status: "bogus" }, NOW)).toThrow(/status/);
+    expect(() => parseRequestsQuery({ service_request_id: "DEMO-0001", end_date: "x" }, NOW)).toThrow(/end_date/);
   });
 
   it("maps open/closed to the internal statuses", () => {

@@ -3,14 +3,13 @@ import type { ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { open311Status, REPORT_STATUSES } from "../reports/index.js";
 import { normaliseReference } from "../reports/index.js";
-import type { RequestsQuery } from "./schemas.js";
+import { MAX_CODES, MAX_IDS, type RequestsQuery } from "./schemas.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The standard's default and maximum window for GET requests. */
 export const MAX_WINDOW_DAYS = 90;
 /** The standard's "first 1000 requests". */
 export const MAX_PAGE_SIZE = 1000;
-export const MAX_IDS = 1000;
 export const DEFAULT_RADIUS_M = 500;
 
 export interface NearHere {
@@ -109,18 +108,15 @@ export function statusesFor(wanted: "open" | "closed"): ReportStatus[] {
 
 /**
  * Checks and normalises the query of GET requests. `service_request_id` overrides every other parameter, as the
- * standard says. Without dates the window is the last 90 days; with one date it is the 90 days after start_date or
+ * standard says (they are still checked to be well-formed: a malformed one is a 400). Without dates the window is the last 90 days; with one date it is the 90 days after start_date or
  * before end_date; a longer window is a 400.
  */
 export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
   const ids = commaList(q.service_request_id);
-  if (ids.length > 0) {
-    if (ids.length > MAX_IDS) throw badRequest("service_request_id", `may list at most ${MAX_IDS} ids`);
-    return { kind: "ids", references: [...new Set(ids.flatMap(referenceCandidates))] };
-  }
+  if (ids.length > MAX_IDS) throw badRequest("service_request_id", `may list at most ${MAX_IDS} ids`);
 
   const codes = commaList(q.service_code);
-  if (codes.length > 100) throw badRequest("service_code", "may list at most 100 codes");
+  if (codes.length > MAX_CODES) throw badRequest("service_code", `may list at most ${MAX_CODES} codes`);
 
   let statuses: ReportStatus[] | null = null;
   const wanted = commaList(q.status?.toLowerCase());
@@ -131,6 +127,10 @@ export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
 
   const start = q.start_date?.trim() ? parseW3cDatetime("start_date", q.start_date, false) : null;
   const end = q.end_date?.trim() ? parseW3cDatetime("end_date", q.end_date, true) : null;
+  // service_request_id overrides the other filters (the standard): they are only checked to be well-formed (each
+  // has its pattern in the description), not used, and the rules between them (the window) do not apply.
+  if (ids.length > 0) return { kind: "ids", references: [...new Set(ids.flatMap(referenceCandidates))] };
+
   const windowMs = MAX_WINDOW_DAYS * DAY_MS;
   let from: Date;
   let to: Date;

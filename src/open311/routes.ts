@@ -24,8 +24,7 @@ import {
   FormatParams,
   IdempotencyKeyHeaders,
   jsonOrXml,
-  PostBodyForm,
-  PostBodyMultipart,
+  postBodySchemas,
   rawJsonSerializer,
   ReadQuery,
   RequestIdParams,
@@ -153,6 +152,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { readMax, writeMax, windowMs } = civic.config.rateLimit;
+  const postSchemas = postBodySchemas(civic.config.village.bounds);
   const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
   const answers = new AnswerCache({ maxBytes: civic.config.open311CacheBytes, freshMs: ANSWER_FRESH_MS });
 
@@ -312,7 +312,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       schema: {
         summary: "Query service requests",
         description:
-          "Public reports, newest first. `service_request_id` (comma list) overrides every other filter. Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes. Searches carry a strong `ETag` (send `If-None-Match` for a 304); any change to the public data shows at the next request, although the answer may be kept by caches for `max-age=60`.",
+          "Public reports, newest first. `service_request_id` (comma list) overrides every other filter (the others are still checked: a malformed one is a 400). Without dates the window is the last 90 days; a window longer than 90 days is a 400. At most 1,000 per response; `page`/`page_size` paginate; `lat`/`long`/`radius` (metres, default 500) find reports near a place. Internal statuses map to open/closed, with the detail in status_notes. Searches carry a strong `ETag` (send `If-None-Match` for a 304); any change to the public data shows at the next request, although the answer may be kept by caches for `max-age=60`.",
         tags: [TAG],
         params: FormatParams,
         querystring: RequestsQuery,
@@ -467,8 +467,8 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
         headers: IdempotencyKeyHeaders,
         body: {
           content: {
-            "application/x-www-form-urlencoded": { schema: PostBodyForm },
-            "multipart/form-data": { schema: PostBodyMultipart },
+            "application/x-www-form-urlencoded": { schema: postSchemas.form },
+            "multipart/form-data": { schema: postSchemas.multipart },
           },
         },
         response: {

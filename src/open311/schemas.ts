@@ -1,4 +1,8 @@
 import { type Static, type TSchema, Type } from "typebox";
+import type { Bounds } from "../config.js";
+import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
+import { DOCUMENTED_PATTERN } from "../core/http/input.js";
+import { NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
 
 /**
  * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
@@ -117,6 +121,26 @@ export const ServiceCodeParams = Type.Object({
   format: Format,
 });
 
+/** Most ids in a `service_request_id` list, and service codes in a `service_code` list. */
+export const MAX_IDS = 1000;
+export const MAX_CODES = 100;
+
+/** A comma list of at most `max` items of text without control characters. */
+function commaListPattern(max: number): string {
+  const item = "[^,\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*";
+  return `^${item}(?:,${item}){0,${max - 1}}$`;
+}
+
+/**
+ * A real calendar date (29 February aside, which the pattern leaves out) and optionally a time with its timezone
+ * (Z or ±hh:mm), as `start_date` and `end_date` take them; the years 1000 to 9899, away from the ends of the
+ * storable range (0001–9999) that a timezone could cross.
+ */
+const W3C_DATETIME_PATTERN =
+  "^(?:1[0-9]{3}|[2-8][0-9]{3}|9[0-8][0-9]{2})-" +
+  "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))" +
+  "(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9]))?$";
+
 // --- Service requests ----------------------------------------------------------------------------------------
 
 export const ServiceRequest = Type.Object({
@@ -148,6 +172,7 @@ export const RequestIdParams = Type.Object({
   format: Format,
 });
 
+/** The query of GET requests; its patterns are checked by parseRequestsQuery (query.ts), with its own messages. */
 export const RequestsQuery = Type.Object(
   {
     jurisdiction_id: JurisdictionId,
@@ -155,13 +180,21 @@ export const RequestsQuery = Type.Object(
     service_request_id: Type.Optional(
       Type.String({
         maxLength: 20_000,
+        [DOCUMENTED_PATTERN]: commaListPattern(MAX_IDS),
         description: "Comma-separated reference numbers (at most 1,000). Overrides every other filter.",
       }),
     ),
-    service_code: Type.Optional(Type.String({ maxLength: 2000, description: "Comma-separated service codes." })),
+    service_code: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        [DOCUMENTED_PATTERN]: commaListPattern(MAX_CODES),
+        description: "Comma-separated service codes (at most 100); an unknown one is a 404.",
+      }),
+    ),
     start_date: Type.Optional(
       Type.String({
         maxLength: 40,
+        [DOCUMENTED_PATTERN]: W3C_DATETIME_PATTERN,
         description:
           "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm, e.g. 2026-01-01T00:00:00Z or 2026-01-01T00:00:00-0500) or a date (midnight UTC). Alone: the window is start_date + 90 days.",
       }),
@@ -169,12 +202,17 @@ export const RequestsQuery = Type.Object(
     end_date: Type.Optional(
       Type.String({
         maxLength: 40,
+        [DOCUMENTED_PATTERN]: W3C_DATETIME_PATTERN,
         description:
-          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it.",
+          "W3C datetime with a timezone (Z, ±hh:mm or ±hhmm), or a date (end of that day, UTC). Alone: the 90 days before it. With start_date: not before it and at most 90 days after it (else 400).",
       }),
     ),
     status: Type.Optional(
-      Type.String({ maxLength: 20, description: "`open`, `closed` or `open,closed`. Default: both." }),
+      Type.String({
+        maxLength: 20,
+        [DOCUMENTED_PATTERN]: "^(?:open|closed|open,closed|closed,open)$",
+        description: "`open`, `closed` or `open,closed`. Default: both.",
+      }),
     ),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: "Pagination extension; from 1." })),
     page_size: Type.Optional(
@@ -205,17 +243,26 @@ export const CreatedRequest = Type.Object({
 });
 export const CreatedRequests = Type.Array(CreatedRequest);
 
-const formField = (description: string, maxLength = 2000) => Type.Optional(Type.String({ maxLength, description }));
+const formField = (description: string, maxLength = 2000, pattern?: string) =>
+  Type.Optional(Type.String({ maxLength, description, ...(pattern ? { pattern } : {}) }));
 
 const postFields = {
   api_key: formField(
     "Your API key (403 when missing or wrong), unless you send it in the `X-Api-Key` header (preferred); also accepted in the query string.",
   ),
   jurisdiction_id: formField("Accepted and ignored."),
-  service_code: formField("Required: a service_code from the service list (404 when unknown)."),
+  service_code: Type.String({
+    maxLength: 2000,
+    pattern: REPORT_PATTERNS.requiredText,
+    description: "Required: a service_code from the service list (404 when unknown).",
+  }),
   lat: formField("Latitude (WGS84). With long; inside the village area."),
   long: formField("Longitude (WGS84). With lat; inside the village area."),
-  address_string: formField("Address or description of the place; needed when lat/long are not given.", 300),
+  address_string: formField(
+    "Address or description of the place (plain text); needed when lat/long are not given.",
+    300,
+    REPORT_PATTERNS.plainText,
+  ),
   address_id: formField(
     "A gazetteer place id; accepted as a location when lat/long are not given. Published only when it is a known place id.",
     200,
@@ -223,34 +270,97 @@ const postFields = {
   email: formField(
     "Reporter's email: gets the confirmation email. Never published. Its holder can download or erase everything held under it (this name and phone too) on /my-data; erased data is also erased from the mail queue and the database files.",
     254,
+    REPORT_PATTERNS.email,
   ),
   device_id: formField("Never published.", 200),
   account_id: formField("Never published; echoed in the POST answer.", 200),
-  first_name: formField("Never published.", 100),
-  last_name: formField("Never published.", 100),
-  phone: formField("Never published.", 40),
-  description: formField("Required: plain text, at most 4,000 characters, no HTML.", 4000),
-  media_url: formField("An http(s) URL of an image hosted elsewhere.", 2000),
+  first_name: formField(
+    "Never published. Plain text; with last_name it makes the reporter's name (at most 100 characters).",
+    49,
+    REPORT_PATTERNS.plainText,
+  ),
+  last_name: formField("Never published. Plain text.", 49, REPORT_PATTERNS.plainText),
+  phone: formField(
+    "Never published. Digits, spaces, brackets and dashes, an optional leading +.",
+    40,
+    REPORT_PATTERNS.phone,
+  ),
+  description: Type.String({
+    maxLength: 4000,
+    pattern: REPORT_PATTERNS.requiredText,
+    description: "Required: plain text, at most 4,000 characters, no HTML.",
+  }),
+  media_url: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      format: "uri",
+      pattern: REPORT_PATTERNS.httpUrl,
+      description: "An http(s) URL of an image hosted elsewhere.",
+    }),
+  ),
 };
 
-/** The form-encoded POST body (the standard). `attribute[code]=value` and `attribute[code][]=value` are accepted. */
+/**
+ * The form-encoded POST body (the standard), with every field's length limit (the server's check reads them from
+ * here). `attribute[code]=value` and `attribute[code][]=value` are accepted.
+ */
 export const PostBodyForm = Type.Object(postFields, {
   additionalProperties: true,
   description: "Form fields as in the standard, plus `attribute[CODE]` (repeat `attribute[CODE][]` for lists).",
 });
 
-/** The multipart POST body (the v2.1 draft): the same fields plus `media` photo files. */
-export const PostBodyMultipart = Type.Object(
-  {
+/**
+ * The POST bodies as published, form-encoded (the standard) and multipart (the v2.1 draft, with `media` photo
+ * files): lat and long are numbers inside the village's bounds, given together; a location is required (lat and
+ * long, address_string, or address_id).
+ */
+export function postBodySchemas(bounds: Bounds) {
+  const located = {
     ...postFields,
-    media: Type.Optional(
-      Type.Array(Type.String({ format: "binary" }), {
-        description: "Photos (JPEG, PNG, WebP or HEIC), processed like web uploads; location metadata removed.",
+    lat: Type.Optional(
+      Type.Number({
+        minimum: bounds.south,
+        maximum: bounds.north,
+        description: "Latitude (WGS84 decimal degrees), inside the village area. With long.",
       }),
     ),
-  },
-  { additionalProperties: true },
-);
+    long: Type.Optional(
+      Type.Number({
+        minimum: bounds.west,
+        maximum: bounds.east,
+        description: "Longitude (WGS84 decimal degrees), inside the village area. With lat.",
+      }),
+    ),
+  };
+  const rules = {
+    additionalProperties: true,
+    // A location: lat and long (together), an address_string, or an address_id that is a gazetteer place id.
+    anyOf: [
+      { required: ["lat", "long"] },
+      { required: ["address_string"], properties: { address_string: NOT_BLANK } },
+      { required: ["address_id"] },
+    ],
+    // lat and long together (if/then rather than dependentRequired, which the server's draft-07 Ajv lacks).
+    allOf: [togetherRule("lat", "long"), togetherRule("long", "lat")],
+  };
+  return {
+    form: Type.Object(located, {
+      ...rules,
+      description: "Form fields as in the standard, plus `attribute[CODE]` (repeat `attribute[CODE][]` for lists).",
+    }),
+    multipart: Type.Object(
+      {
+        ...located,
+        media: Type.Optional(
+          Type.Array(Type.String({ format: "binary" }), {
+            description: "Photos (JPEG, PNG, WebP or HEIC), processed like web uploads; location metadata removed.",
+          }),
+        ),
+      },
+      rules,
+    ),
+  };
+}
 
 export const TokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 64 }),
@@ -327,6 +437,7 @@ export const IdempotencyKeyHeaders = Type.Object(
     "idempotency-key": Type.Optional(
       Type.String({
         maxLength: 300,
+        pattern: IDEMPOTENCY_KEY_PATTERN,
         description:
           'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 30 days. A request that was refused (4xx) or failed releases its key.',
       }),

@@ -2,6 +2,7 @@ import type { SwaggerOptions } from "@fastify/swagger";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Config } from "../config.js";
 import { isApiPath } from "../core/http/error-handler.js";
+import { DOCUMENTED_PATTERN } from "../core/http/input.js";
 
 type JsonSchema = OpenAPIV3_1.SchemaObject;
 
@@ -87,6 +88,20 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
 * A strong \`ETag\` names the bytes sent: a compressed answer's tag is the identity tag with \`-br\` or \`-gzip\`
   appended. Send back the tag you were given, with the same \`Accept-Encoding\`, for a \`304\` that carries it again.
 
+## A tested contract
+
+This description is what the server does, and the test suite checks it: requests generated from it for every
+operation, valid ones and ones that break one constraint, must get a documented status, a body that fits the schema
+documented for that status and content type, never a 400 or 422 when valid and always a documented 4xx when not.
+What the schemas cannot say is in the descriptions (an id that must exist, a date window of at most 90 days).
+
+* Text (every query, header and form value) holds no control character but tab, LF and CR, no DEL and no broken
+  Unicode (a lone UTF-16 surrogate); a path parameter holds no control character at all. Every text parameter's
+  \`pattern\` says so, and breaking it is a \`400\`.
+* Before any route: a path parameter longer than 200 characters is \`414\`, a request line and headers over 16 KB
+  \`431\`; both are documented on every operation.
+* Lengths (\`maxLength\`) count Unicode code points, as JSON Schema does.
+
 ## Errors
 
 * \`/api/v1\` and \`/data\`: \`application/problem+json\` (RFC 9457) with a stable \`code\` and a helpful \`detail\`.
@@ -149,10 +164,10 @@ rate-limited: it is served from prepared, cacheable responses.
 * **Date window** of \`GET requests\`: none given → the last 90 days; only \`start_date\` → the 90 days from it; only
   \`end_date\` → the 90 days before it; both must be in order and at most 90 days apart (else 400). Datetimes need a
   timezone (\`Z\`, \`+01:00\` or \`+0100\`); a bare date means the start (or, for \`end_date\`, the end) of that UTC day.
-* **Filters**: \`service_request_id\` (comma list) overrides the others; \`service_code\` takes a comma list and an
-  unknown code is a 404; \`status\` is \`open\`, \`closed\` or both. Newest first. Extensions: \`page\` (from 1) and
-  \`page_size\` (default and maximum 1,000), and \`lat\` + \`long\` + \`radius\` (metres, default 500, maximum 20,000)
-  for reports near a place.
+* **Filters**: \`service_request_id\` (comma list) overrides the others (which must still be well-formed);
+  \`service_code\` takes a comma list and an unknown code is a 404; \`status\` is \`open\`, \`closed\` or both.
+  Newest first. Extensions: \`page\` (from 1) and \`page_size\` (default and maximum 1,000), and \`lat\` +
+  \`long\` + \`radius\` (metres, default 500, maximum 20,000) for reports near a place.
 * **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
   the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or null (an empty
   element in XML) when there is none.
@@ -257,7 +272,9 @@ export function swaggerOptions(config: Config): SwaggerOptions {
     hideUntagged: false,
     transformObject(documentObject) {
       if (!("openapiObject" in documentObject)) return documentObject.swaggerObject;
-      return completeOperations(documentObject.openapiObject as OpenAPIV3_1.Document);
+      // A copy: the generated document shares schema objects with the routes, which completeOperations must not change.
+      const copy = JSON.parse(JSON.stringify(documentObject.openapiObject)) as OpenAPIV3_1.Document;
+      return completeOperations(copy);
     },
     transform({ schema, url }) {
       if (!isApiPath(url)) return { schema: { ...(schema ?? {}), hide: true }, url };
@@ -329,9 +346,61 @@ const OPEN311_EXAMPLES: Record<string, unknown> = {
 };
 
 /**
+ * What the app-wide input check (core/http/input.ts) refuses, as patterns a client or a generated tester honours:
+ * query, header and body text holds no C0 control character but tab, LF and CR, no DEL and no lone UTF-16
+ * surrogate (broken Unicode); a path parameter holds no control character at all.
+ */
+export const TEXT_PATTERN = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F\\uD800-\\uDFFF]*$";
+export const PATH_TEXT_PATTERN = "^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$";
+
+/** Formats whose values hold no control character anyway (binary is a file, not text). */
+const TEXT_FORMATS = new Set(["date", "date-time", "email", "uri", "binary", "byte"]);
+
+/**
+ * Gives every free-text string schema (no enum, const, pattern or format of its own) the pattern of the input
+ * check, in parameters and request bodies, nested ones included.
+ */
+function patternText(schema: JsonSchema | OpenAPIV3_1.ReferenceObject | undefined, pattern: string): void {
+  if (!schema || "$ref" in schema) return;
+  const s = schema as JsonSchema & { const?: unknown; [DOCUMENTED_PATTERN]?: string };
+  // A pattern the handler checks itself (with its own messages) is published as the schema's pattern.
+  if (s[DOCUMENTED_PATTERN] !== undefined) {
+    s.pattern = s[DOCUMENTED_PATTERN];
+    delete s[DOCUMENTED_PATTERN];
+  }
+  if (
+    s.type === "string" &&
+    s.pattern === undefined &&
+    s.enum === undefined &&
+    s.const === undefined &&
+    !TEXT_FORMATS.has(s.format ?? "")
+  ) {
+    s.pattern = pattern;
+  }
+  for (const sub of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) patternText(sub, pattern);
+  for (const sub of Object.values(s.properties ?? {})) patternText(sub, pattern);
+  if ("items" in s && s.items) patternText(s.items, pattern);
+}
+
+/** An error answer in the family's format: an Open311 error list on /api/v2, problem+json elsewhere. */
+function familyError(path: string, description: string): OpenAPIV3_1.ResponseObject {
+  return path.startsWith("/api/v2/")
+    ? {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Open311Errors" } } },
+      }
+    : {
+        description,
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      };
+}
+
+/**
  * Fills what every operation of the public description needs but route schemas may leave out: an operationId, the
- * family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2), and
- * for Open311 the XML form, the CORS and rate-limit headers and examples.
+ * family's error format for client errors (problem+json on /api/v1 and /data, Open311 error lists on /api/v2), what
+ * the app-wide checks answer before any route (400 for text with control characters, 414 for an over-long path
+ * parameter, 431 for a request line and headers over 16 KB), 304 on every Open311 read (they carry entity tags),
+ * and for Open311 the XML form, the CORS and rate-limit headers and examples.
  */
 export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -341,18 +410,40 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
       if (!op) continue;
       op.operationId ??= operationIdFor(method, path);
       op.responses ??= {};
+      const hadClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
+      const parameters = (op.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+      for (const p of parameters) patternText(p.schema, p.in === "path" ? PATH_TEXT_PATTERN : TEXT_PATTERN);
+      const body = op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+      for (const media of Object.values(body?.content ?? {})) patternText(media.schema, TEXT_PATTERN);
+      if (path.startsWith("/api/v2/") && method === "get") {
+        op.responses["304"] ??= {
+          description: "Not Modified: the `If-None-Match` entity tag matches the answer's `ETag`; no body.",
+        };
+      }
+      if ((parameters.length > 0 || body) && !op.responses["400"]) {
+        op.responses["400"] = familyError(
+          path,
+          "Bad request: a parameter or field breaks its schema (e.g. a control character or broken Unicode in text).",
+        );
+      }
+      if (parameters.some((p) => p.in === "path")) {
+        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 characters.");
+      }
+      op.responses["431"] ??= familyError(
+        path,
+        "Request Header Fields Too Large: the request line and headers exceed 16 KB (a very long query string).",
+      );
       if (path.startsWith("/api/v2/")) describeOpen311Responses(path, method, op);
-      const hasClientError = Object.keys(op.responses).some((code) => code.startsWith("4"));
-      if (!hasClientError) {
-        op.responses["4XX"] = path.startsWith("/api/v2/")
-          ? {
-              description: "A client error, as an Open311 error list.",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/Open311Errors" } } },
-            }
-          : {
-              description: "A client error, as an RFC 9457 problem details object.",
-              content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
-            };
+      // A 304 never has a body (RFC 9110 §15.4.5): a route schema that gives it headers must not gain a content.
+      const notModified = op.responses["304"];
+      if (notModified && !("$ref" in notModified)) delete notModified.content;
+      if (!hadClientError) {
+        op.responses["4XX"] = familyError(
+          path,
+          path.startsWith("/api/v2/")
+            ? "A client error, as an Open311 error list."
+            : "A client error, as an RFC 9457 problem details object.",
+        );
       }
     }
   }

@@ -16,7 +16,9 @@ export function readFormBody(body: unknown, received: ReceivedFile[] = []): Form
   if (!body || typeof body !== "object") return out;
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     for (const item of Array.isArray(raw) ? raw : [raw]) {
-      if (typeof item === "string") (out.fields[name] ??= []).push(item);
+      // A number: a field that a route's schema declares numeric (the app endpoint's lat and lng), which its
+      // schema check coerced in place.
+      if (typeof item === "string" || typeof item === "number") (out.fields[name] ??= []).push(String(item));
     }
   }
   return out;

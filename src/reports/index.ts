@@ -14,6 +14,7 @@ export { reportPhotoUrl } from "./photos.js";
 export { normaliseReference } from "./reference.js";
 export { PUBLIC_REPORT_COLUMNS } from "./repository.js";
 export type { PublicReportColumns } from "./repository.js";
+export { NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "./field-patterns.js";
 export { submitReport } from "./submit.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";

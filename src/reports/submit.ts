@@ -25,8 +25,9 @@ import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
 import { contributorBanCandidates } from "../moderation/index.js";
 import { storeReport } from "./store.js";
+import { textLength } from "./field-patterns.js";
 
-/** Limits of a report's fields (shown in the form and the API documentation). */
+/** Limits of a report's fields (shown in the form and the API documentation), in code points as JSON Schema counts. */
 export const REPORT_LIMITS = {
   title: 120,
   description: 4000,
@@ -140,7 +141,7 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
 
   const description = clean(input.description) ?? "";
   if (!description) problem("description", "Describe the problem");
-  else if (description.length > REPORT_LIMITS.description)
+  else if (textLength(description) > REPORT_LIMITS.description)
     problem("description", `must be at most ${REPORT_LIMITS.description} characters`);
   else if (HTML_TAG.test(description) || CONTROL.test(description))
     problem("description", "must be plain text, without HTML tags");
@@ -151,7 +152,8 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   } else {
     title = clean(input.title) ?? "";
     if (!title) problem("title", "Give the report a short title");
-    else if (title.length > REPORT_LIMITS.title) problem("title", `must be at most ${REPORT_LIMITS.title} characters`);
+    else if (textLength(title) > REPORT_LIMITS.title)
+      problem("title", `must be at most ${REPORT_LIMITS.title} characters`);
     else if (HTML_TAG.test(title) || /[\n\r]/.test(title) || CONTROL.test(title))
       problem("title", "must be one line of plain text");
   }
@@ -161,7 +163,7 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   let lng = input.lng;
   let placeName: string | null = null;
   const locationText = clean(input.locationText);
-  if (locationText && locationText.length > REPORT_LIMITS.locationText)
+  if (locationText && textLength(locationText) > REPORT_LIMITS.locationText)
     problem("location", `The description of the place must be at most ${REPORT_LIMITS.locationText} characters`);
   else if (locationText && (HTML_TAG.test(locationText) || CONTROL.test(locationText)))
     problem("location", "The description of the place must be plain text");
@@ -194,17 +196,17 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   }
 
   const email = clean(input.reporter.email)?.toLowerCase() ?? null;
-  if (email && (email.length > REPORT_LIMITS.email || !EMAIL.test(email)))
+  if (email && (textLength(email) > REPORT_LIMITS.email || !EMAIL.test(email)))
     problem("email", "Enter an email address like name@example.com");
   const name = clean(input.reporter.name);
-  if (name && (name.length > REPORT_LIMITS.name || HTML_TAG.test(name) || CONTROL.test(name)))
+  if (name && (textLength(name) > REPORT_LIMITS.name || HTML_TAG.test(name) || CONTROL.test(name)))
     problem("name", `must be plain text of at most ${REPORT_LIMITS.name} characters`);
   const phone = clean(input.reporter.phone);
-  if (phone && (phone.length > REPORT_LIMITS.phone || !PHONE.test(phone)))
+  if (phone && (textLength(phone) > REPORT_LIMITS.phone || !PHONE.test(phone)))
     problem("phone", "Enter a phone number using digits, spaces and an optional +");
 
   const mediaUrl = clean(input.mediaUrl);
-  if (mediaUrl && (mediaUrl.length > REPORT_LIMITS.mediaUrl || !/^https?:\/\/[^\s]+$/i.test(mediaUrl)))
+  if (mediaUrl && (textLength(mediaUrl) > REPORT_LIMITS.mediaUrl || !/^https?:\/\/[^\s]+$/i.test(mediaUrl)))
     problem("media_url", "must be an http or https URL");
   else if (mediaUrl) {
     try {

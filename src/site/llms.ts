@@ -30,7 +30,9 @@ export function llmsTxt(site: SiteInfo): string {
       "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key). Every API read and " +
       "every Atom feed carries a strong ETag (send If-None-Match for a 304; feeds also Last-Modified) and allows any " +
       "origin; an address asked with a method it does not take answers 405 with an Allow header. Every text answer " +
-      "of 1 KB or more is sent brotli- or gzip-compressed as Accept-Encoding allows, with an ETag per encoding.",
+      "of 1 KB or more is sent brotli- or gzip-compressed as Accept-Encoding allows, with an ETag per encoding. Both APIs are described " +
+      "by the OpenAPI 3.1 document at /openapi.yaml, which is a tested contract: every status, body, required " +
+      "field and pattern it gives is what the server does (text never holds control characters or broken Unicode).",
     "",
     "## Pages",
     "",

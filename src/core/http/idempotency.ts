@@ -32,6 +32,9 @@ export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
 /** A key is an sf-string (`"…"`, as the draft writes it) or, leniently, the bare token: 1-255 visible characters. */
 const KEY = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
+/** The same as a JSON Schema pattern for the header: quoted or bare (an API description's `pattern`). */
+export const IDEMPOTENCY_KEY_PATTERN =
+  '^(?:"[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,255}"|[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,255})$';
 
 /** Response headers replayed with a stored response. */
 const STORED_HEADERS = ["content-type", "location", "cache-control"] as const;

@@ -136,3 +136,10 @@ export function finiteNumbers<T extends AjvLike>(ajv: T): T {
   };
   return ajv;
 }
+
+/**
+ * A schema keyword the validator knows but does not check (declared in app.ts's Ajv options): a pattern that a
+ * handler checks itself, with messages that say more than "must match pattern", published in the OpenAPI
+ * description as the parameter's `pattern` (src/openapi/document.ts).
+ */
+export const DOCUMENTED_PATTERN = "x-pattern";
