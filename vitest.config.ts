@@ -19,6 +19,7 @@ const FAST = [
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",
+  "test/businesses/schema-org.test.ts",
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
   "test/scale/config.test.ts",

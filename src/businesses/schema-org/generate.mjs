@@ -11,7 +11,9 @@
 //   used at run time for `schemaType` subtype matching;
 // - test/fixtures/schema-org/context.jsonld: a JSON-LD context built the way schema.org builds its published
 //   context (@vocab plus one term per class and property; URL-valued properties coerced to @id, Date/DateTime
-//   typed), used by the contract tests to expand responses without the network.
+//   typed), used by the contract tests to expand responses without the network;
+// - test/fixtures/schema-org/domains.json: every property (attic excluded) with its schema:domainIncludes classes,
+//   used by the contract tests to check that each property is defined for the type of the entity that carries it.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +36,7 @@ const properties = new Map();
 const attic = new Set();
 const types = new Map();
 const ranges = new Map();
+const domains = new Map();
 const local = (iri) => (iri.startsWith(S) ? iri.slice(S.length) : null);
 for (const line of readFileSync(file, "utf8").split("\n")) {
   const m = quad.exec(line);
@@ -51,6 +54,7 @@ for (const line of readFileSync(file, "utf8").split("\n")) {
   }
   if (p === `${S}isPartOf` && o?.includes("attic.schema.org")) attic.add(name);
   if (p === `${S}rangeIncludes` && o && local(o)) ranges.set(name, [...(ranges.get(name) ?? []), local(o)]);
+  if (p === `${S}domainIncludes` && o && local(o)) domains.set(name, [...(domains.get(name) ?? []), local(o)]);
 }
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
@@ -79,3 +83,13 @@ writeFileSync(
   `${JSON.stringify({ "@context": context, "x-source": SOURCE })}\n`,
 );
 console.log(`${Object.keys(classOut).length} classes, ${properties.size} properties`);
+
+const domainOut = {};
+for (const name of [...properties.keys()].sort()) {
+  if (attic.has(name)) continue;
+  domainOut[name] = [...new Set(domains.get(name) ?? [])].filter((c) => !attic.has(c)).sort();
+}
+writeFileSync(
+  join(root, "test", "fixtures", "schema-org", "domains.json"),
+  `${JSON.stringify({ source: SOURCE, properties: domainOut })}\n`,
+);
