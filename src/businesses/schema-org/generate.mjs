@@ -4,6 +4,10 @@
 //   node src/businesses/schema-org/generate.mjs package/ontologies/schema.nq
 //   npx prettier --write src/businesses/schema-org/types.json
 //
+// The pinned input: package/ontologies/schema.nq of that release, sha-256
+// 3522ca216d7f7862df4b1707b602310670391ac3db9b443324c01ffee39c2d2a (the file is dated 2022-10-12). The script refuses
+// any other file, so every generated file describes the same schema.org release.
+//
 // schema.org has no AntiqueStore (the demo village uses it); the API publishes such rows as LocalBusiness.
 //
 // Writes:
@@ -14,6 +18,7 @@
 //   typed), used by the contract tests to expand responses without the network;
 // - test/fixtures/schema-org/domains.json: every property (attic excluded) with its schema:domainIncludes classes,
 //   used by the contract tests to check that each property is defined for the type of the entity that carries it.
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +34,12 @@ const file = process.argv[2];
 if (!file) {
   console.error("usage: node generate.mjs path/to/schema.nq");
   process.exit(2);
+}
+const PINNED_SHA256 = "3522ca216d7f7862df4b1707b602310670391ac3db9b443324c01ffee39c2d2a";
+const digest = createHash("sha256").update(readFileSync(file)).digest("hex");
+if (digest !== PINNED_SHA256) {
+  console.error(`${file} is not the pinned schema.nq (sha-256 ${digest}, expected ${PINNED_SHA256})`);
+  process.exit(1);
 }
 const quad = /^<([^>]+)> <([^>]+)> (?:<([^>]+)>|"(?:[^"\\]|\\.)*"(?:\S*)) <[^>]+> \.$/;
 const classes = new Map();
