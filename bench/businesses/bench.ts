@@ -25,6 +25,10 @@ const { values } = parseArgs({
     "logging-rounds": { type: "string", default: "15" },
     /** Comma-separated servers to measure (bare is always needed); default all. */
     modes: { type: "string" },
+    /** Which answers to measure: "200,304" (default), "304" or "200". */
+    codes: { type: "string", default: "200,304" },
+    /** Writes a V8 CPU profile of every server process into this folder (node --cpu-prof), for `bench/cpu-profile.mjs`. */
+    profile: { type: "string" },
   },
 });
 const COUNT = Number(values.businesses);
@@ -113,6 +117,9 @@ function startServer(script: string, mode: Mode, dataDir: string, logFile?: stri
     const out = logFile === undefined ? undefined : openSync(logFile, "a");
     const child = fork(script, [mode], {
       env: { ...process.env, BENCH_DATA_DIR: dataDir },
+      ...(values.profile
+        ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${mode}.cpuprofile`] }
+        : {}),
       stdio: out === undefined ? "inherit" : ["ignore", out, "inherit", "ipc"],
     });
     if (out !== undefined) closeSync(out);
@@ -383,10 +390,12 @@ export async function main(serverScript: string, loggingScript: string): Promise
       for (const mode of modes) {
         const server = servers[mode] as Server;
         const conditional = { ...enc, "if-none-match": etags[mode] as string };
+        const codes = (values.codes as string).split(",");
         for (const [code, headers] of [
           [200, enc],
           [304, conditional],
         ] as const) {
+          if (!codes.includes(String(code))) continue;
           const r = await throughput(server, "/api/v1/businesses", headers, code);
           (samples[`${mode} ${code}`] ??= []).push(r.rps);
           (cpu[`${mode} ${code}`] ??= []).push(r.cpuPerResponse);
@@ -405,14 +414,14 @@ export async function main(serverScript: string, loggingScript: string): Promise
     }
     console.log("\nCPU efficiency relative to bare (bare's CPU per response / the server's; median of rounds):");
     for (const mode of modes.filter((m) => m !== "bare")) {
-      const parts = ["200", "304"].map(
+      const parts = ["200", "304"].filter((code) => cpu[`bare ${code}`]).map(
         (code) => `${code} ${(median(cpu[`bare ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
       );
       console.log(`  ${mode}: ${parts.join("; ")}`);
     }
     console.log("\nthroughput ratio to bare: of the medians; [per round]");
     for (const mode of modes.filter((m) => m !== "bare")) {
-      const parts = ["200", "304"].map((code) => {
+      const parts = ["200", "304"].filter((code) => samples[`bare ${code}`]).map((code) => {
         const xs = samples[`${mode} ${code}`] ?? [];
         const base = samples[`bare ${code}`] ?? [];
         const perRound = xs.map((x, i) => (x / (base[i] as number)).toFixed(2));
