@@ -20,6 +20,7 @@ const FAST = [
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",
   "test/businesses/schema-org.test.ts",
+  "src/core/media/multipart.test.ts",
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
   "test/scale/config.test.ts",

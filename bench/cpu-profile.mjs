@@ -1,13 +1,13 @@
 // Summarises a V8 CPU profile (node --cpu-prof; e.g. `node bench/businesses/run.mjs --profile DIR`): the functions
 // with the most self time, and with the most total time (self plus callees, each sample counted once per function).
-//   node bench/cpu-profile.mjs FILE.cpuprofile [--top 40] [--match TEXT]
+//   node bench/cpu-profile.mjs FILE.cpuprofile [--top 40] [--match TEXT] [--by-file]
 // --match keeps only samples whose stack has a frame whose function or file contains TEXT (e.g. a hook's name).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "40" }, match: { type: "string" } },
+  options: { top: { type: "string", default: "40" }, match: { type: "string" }, "by-file": { type: "boolean" } },
 });
 const file = positionals[0];
 if (!file) {
@@ -32,6 +32,13 @@ const stack = (id) => {
   stackOf.set(id, s);
   return s;
 };
+const byFile = new Map();
+const fileOf = (n) => {
+  const url = n.callFrame.url;
+  if (!url) return n.callFrame.functionName.startsWith("(") ? n.callFrame.functionName : "(native)";
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  return m && !m[1].startsWith(".bench-") ? m[1] : root(url).replace(/:\d+$/, "");
+};
 const self = new Map();
 const total = new Map();
 let all = 0;
@@ -53,6 +60,7 @@ profile.samples.forEach((id, i) => {
   if (match && !frames.some((f) => label(f).includes(match))) return;
   all += dt;
   self.set(label(node), (self.get(label(node)) ?? 0) + dt);
+  byFile.set(fileOf(node), (byFile.get(fileOf(node)) ?? 0) + dt);
   for (const l of new Set(frames.map(label))) total.set(l, (total.get(l) ?? 0) + dt);
 });
 const top = Number(values.top);
@@ -62,6 +70,9 @@ const show = (title, m) => {
     console.log(`${((100 * v) / all).toFixed(1).padStart(6)}%  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`);
   }
 };
-console.log(`${file}: ${(all / 1000).toFixed(0)} ms busy${match ? ` in stacks matching "${match}"` : ""}, ${(idle / 1000).toFixed(0)} ms idle`);
+console.log(
+  `${file}: ${(all / 1000).toFixed(0)} ms busy${match ? ` in stacks matching "${match}"` : ""}, ${(idle / 1000).toFixed(0)} ms idle`,
+);
+if (values["by-file"]) show("self time by package or file", byFile);
 show("self time", self);
 show("total time (self + callees)", total);

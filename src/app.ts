@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import formbody from "@fastify/formbody";
-import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
@@ -24,6 +23,7 @@ import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions } from "./core/http/logger.js";
+import { multipartForMultipartRequests } from "./core/media/multipart.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
@@ -160,8 +160,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
-  // Fields are read before the checks, files only after them, streamed to disk: see core/media/uploads.ts.
-  await app.register(multipart, {
+  // Fields are read before the checks, files only after them, streamed to disk: see core/media/uploads.ts. The
+  // plugin's per-request hooks run for multipart requests only (core/media/multipart.ts).
+  await app.register(multipartForMultipartRequests, {
     limits: {
       fileSize: config.uploads.maxPhotoBytes,
       files: Math.max(config.uploads.maxPhotos, 1),

@@ -12,12 +12,14 @@ import { resolveViewer } from "./sessions.js";
 export const sessionPlugin = fp(
   async (app: FastifyInstance) => {
     app.decorateRequest("viewer", null);
-    app.addHook("onRequest", async (request, reply) => {
-      if (request.headers.cookie === undefined) return;
+    // Synchronous unless there is a session to look up: an async hook would make every request's hook chain wait
+    // for a promise, cookie or not (bench/businesses).
+    app.addHook("onRequest", (request, reply, done) => {
+      if (request.headers.cookie === undefined) return done();
       const url = request.url;
       const page = routeFamily(url) === "html" && !url.startsWith("/assets/") && !url.startsWith("/photos/");
-      if (!page && !url.startsWith("/api/app/")) return;
-      await resolveViewer(app.civic, request, reply);
+      if (!page && !url.startsWith("/api/app/")) return done();
+      resolveViewer(app.civic, request, reply).then(() => done(), done);
     });
   },
   { name: "sessions" },
