@@ -22,7 +22,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeFamily
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, finiteNumbers } from "./core/http/input.js";
-import { AccessLogController, loggerOptions } from "./core/http/logger.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "./core/http/logger.js";
 import { multipartForMultipartRequests } from "./core/media/multipart.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
@@ -67,9 +67,12 @@ function nextRequestId(): string {
  * the demo village into an empty database when SEED_DEMO is on, and registers every feature.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
+  const logger = options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel));
   const app = Fastify({
-    // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
-    logger: options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel)),
+    logger,
+    // A request's child logger is made only when something logs through it (the access line does not need it).
+    ...(logger ? { childLoggerFactory: requestLoggerFactory } : {}),
     logController: options.logController ?? new AccessLogController(),
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,

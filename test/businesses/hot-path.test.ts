@@ -53,7 +53,8 @@ describeEachDb("the hot path of a cached API answer", (dialect) => {
     // The dataset was checked just now, so the route answers without waiting for it (as under load).
     await t.app.inject({ url: "/api/v1/businesses", headers: { "accept-encoding": "br", "if-none-match": etag } });
     // A session cookie on an API request, too: there is no session to look up there.
-    for (const extra of [{}, { cookie: "civic_session=whatever" }]) {
+    const extras: Record<string, string>[] = [{}, { cookie: "civic_session=whatever" }];
+    for (const extra of extras) {
       const { req, res, written } = request({ "accept-encoding": "br", "if-none-match": etag, ...extra });
       t.app.routing(req, res);
       // Answered before this call returned: no hook waited for a promise.

@@ -125,6 +125,10 @@ describeEachDb("the request log", (dialect) => {
       assets: { url: (name) => `/assets/${name}` },
       logger: typeof options === "object" ? { ...options, stream } : options,
     });
+    app.get("/logs-something", { schema: { hide: true } }, (request) => {
+      request.log.info({ detail: "x" }, "something");
+      return "ok";
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -159,5 +163,22 @@ describeEachDb("the request log", (dialect) => {
     const notFound = mine.filter((l) => l.reqId === "access-line-test-2" && l.msg === "request");
     expect(notFound).toMatchObject([{ statusCode: 404, url: "/nowhere?token=[redacted]" }]);
     for (const line of lines) expect(line.length).toBeLessThan(MAX_LOGGED_CHARS + 1000);
+  });
+
+  it("writes the same access line whether or not the request logged through its own logger", async () => {
+    lines.length = 0;
+    await app.inject({ url: "/api/v1/businesses", headers: { "x-request-id": "access-line-test-3" } });
+    await app.inject({ url: "/logs-something", headers: { "x-request-id": "access-line-test-4" } });
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The request's own line carries its id, as pino's child logger writes it.
+    expect(parsed.find((l) => l.msg === "something")).toMatchObject({ reqId: "access-line-test-4", detail: "x" });
+    const access = parsed.filter((l) => l.msg === "request");
+    expect(access.map((l) => l.reqId)).toEqual(["access-line-test-3", "access-line-test-4"]);
+    // One reqId each, in the same place: the lines differ only in their values.
+    const keys = ["level", "time", "pid", "hostname", "reqId", "method", "url", "statusCode", "responseTime", "msg"];
+    for (const l of access) expect(Object.keys(l)).toEqual(keys);
+    for (const line of lines.filter((l) => l.includes('"msg":"request"'))) {
+      expect(line.match(/"reqId"/g)).toHaveLength(1);
+    }
   });
 });

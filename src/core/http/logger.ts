@@ -1,4 +1,11 @@
-import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
+import {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
+import type { Bindings, ChildLoggerOptions } from "fastify/types/logger.js";
 import type { LogLevel } from "../../config.js";
 import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
 
@@ -77,15 +84,111 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions["logger"] {
   };
 }
 
-/** The fields of the access line, already redacted and bounded (the logMethod hook passes it through as is). */
+/**
+ * The fields of the access line, already redacted and bounded (the logMethod hook passes it through as is). `reqId`
+ * is set when the line goes through the app's logger rather than the request's child logger, which has it among
+ * its bindings; pino leaves out undefined fields, so both give the same JSON.
+ */
 class AccessLine {
   constructor(
+    readonly reqId: string | undefined,
     readonly method: string,
     readonly url: string,
     readonly statusCode: number,
     readonly responseTime: number,
     readonly err?: Error,
   ) {}
+}
+
+/**
+ * A request's logger (`request.log`) that makes pino's child logger only when something is logged through it.
+ * Fastify makes a child per request to add the request id to its lines; most requests log nothing but their access
+ * line, which AccessLogController writes through the app's logger with the request id as its first field, the same
+ * JSON as the child would write. Making the child (and serialising its bindings) was an eighth of the CPU time of a
+ * 304 (bench/businesses).
+ */
+export class RequestLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  /** pino's child logger, made on first use. */
+  private get logger(): FastifyBaseLogger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.logger.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    Reflect.apply(this.logger.fatal, this.logger, args);
+  }
+
+  error(...args: unknown[]): void {
+    Reflect.apply(this.logger.error, this.logger, args);
+  }
+
+  warn(...args: unknown[]): void {
+    Reflect.apply(this.logger.warn, this.logger, args);
+  }
+
+  info(...args: unknown[]): void {
+    Reflect.apply(this.logger.info, this.logger, args);
+  }
+
+  debug(...args: unknown[]): void {
+    Reflect.apply(this.logger.debug, this.logger, args);
+  }
+
+  trace(...args: unknown[]): void {
+    Reflect.apply(this.logger.trace, this.logger, args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
+
+  /**
+   * Writes the access line: through the child when there is one, or when the route has its own log level or
+   * serializers; otherwise through the app's logger, with the request id.
+   */
+  access(level: "info" | "error", line: AccessLine): void {
+    if (this.made || this.options.level !== undefined || this.options.serializers !== undefined) {
+      this.logger[level](line, "request");
+      return;
+    }
+    const reqId = this.bindings.reqId;
+    const withId = new AccessLine(
+      typeof reqId === "string" ? reqId : undefined,
+      line.method,
+      line.url,
+      line.statusCode,
+      line.responseTime,
+      line.err,
+    );
+    this.parent[level](withId, "request");
+  }
+}
+
+/** Fastify's `childLoggerFactory`: a RequestLogger per request. */
+export function requestLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new RequestLogger(logger, bindings, options);
 }
 
 /**
@@ -102,14 +205,17 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
     const line = new AccessLine(
+      undefined,
       request.method,
       forLog(request.url),
       status,
       Math.round(reply.elapsedTime * 100) / 100,
       error ?? undefined,
     );
-    if (error || status >= 500) reply.log.error(line, "request");
-    else reply.log.info(line, "request");
+    const level = error || status >= 500 ? "error" : "info";
+    const log = reply.log;
+    if (log instanceof RequestLogger) log.access(level, line);
+    else log[level](line, "request");
   }
 }
 
