@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
-import { BatchedStdout, loggerOptions } from "../../src/core/http/logger.js";
+import { plainPino, BatchedStdout, loggerOptions } from "../../src/core/http/logger.js";
 import { forLog, MAX_LOGGED_CHARS, redactDeep, redactEmails, redactSecrets } from "../../src/core/http/redact.js";
 import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../helpers/app.js";
 
@@ -180,5 +180,17 @@ describeEachDb("the request log", (dialect) => {
     for (const line of lines.filter((l) => l.includes('"msg":"request"'))) {
       expect(line.match(/"reqId"/g)).toHaveLength(1);
     }
+    // The first line was written by hand (plainPino), the second by pino through the request's child logger: the
+    // same bytes but for the values.
+    expect(plainPino(app.log)).not.toBeNull();
+    const shape = (line: string) =>
+      line
+        .replace(/"time":\d+/, '"time":0')
+        .replace(/"reqId":"[^"]*"/, '"reqId":""')
+        .replace(/"url":"[^"]*"/, '"url":""')
+        .replace(/"responseTime":[\d.e-]+/, '"responseTime":0');
+    const [byHand, byPino] = lines.filter((l) => l.includes('"msg":"request"')).map(shape);
+    expect(byHand).toBe(byPino);
+    expect(byHand).toMatch(/^\{"level":30,"time":0,"pid":\d+,"hostname":"[^"]*","reqId":"","method":"GET"/);
   });
 });

@@ -6,6 +6,7 @@ import {
   LogController,
 } from "fastify";
 import type { Bindings, ChildLoggerOptions } from "fastify/types/logger.js";
+import pino from "pino";
 import type { LogLevel } from "../../config.js";
 import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
 
@@ -16,8 +17,8 @@ import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
  * crashes included, so a line can only be lost to `kill -9` within the turn it was logged in.
  */
 export class BatchedStdout {
-  private lines: string[] = [];
-  private bytes = 0;
+  /** The lines of this turn, appended to one string (cheaper than a list joined at the end). */
+  private pending = "";
   private scheduled = false;
 
   constructor(private readonly out: { write(chunk: string): unknown } = process.stdout) {
@@ -25,9 +26,8 @@ export class BatchedStdout {
   }
 
   write(line: string): void {
-    this.lines.push(line);
-    this.bytes += line.length;
-    if (this.bytes >= 64 * 1024) this.flush();
+    this.pending += line;
+    if (this.pending.length >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flush);
@@ -36,10 +36,9 @@ export class BatchedStdout {
 
   readonly flush = (): void => {
     this.scheduled = false;
-    if (this.lines.length === 0) return;
-    const chunk = this.lines.join("");
-    this.lines = [];
-    this.bytes = 0;
+    if (this.pending === "") return;
+    const chunk = this.pending;
+    this.pending = "";
     this.out.write(chunk);
   };
 }
@@ -170,6 +169,13 @@ export class RequestLogger implements FastifyBaseLogger {
       return;
     }
     const reqId = this.bindings.reqId;
+    if (level === "info" && line.err === undefined && typeof reqId === "string") {
+      const plain = plainPino(this.parent);
+      if (plain) {
+        if (plain.enabled) plain.stream.write(plain.line(reqId, line));
+        return;
+      }
+    }
     const withId = new AccessLine(
       typeof reqId === "string" ? reqId : undefined,
       line.method,
@@ -180,6 +186,64 @@ export class RequestLogger implements FastifyBaseLogger {
     );
     this.parent[level](withId, "request");
   }
+}
+
+/** What writing an access line by hand needs of a pino logger configured as loggerOptions() configures it. */
+interface PlainPino {
+  enabled: boolean;
+  stream: { write(line: string): unknown };
+  line(reqId: string, access: AccessLine): string;
+}
+
+const S = pino.symbols;
+let plainFor: FastifyBaseLogger | undefined;
+let plain: PlainPino | null = null;
+
+/**
+ * The access line written without pino's generic serialisation, when the logger is a pino logger with the options
+ * loggerOptions() gives (default time, message key, no mixin or formatters): the same bytes pino would write for an
+ * AccessLine with the request id (tested against pino's own line), at a fraction of the cost. Null otherwise, and the
+ * line goes through pino. Kept for the last logger asked (the app's).
+ */
+export function plainPino(logger: FastifyBaseLogger): PlainPino | null {
+  if (logger === plainFor) {
+    if (plain) plain.enabled = Reflect.get(logger, S.levelValSym) <= 30;
+    return plain;
+  }
+  plainFor = logger;
+  plain = null;
+  const chindings: unknown = Reflect.get(logger, S.chindingsSym);
+  const stream: unknown = Reflect.get(logger, S.streamSym);
+  const formatters = Reflect.get(logger, S.formattersSym) as { level?: unknown; log?: unknown } | undefined;
+  const hooks = Reflect.get(logger, S.hooksSym) as { streamWrite?: unknown } | undefined;
+  const stringifiers: unknown = Reflect.get(logger, S.stringifiersSym);
+  const levelValue: unknown = Reflect.get(logger, S.levelValSym);
+  if (
+    typeof chindings !== "string" ||
+    typeof levelValue !== "number" ||
+    typeof (stream as { write?: unknown } | undefined)?.write !== "function" ||
+    Reflect.get(logger, S.timeSym) !== pino.stdTimeFunctions.epochTime ||
+    Reflect.get(logger, S.messageKeySym) !== "msg" ||
+    Reflect.get(logger, S.mixinSym) ||
+    hooks?.streamWrite !== undefined ||
+    // pino's default formatters (the level as a number, no log formatter) and no redaction paths.
+    formatters === undefined ||
+    formatters.log !== undefined ||
+    typeof formatters.level !== "function" ||
+    JSON.stringify((formatters.level as (label: string, value: number) => unknown)("info", 30)) !== '{"level":30}' ||
+    (typeof stringifiers === "object" && stringifiers !== null && Object.keys(stringifiers).length > 0)
+  ) {
+    return null;
+  }
+  const json = JSON.stringify;
+  plain = {
+    enabled: levelValue <= 30,
+    stream: stream as PlainPino["stream"],
+    // The bindings are read each time: pino's setBindings() may change them.
+    line: (reqId, a) =>
+      `{"level":30,"time":${Date.now()}${Reflect.get(logger, S.chindingsSym) as string},"reqId":${json(reqId)},"method":${json(a.method)},"url":${json(a.url)},"statusCode":${a.statusCode},"responseTime":${a.responseTime},"msg":"request"}\n`,
+  };
+  return plain;
 }
 
 /** Fastify's `childLoggerFactory`: a RequestLogger per request. */
