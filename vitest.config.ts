@@ -21,6 +21,8 @@ const FAST = [
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",
+  "test/businesses/schema-org.test.ts",
+  "src/core/media/multipart.test.ts",
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
   "test/scale/config.test.ts",

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import formbody from "@fastify/formbody";
-import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
@@ -24,7 +23,8 @@ import { registerCompression } from "./core/http/compression.js";
 import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, DOCUMENTED_PATTERN, finiteNumbers } from "./core/http/input.js";
-import { AccessLogController, loggerOptions } from "./core/http/logger.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "./core/http/logger.js";
+import { multipartForMultipartRequests } from "./core/media/multipart.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
@@ -70,9 +70,12 @@ function nextRequestId(): string {
  * the demo village into an empty database when SEED_DEMO is on, and registers every feature.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
+  const logger = options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel));
   const app = Fastify({
-    // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
-    logger: options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel)),
+    logger,
+    // A request's child logger is made only when something logs through it (the access line does not need it).
+    ...(logger ? { childLoggerFactory: requestLoggerFactory } : {}),
     logController: options.logController ?? new AccessLogController(),
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
@@ -168,8 +171,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandling(app);
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
-  // Fields are read before the checks, files only after them, streamed to disk: see core/media/uploads.ts.
-  await app.register(multipart, {
+  // Fields are read before the checks, files only after them, streamed to disk: see core/media/uploads.ts. The
+  // plugin's per-request hooks run for multipart requests only (core/media/multipart.ts).
+  await app.register(multipartForMultipartRequests, {
     limits: {
       fileSize: config.uploads.maxPhotoBytes,
       files: Math.max(config.uploads.maxPhotos, 1),

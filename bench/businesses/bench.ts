@@ -25,6 +25,10 @@ const { values } = parseArgs({
     "logging-rounds": { type: "string", default: "15" },
     /** Comma-separated servers to measure (bare is always needed); default all. */
     modes: { type: "string" },
+    /** Which answers to measure: "200,304" (default), "304" or "200". */
+    codes: { type: "string", default: "200,304" },
+    /** Writes a V8 CPU profile of every server process into this folder (node --cpu-prof), for `bench/cpu-profile.mjs`. */
+    profile: { type: "string" },
   },
 });
 const COUNT = Number(values.businesses);
@@ -113,6 +117,9 @@ function startServer(script: string, mode: Mode, dataDir: string, logFile?: stri
     const out = logFile === undefined ? undefined : openSync(logFile, "a");
     const child = fork(script, [mode], {
       env: { ...process.env, BENCH_DATA_DIR: dataDir },
+      ...(values.profile
+        ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${mode}.cpuprofile`] }
+        : {}),
       stdio: out === undefined ? "inherit" : ["ignore", out, "inherit", "ipc"],
     });
     if (out !== undefined) closeSync(out);
@@ -310,7 +317,15 @@ export async function prepareData(dataDir: string): Promise<void> {
   await database.close();
 }
 
-const MODES = ["bare", "routes", "static-headers", "app", "app-logged", "app-logged-two-lines"] as const;
+const MODES = [
+  "bare",
+  "bare-minimal",
+  "routes",
+  "static-headers",
+  "app",
+  "app-logged",
+  "app-logged-two-lines",
+] as const;
 type Mode = (typeof MODES)[number];
 
 /** Runs logging-cost.ts (stdout to the log file) and prints CPU time per 304 for each logging variant. */
@@ -371,22 +386,32 @@ export async function main(serverScript: string, loggingScript: string): Promise
     const enc = { "accept-encoding": "gzip, deflate, br" };
     const etags: Partial<Record<Mode, string>> = {};
     let bodyBytes = 0;
+    const headerNames: Partial<Record<Mode, string>> = {};
     for (const mode of modes) {
       const first = await get(new Agent(), (servers[mode] as Server).port, "/api/v1/businesses", enc);
       etags[mode] = String(first.headers.etag);
       bodyBytes = first.bytes;
+      headerNames[mode] = Object.keys(first.headers).sort().join(", ");
     }
     if (modes.some((m) => etags[m] !== etags.bare)) throw new Error("the servers do not serve the same representation");
+    // bare sends what the app sends: the same headers (values differ only in date and request id).
+    for (const mode of modes.filter((m) => m.startsWith("app"))) {
+      if (headerNames[mode] !== headerNames.bare) {
+        throw new Error(`bare and ${mode} send different headers:\n  ${headerNames.bare}\n  ${headerNames[mode]}`);
+      }
+    }
     const samples: Record<string, number[]> = {};
     const cpu: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of modes) {
         const server = servers[mode] as Server;
         const conditional = { ...enc, "if-none-match": etags[mode] as string };
+        const codes = (values.codes as string).split(",");
         for (const [code, headers] of [
           [200, enc],
           [304, conditional],
         ] as const) {
+          if (!codes.includes(String(code))) continue;
           const r = await throughput(server, "/api/v1/businesses", headers, code);
           (samples[`${mode} ${code}`] ??= []).push(r.rps);
           (cpu[`${mode} ${code}`] ??= []).push(r.cpuPerResponse);
@@ -403,25 +428,36 @@ export async function main(serverScript: string, loggingScript: string): Promise
     for (const [k, xs] of Object.entries(cpu)) {
       console.log(`  ${k}: ${median(xs).toFixed(1).padStart(7)}   [${xs.map((x) => x.toFixed(1)).join(", ")}]`);
     }
-    console.log("\nCPU efficiency relative to bare (bare's CPU per response / the server's; median of rounds):");
-    for (const mode of modes.filter((m) => m !== "bare")) {
-      const parts = ["200", "304"].map(
-        (code) => `${code} ${(median(cpu[`bare ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
+    for (const reference of ["bare", "bare-minimal"] as const) {
+      if (!modes.includes(reference)) continue;
+      const others = modes.filter(
+        (m) => m !== reference && m !== "bare" && (m !== "bare-minimal" || reference === "bare"),
       );
-      console.log(`  ${mode}: ${parts.join("; ")}`);
-    }
-    console.log("\nthroughput ratio to bare: of the medians; [per round]");
-    for (const mode of modes.filter((m) => m !== "bare")) {
-      const parts = ["200", "304"].map((code) => {
-        const xs = samples[`${mode} ${code}`] ?? [];
-        const base = samples[`bare ${code}`] ?? [];
-        const perRound = xs.map((x, i) => (x / (base[i] as number)).toFixed(2));
-        return `${code} ${(median(xs) / median(base)).toFixed(2)}x [${perRound.join(", ")}]`;
-      });
-      console.log(`  ${mode}: ${parts.join("; ")}`);
+      console.log(`\nCPU efficiency relative to ${reference} (its CPU per response / the server's; median of rounds):`);
+      for (const mode of others) {
+        const parts = ["200", "304"]
+          .filter((code) => cpu[`${reference} ${code}`])
+          .map(
+            (code) =>
+              `${code} ${(median(cpu[`${reference} ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
+          );
+        console.log(`  ${mode}: ${parts.join("; ")}`);
+      }
+      console.log(`\nthroughput ratio to ${reference}: of the medians; [per round]`);
+      for (const mode of others) {
+        const parts = ["200", "304"]
+          .filter((code) => samples[`${reference} ${code}`])
+          .map((code) => {
+            const xs = samples[`${mode} ${code}`] ?? [];
+            const base = samples[`${reference} ${code}`] ?? [];
+            const perRound = xs.map((x, i) => (x / (base[i] as number)).toFixed(2));
+            return `${code} ${(median(xs) / median(base)).toFixed(2)}x [${perRound.join(", ")}]`;
+          });
+        console.log(`  ${mode}: ${parts.join("; ")}`);
+      }
     }
     console.log(
-      "targets: app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
+      "targets (against bare, which sends the same bytes as the app): app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. bare-minimal sends only the representation's headers (no security headers or request id); app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
     );
     if (modes.some((m) => m.startsWith("app-logged")) && values["log-file"] === undefined) {
       console.log(`log written by the logged apps: ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MB`);

@@ -2,7 +2,8 @@
 // `routes` is a plain Fastify instance with only the business routes (to tell the cost of our code from the cost of
 // the platform's global hooks), `app-logged` is the whole platform with the default log level (`-two-lines`: with
 // Fastify's default request logging instead of our access line), `static-headers` is that plus the app's security headers set from a precomputed
-// object (what the app would cost if @fastify/helmet did not rebuild helmet on every request), `bare` is node:http sending the same prepared bytes with the same validators.
+// object (what the app would cost if @fastify/helmet did not rebuild helmet on every request), `bare` is node:http sending the same prepared bytes with the same validators
+// and headers (the app's security headers and a request id included).
 // Reports its port over IPC.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,6 +20,7 @@ import type { Civic } from "../../src/core/context.js";
 import { FixedWindowLimiter } from "../../src/core/limits/fixed-window.js";
 import { FormTokens } from "../../src/core/http/csrf.js";
 import { openDatabase } from "../../src/core/db/database.js";
+import { apiSecurityHeaders } from "../../src/core/http/security.js";
 
 const mode = process.argv[2];
 const config = loadConfig({
@@ -51,6 +53,11 @@ process.on("message", (m) => {
   }
 });
 
+/** The security headers the app sends on an API answer (computed as the app computes them, without building it). */
+function appSecurityHeaders(): Record<string, string> {
+  return apiSecurityHeaders(config);
+}
+
 async function start(): Promise<number> {
   if (mode === "app" || mode?.startsWith("app-logged")) {
     const app = await buildApp(config, {
@@ -71,15 +78,7 @@ async function start(): Promise<number> {
     if (mode === "static-headers") {
       // What the platform would cost with its security headers computed once: the same headers the real app sends
       // (taken from one of its responses), set by one synchronous hook, plus the request id.
-      const real = await buildApp(config, { assets: { url: (name) => `/assets/${name}` } });
-      const sample = await real.inject("/api/v1/businesses");
-      await real.close();
-      const dynamic = new Set(["etag", "date", "x-request-id", "content-length", "connection", "content-type"]);
-      const security = Object.fromEntries(
-        Object.entries(sample.headers).filter(
-          ([k]) => !dynamic.has(k) && !/^(cache-control|vary|x-dataset|access-control)/.test(k),
-        ),
-      ) as Record<string, string>;
+      const security = appSecurityHeaders();
       app.addHook("onRequest", (request, reply, done) => {
         reply.headers(security);
         reply.header("x-request-id", request.id);
@@ -111,16 +110,24 @@ async function start(): Promise<number> {
     return (app.server.address() as AddressInfo).port;
   }
   const snap = await buildSnapshot(database.db, config.baseUrl);
+  // The same bytes as the app: its security headers and a request id (a prefix and a counter, as the app makes it).
+  // `bare-minimal` sends only the representation's own headers (what `bare` was until 2026-11-28). The headers that
+  // never change are one object made once, copied for each response.
+  const minimal = mode === "bare-minimal";
+  const fixed: Record<string, string> = {
+    ...(minimal ? {} : appSecurityHeaders()),
+    ...CORS_HEADERS,
+    "cache-control": DIRECTORY_CACHE_CONTROL,
+    vary: "Accept-Encoding",
+    "x-dataset-version": DATASET_SCHEMA_VERSION,
+  };
+  let counter = 0;
   const server = createServer((req, res) => {
     const coding = negotiateEncoding(req.headers["accept-encoding"]);
     const etag = snap.list.etag(coding);
-    const headers: Record<string, string | number> = {
-      ...CORS_HEADERS,
-      "cache-control": DIRECTORY_CACHE_CONTROL,
-      vary: "Accept-Encoding",
-      etag,
-      "x-dataset-version": DATASET_SCHEMA_VERSION,
-    };
+    counter++;
+    const headers: Record<string, string | number> = { ...fixed, etag };
+    if (!minimal) headers["x-request-id"] = `bench000-${counter.toString(36).padStart(6, "0")}`;
     if (noneMatchSatisfied(req.headers["if-none-match"], etag)) {
       res.writeHead(304, headers).end();
       return;

@@ -11,12 +11,14 @@ import { resolveViewer } from "./sessions.js";
 export const sessionPlugin = fp(
   async (app: FastifyInstance) => {
     app.decorateRequest("viewer", null);
-    app.addHook("onRequest", async (request, reply) => {
-      if (request.headers.cookie === undefined) return;
+    // Synchronous unless there is a session to look up: an async hook would make every request's hook chain wait
+    // for a promise, cookie or not (bench/businesses).
+    app.addHook("onRequest", (request, reply, done) => {
+      if (request.headers.cookie === undefined) return done();
       // Pages unless they say otherwise (static files, photos); API routes only when they ask (see `session`).
       const { family, session } = request.routeOptions.config;
-      if (session === false || (family !== undefined && session !== true)) return;
-      await resolveViewer(app.civic, request, reply);
+      if (session === false || (family !== undefined && session !== true)) return done();
+      resolveViewer(app.civic, request, reply).then(() => done(), done);
     });
   },
   { name: "sessions" },

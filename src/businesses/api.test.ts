@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { expand, expandedTypes, schemaOrgProblems } from "../../test/businesses/schema-org.js";
+import { expand, expandedTypes, ownTerms, schemaOrgProblems } from "../../test/businesses/schema-org.js";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { businesses as demoBusinesses } from "../demo/village.js";
 import type { BusinessInput } from "./model.js";
@@ -91,17 +91,35 @@ describeEachDb("business API", (dialect) => {
     list.itemListElement.forEach((e, i) => {
       expect(e["@type"]).toBe("ListItem");
       expect(e.position).toBe(i + 1);
-      expect(e.item["@context"]).toBe("https://schema.org");
+      expect(e.item["@context"]).toEqual([
+        "https://schema.org",
+        {
+          directory: `${BASE}/api/v1/vocabulary#`,
+          category: "directory:category",
+          dateCreated: "directory:dateCreated",
+          dateModified: "directory:dateModified",
+        },
+      ]);
       expect(e.item["@id"]).toBe(`${BASE}/api/v1/businesses/${e.item.identifier}`);
       expect(typeof e.item["@type"]).toBe("string");
     });
     expect(ids(list)).toEqual([...ids(list)].sort());
   });
 
-  it("serves JSON-LD that expands offline to real schema.org types and properties only", async () => {
+  it("serves JSON-LD whose every property, nested ones too, is defined for its entity's type", async () => {
+    // schema.org's properties by their schema:domainIncludes (with subclasses), the directory's own terms by the
+    // vocabulary the API serves; nothing else.
+    const vocabulary = await get("/api/v1/vocabulary");
+    expect(vocabulary.statusCode).toBe(200);
+    expect(vocabulary.headers["content-type"]).toMatch(/^application\/ld\+json/);
+    const own = await ownTerms(json(vocabulary));
+    expect([...own.keys()]).toEqual(
+      ["category", "dateCreated", "dateModified"].map((t) => `${BASE}/api/v1/vocabulary#${t}`),
+    );
+
     const list = json(await get("/api/v1/businesses"));
     const expandedList = await expand(list);
-    expect(schemaOrgProblems(expandedList)).toEqual([]);
+    expect(schemaOrgProblems(expandedList, own)).toEqual([]);
     const types = new Set(expandedTypes(expandedList));
     for (const t of [
       "ItemList",
@@ -114,15 +132,35 @@ describeEachDb("business API", (dialect) => {
       expect(types).toContain(t);
     }
     const single = await expand(json(await get("/api/v1/businesses/the-old-bakery")));
-    expect(schemaOrgProblems(single)).toEqual([]);
+    expect(schemaOrgProblems(single, own)).toEqual([]);
     expect(single[0]?.["@id"]).toBe(`${BASE}/api/v1/businesses/the-old-bakery`);
     expect(single[0]?.["@type"]).toEqual(["http://schema.org/Bakery"]);
     expect(single[0]?.["http://schema.org/name"]).toEqual([{ "@value": "The Old Bakery" }]);
+    expect(single[0]?.[`${BASE}/api/v1/vocabulary#category`]).toEqual([{ "@value": "Food and drink" }]);
+    expect(single[0]?.[`${BASE}/api/v1/vocabulary#dateModified`]).toEqual([{ "@value": SEEDED_AT }]);
+    expect(single[0]?.["http://schema.org/category"]).toBeUndefined();
     const canonical = await expand(json(await get("/data/businesses-canonical.json")));
-    expect(schemaOrgProblems(canonical)).toEqual([]);
-    const diff = json<{ added: unknown[] }>(await get("/api/v1/diff?since=2026-11-01"));
+    expect(schemaOrgProblems(canonical, own)).toEqual([]);
+    const diff = json<{ added: unknown[]; updated: unknown[] }>(await get("/api/v1/diff?since=2026-11-01"));
     expect(diff.added.length).toBeGreaterThan(0);
-    expect(schemaOrgProblems(await expand(diff.added))).toEqual([]);
+    expect(schemaOrgProblems(await expand(diff.added), own)).toEqual([]);
+    expect(schemaOrgProblems(await expand(diff.updated), own)).toEqual([]);
+  });
+
+  it("serves its own vocabulary with a validator and open CORS", async () => {
+    const res = await get("/api/v1/vocabulary");
+    expectOpenCors(res);
+    const doc = json<{ "@id": string; "@graph": Json[] }>(res);
+    expect(doc["@id"]).toBe(`${BASE}/api/v1/vocabulary`);
+    expect(doc["@graph"].map((t) => t["rdfs:subPropertyOf"])).toEqual([
+      undefined,
+      { "@id": "http://purl.org/dc/terms/created" },
+      { "@id": "http://purl.org/dc/terms/modified" },
+    ]);
+    const etag = res.headers.etag as string;
+    expect(etag).toBe(`"${createHash("sha256").update(res.rawPayload).digest("hex")}"`);
+    const again = await t.app.inject({ url: "/api/v1/vocabulary", headers: { "if-none-match": etag } });
+    expect(again.statusCode).toBe(304);
   });
 
   it("filters by display category, case-insensitively", async () => {

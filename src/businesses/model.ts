@@ -5,9 +5,11 @@ import { isLocalBusinessType, schemaClass } from "./vocabulary.js";
 /**
  * SemVer of the dataset's shape (the JSON-LD fields a business carries, the export and diff envelopes). Sent as
  * `X-Dataset-Version` on the list endpoint. Bump the minor version when fields are added, the major version when a
- * field is removed or changes meaning.
+ * field is removed or changes meaning. 1.1.0: a business's `@context` became schema.org's plus the directory's own
+ * terms (`category`, `dateCreated`, `dateModified` keep their keys and values; in JSON-LD they now mean this
+ * platform's terms instead of schema.org terms that are not defined for LocalBusiness).
  */
-export const DATASET_SCHEMA_VERSION = "1.0.0";
+export const DATASET_SCHEMA_VERSION = "1.1.0";
 
 export const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
 export type Day = (typeof DAYS)[number];

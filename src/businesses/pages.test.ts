@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
-import { expand, schemaOrgProblems } from "../../test/businesses/schema-org.js";
+import { expand, ownTerms, schemaOrgProblems } from "../../test/businesses/schema-org.js";
 import { businesses as demoBusinesses } from "../demo/village.js";
 import { jsonForScript } from "./jsonld.js";
 import { hoursByDay } from "./pages.js";
@@ -80,7 +80,8 @@ describeEachDb("business directory pages", (dialect) => {
     expect(block).toBeDefined();
     const doc = JSON.parse(block as string) as Record<string, unknown>;
     expect(doc).toEqual(JSON.parse((await t.app.inject("/api/v1/businesses/the-old-bakery")).body));
-    expect(schemaOrgProblems(await expand(doc))).toEqual([]);
+    const own = await ownTerms(JSON.parse((await t.app.inject("/api/v1/vocabulary")).body));
+    expect(schemaOrgProblems(await expand(doc), own)).toEqual([]);
   });
 
   it("escapes markup in business data on the page and in its JSON-LD", async () => {

@@ -5,10 +5,12 @@ import { isStorableInstant } from "../core/calendar.js";
 import type { Civic } from "../core/context.js";
 import { registerErrorHandling } from "../core/http/error-handler.js";
 import { AppError } from "../core/http/errors.js";
+import { createHash } from "node:crypto";
 import { BusinessDataset, LIST_PATH, type ListFilters, type Snapshot } from "./dataset.js";
+import { vocabularyDocument } from "./jsonld.js";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
 import { businessPages } from "./pages.js";
-import { sendPrepared } from "./representation.js";
+import { Prepared, sendPrepared } from "./representation.js";
 import {
   BusinessSchema,
   DiffQuery,
@@ -19,6 +21,7 @@ import {
   notModified,
   problems,
   representationHeaders,
+  VocabularySchema,
 } from "./schemas.js";
 import { schemaClass, vocabularySource } from "./vocabulary.js";
 
@@ -251,6 +254,41 @@ export async function businessRoutes(root: FastifyInstance): Promise<void> {
               );
             }
             return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+          }),
+      );
+
+      const vocabularyBytes = Buffer.from(JSON.stringify(vocabularyDocument(civic.config.baseUrl)));
+      const vocabulary = new Prepared(vocabularyBytes, createHash("sha256").update(vocabularyBytes).digest("hex"));
+      app.get(
+        "/vocabulary", // VOCABULARY_PATH
+        {
+          ...prepared,
+          schema: {
+            summary: "The directory's own vocabulary",
+            description:
+              "The terms a business carries that schema.org does not define for LocalBusiness (`category`, `dateCreated`, `dateModified`), as RDFS in JSON-LD. Every business's `@context` maps these keys to `{BASE_URL}/api/v1/vocabulary#category` and so on; this document is what those IRIs lead to.",
+            tags: ["Businesses"],
+            response: {
+              200: {
+                description: "The vocabulary (application/ld+json)",
+                content: { "application/ld+json": { schema: VocabularySchema } },
+                headers: {
+                  ...representationHeaders(DIRECTORY_CACHE_CONTROL, false),
+                  ETag: {
+                    type: "string",
+                    description:
+                      'The sha-256 (hex) of the document, quoted; "-gzip" or "-br" is appended for encoded responses',
+                  },
+                },
+              },
+              304: notModified(DIRECTORY_CACHE_CONTROL, false),
+            },
+          },
+        },
+        (request, reply) =>
+          sendPrepared(request, reply, vocabulary, {
+            cacheControl: DIRECTORY_CACHE_CONTROL,
+            contentType: "application/ld+json",
           }),
       );
 

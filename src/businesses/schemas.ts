@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
 import { schemaClassNames } from "./vocabulary.js";
 
@@ -45,9 +45,36 @@ export const OpeningHoursSpecificationSchema = Type.Object(
   { description: "schema.org OpeningHoursSpecification" },
 );
 
+const DirectoryTermsSchema = Type.Object(
+  {
+    directory: Type.String({
+      format: "uri",
+      description: "The namespace of this platform's directory vocabulary: {BASE_URL}/api/v1/vocabulary#",
+    }),
+    category: Type.Literal("directory:category"),
+    dateCreated: Type.Literal("directory:dateCreated"),
+    dateModified: Type.Literal("directory:dateModified"),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A business's `@context`: a pair, written with JSON Schema 2020-12's prefixItems (OpenAPI 3.1), which TypeBox's
+ * Tuple does not emit.
+ */
+export const BusinessContextSchema = Type.Unsafe<[string, Static<typeof DirectoryTermsSchema>]>({
+  type: "array",
+  prefixItems: [Type.Literal("https://schema.org"), DirectoryTermsSchema],
+  items: false,
+  minItems: 2,
+  maxItems: 2,
+  description:
+    "schema.org's context, then the directory's own terms: `category`, `dateCreated` and `dateModified` are not defined for LocalBusiness in schema.org, so they are mapped to this platform's vocabulary (GET /api/v1/vocabulary).",
+});
+
 export const BusinessSchema = Type.Object(
   {
-    "@context": Type.Literal("https://schema.org"),
+    "@context": BusinessContextSchema,
     "@type": Type.String({
       description: "The most specific schema.org type: LocalBusiness or one of its subtypes, e.g. Bakery",
       examples: ["Bakery"],
@@ -61,7 +88,10 @@ export const BusinessSchema = Type.Object(
       description: "The canonical id (URL-safe slug), used as {id} in the single-business path",
     }),
     name: Type.String(),
-    category: Type.String({ description: "Human-readable display category, filterable with `category`" }),
+    category: Type.String({
+      description:
+        "Human-readable display category, filterable with `category`. The directory's own term (directory:category), not schema:category",
+    }),
     description: opt(Type.String()),
     address: opt(PostalAddressSchema),
     geo: opt(GeoCoordinatesSchema),
@@ -72,13 +102,46 @@ export const BusinessSchema = Type.Object(
     sameAs: opt(Type.Array(Type.String({ format: "uri" }))),
     openingHoursSpecification: opt(Type.Array(OpeningHoursSpecificationSchema)),
     mainEntityOfPage: Type.String({ format: "uri", description: "The business's page in the directory" }),
-    dateCreated: Type.String({ format: "date-time" }),
-    dateModified: Type.String({ format: "date-time" }),
+    dateCreated: Type.String({
+      format: "date-time",
+      description: "When the business was first listed (UTC). The directory's own term (directory:dateCreated)",
+    }),
+    dateModified: Type.String({
+      format: "date-time",
+      description: "When the entry last changed (UTC). The directory's own term (directory:dateModified)",
+    }),
   },
   {
     title: "LocalBusiness",
     description:
-      "A directory entry as schema.org LocalBusiness JSON-LD. Fields without a value are left out. Dates are UTC.",
+      "A directory entry as schema.org LocalBusiness JSON-LD. Fields without a value are left out. Dates are UTC. Every property is a schema.org property defined for LocalBusiness (or for the nested object's type), except category, dateCreated and dateModified, which the @context maps to this platform's vocabulary.",
+  },
+);
+
+export const VocabularySchema = Type.Object(
+  {
+    "@context": Type.Object({ rdf: Type.String(), rdfs: Type.String(), schema: Type.String() }),
+    "@id": Type.String({ format: "uri", description: "{BASE_URL}/api/v1/vocabulary" }),
+    "rdfs:comment": Type.String(),
+    "@graph": Type.Array(
+      Type.Object({
+        "@id": Type.String({
+          format: "uri",
+          description: "The term's IRI, e.g. {BASE_URL}/api/v1/vocabulary#category",
+        }),
+        "@type": Type.Literal("rdf:Property"),
+        "rdfs:label": Type.String(),
+        "rdfs:comment": Type.String(),
+        "schema:domainIncludes": Type.Object({ "@id": Type.String() }),
+        "schema:rangeIncludes": Type.Object({ "@id": Type.String() }),
+        "rdfs:subPropertyOf": opt(Type.Object({ "@id": Type.String({ format: "uri" }) })),
+      }),
+    ),
+  },
+  {
+    title: "DirectoryVocabulary",
+    description:
+      "This platform's own vocabulary (RDFS as JSON-LD): the terms of a business that schema.org does not define for LocalBusiness.",
   },
 );
 

@@ -66,6 +66,12 @@ function DevelopersContent({ config }: { config: Config }) {
           schema.org type, including its subtypes) and <code>q</code> (free text, up to 200 characters, ignoring case
           and accents).
         </p>
+        <p>
+          Every property is a schema.org property defined for the type that carries it, except <code>category</code>,{" "}
+          <code>dateCreated</code> and <code>dateModified</code>: schema.org does not define them for LocalBusiness, so
+          each business's <code>@context</code> maps them to this directory's own terms, described at{" "}
+          <a href="/api/v1/vocabulary">/api/v1/vocabulary</a>.
+        </p>
       </Example>
       <Example
         id="ex-conditional"

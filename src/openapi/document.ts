@@ -134,12 +134,20 @@ rate-limited: it is served from prepared, cacheable responses.
 
 ## Business directory: choices where the specification is silent
 
-* **Business objects** (schema.org \`LocalBusiness\` or its most specific subtype): \`@context\` is
-  \`https://schema.org\`, \`@id\` is \`{base}/api/v1/businesses/{id}\`, \`identifier\` is the canonical id (a URL-safe
-  slug) and \`category\` the display category; then \`name\`, \`description\`, \`address\` (\`PostalAddress\`), \`geo\`
-  (\`GeoCoordinates\`, numbers), \`telephone\`, \`email\`, \`url\`, \`image\`, \`sameAs\`,
-  \`openingHoursSpecification\` (day names), \`mainEntityOfPage\` (the directory page), \`dateCreated\` and
-  \`dateModified\` (UTC). Empty fields are left out.
+* **Business objects** (schema.org \`LocalBusiness\` or its most specific subtype): \`@id\` is
+  \`{base}/api/v1/businesses/{id}\`, \`identifier\` is the canonical id (a URL-safe slug) and \`category\` the display
+  category; then \`name\`, \`description\`, \`address\` (\`PostalAddress\`), \`geo\` (\`GeoCoordinates\`, numbers),
+  \`telephone\`, \`email\`, \`url\`, \`image\`, \`sameAs\`, \`openingHoursSpecification\` (day names),
+  \`mainEntityOfPage\` (the directory page), \`dateCreated\` and \`dateModified\` (UTC). Empty fields are left out.
+* **Vocabulary**: every property is a schema.org property defined for the type of the object that carries it (the
+  business's type through its superclasses, or \`PostalAddress\`, \`GeoCoordinates\`, \`OpeningHoursSpecification\`,
+  \`ItemList\`, \`ListItem\`), except three that schema.org does not define for \`LocalBusiness\`: \`category\`,
+  \`dateCreated\` and \`dateModified\` (schema.org's terms of these names are for products and offers, and for creative
+  works). They keep their keys; a business's \`@context\` is \`["https://schema.org", {"directory":
+  "{base}/api/v1/vocabulary#", "category": "directory:category", "dateCreated": "directory:dateCreated",
+  "dateModified": "directory:dateModified"}]\`, so JSON-LD processors read them as this platform's terms, which
+  \`GET /api/v1/vocabulary\` describes (RDFS; the dates are sub-properties of Dublin Core's \`created\` and
+  \`modified\`). Lists keep \`"@context": "https://schema.org"\`; each item carries its own context.
 * **Lists** are a schema.org \`ItemList\` of \`ListItem\`s (\`position\` from 1, \`item\` the business), ordered by
   identifier and not paginated (the whole village fits); the list's \`@id\` includes the query.
 * **Filters** combine with AND; empty parameters are ignored. \`category\` is an exact match ignoring case and
@@ -155,7 +163,8 @@ rate-limited: it is served from prepared, cacheable responses.
   (\`-gzip\` or \`-br\` appended for compressed bodies); the diff's tag also names the change-log position. A \`304\` is
   given only for the tag of the encoding that would be sent. Identity is always acceptable (no \`406\`).
 * **Export**: \`/data/businesses-canonical.json\` is the whole dataset as an \`ItemList\`, with the list's caching and
-  CORS rules; the dataset schema version is \`1.0.0\`. Licence: ODbL 1.0.
+  CORS rules; the dataset schema version is \`1.1.0\` (1.1.0: the directory's own terms in each business's
+  \`@context\`). Licence: ODbL 1.0.
 
 ## Open311: choices where the standard is silent
 

@@ -19,10 +19,10 @@ export const CLEAR_DEVICE_CACHE = { name: "clear-site-data", value: '"cache"' } 
  */
 export function registerPrivateResponses(app: FastifyInstance): void {
   app.addHook("onSend", (request, reply, payload, done) => {
+    // Fastify builds request.routeOptions anew on every read: read it once.
+    const route = request.routeOptions;
     const personal =
-      request.routeOptions.config.personal === true ||
-      LINK_TOKEN.test(request.routeOptions.url ?? "") ||
-      reply.hasHeader("set-cookie");
+      route.config.personal === true || LINK_TOKEN.test(route.url ?? "") || reply.hasHeader("set-cookie");
     if (personal || (request.viewer !== null && !declaredPublic(reply.getHeader("cache-control")))) {
       reply.header("cache-control", PRIVATE_NO_STORE);
     }

@@ -175,6 +175,13 @@ export const machineResources: MachineResource[] = [
     section: "APIs",
   },
   {
+    path: "/api/v1/vocabulary",
+    title: "Business directory vocabulary",
+    summary:
+      "The directory's own JSON-LD terms (category, dateCreated, dateModified), which schema.org does not define for LocalBusiness.",
+    section: "Data",
+  },
+  {
     path: "/data/businesses-canonical.json",
     title: "Business dataset export",
     summary: "The full canonical business dataset as one static JSON file (ODbL 1.0), with ETag for caching.",
