@@ -213,9 +213,19 @@ describeEachDb("sign-in trust", (dialect) => {
       .set({ suspended_at: null, suspended_reason: null })
       .where("id", "=", ben.accountId)
       .execute();
+    // Both forms are open before either is sent (fetching a form after the other demotion has landed is a 403).
+    const demote = async (by: typeof ada, email: string, csrf: string) =>
+      h.app.inject({
+        method: "POST",
+        url: "/admin/staff",
+        headers: { cookie: by.cookie, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ _csrf: csrf, email, role: "resident" }).toString(),
+      });
+    const adaForm = await ada.token("/admin/staff");
+    const benForm = await ben.token("/admin/staff");
     const [a, b] = await Promise.all([
-      ada.post("/admin/staff", { email: "ben@example.org", role: "resident" }, "/admin/staff"),
-      ben.post("/admin/staff", { email: "ada@example.org", role: "resident" }, "/admin/staff"),
+      demote(ada, "ben@example.org", adaForm),
+      demote(ben, "ada@example.org", benForm),
     ]);
     // The other is refused: by the rule, or because its author is no longer an admin by the time it arrives.
     expect([a.statusCode, b.statusCode].filter((s) => s === 303)).toHaveLength(1);
