@@ -1,9 +1,21 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
-import { BatchedStdout, FLUSH_MS, loggerOptions, plainPino } from "../../src/core/http/logger.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import {
+  BatchedStdout,
+  FLUSH_MS,
+  hundredths,
+  jsonString,
+  loggerOptions,
+  plainPino,
+} from "../../src/core/http/logger.js";
 import { forLog, MAX_LOGGED_CHARS, redactDeep, redactEmails, redactSecrets } from "../../src/core/http/redact.js";
 import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../helpers/app.js";
+import { runScript } from "../helpers/run-script.js";
 
 describe("email redaction for logs", () => {
   it("removes plain and URL-encoded addresses", () => {
@@ -106,6 +118,58 @@ describe("log output", () => {
   });
 });
 
+describe("the access line's own JSON writers", () => {
+  it("write what JSON.stringify writes for any string, escapes and lone surrogates included", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme-ascii" })), (text) => {
+        expect(jsonString(text)).toBe(JSON.stringify(text));
+      }),
+      { seed: 20261128, numRuns: 2000 },
+    );
+    for (const text of ['a"b', "a\\b", "\u0000\u001f", "\ud800", "\udc00x", "😀", "\u2028", "é/ü?x=1"]) {
+      expect(jsonString(text)).toBe(JSON.stringify(text));
+    }
+  });
+
+  it("write a response time as JSON writes Math.round(ms * 100) / 100", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), (ms) => {
+        expect(hundredths(ms)).toBe(JSON.stringify(Math.round(ms * 100) / 100));
+      }),
+      { seed: 20261128, numRuns: 5000 },
+    );
+    for (const ms of [0, 0.004, 0.005, 0.1, 0.25, 1, 1.005, 9.999, 10.1, 123.45, 2 ** 31]) {
+      expect(hundredths(ms)).toBe(JSON.stringify(Math.round(ms * 100) / 100));
+    }
+  });
+});
+
+describe("stdout as a file", () => {
+  it("gets every line, in order, and the last batch at exit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "civic-stdout-"));
+    try {
+      const file = join(dir, "out.log");
+      // stdout is a regular file, as under a process manager writing a log file: the batches go to it by
+      // fs.writeSync. The process exits without waiting for the last batch's timer.
+      const result = await runScript(
+        `
+        import { BatchedStdout, stdoutWriter } from "./src/core/http/logger.ts";
+        const sink = new BatchedStdout(stdoutWriter());
+        for (let i = 0; i < 5000; i++) sink.write(JSON.stringify({ i, text: "é€😀".repeat(i % 40) }) + "\\n");
+        `,
+        20_000,
+        file,
+      );
+      expect(result.code, result.output).toBe(0);
+      const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      expect(lines).toHaveLength(5000);
+      lines.forEach((line, i) => expect(JSON.parse(line)).toEqual({ i, text: "é€😀".repeat(i % 40) }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeEachDb("the request log", (dialect) => {
   let t: TestDatabase;
   let lines: string[];
@@ -164,6 +228,20 @@ describeEachDb("the request log", (dialect) => {
     const notFound = mine.filter((l) => l.reqId === "access-line-test-2" && l.msg === "request");
     expect(notFound).toMatchObject([{ statusCode: 404, url: "/nowhere?token=[redacted]" }]);
     for (const line of lines) expect(line.length).toBeLessThan(MAX_LOGGED_CHARS + 1000);
+  });
+
+  it("follows the logger's level when it changes at run time", async () => {
+    lines.length = 0;
+    app.log.level = "warn";
+    try {
+      await app.inject({ url: "/api/v1/businesses", headers: { "x-request-id": "access-line-test-quiet" } });
+    } finally {
+      app.log.level = "info";
+    }
+    await app.inject({ url: "/api/v1/businesses", headers: { "x-request-id": "access-line-test-loud" } });
+    const ids = lines.map((l) => (JSON.parse(l) as { reqId?: string }).reqId);
+    expect(ids).not.toContain("access-line-test-quiet");
+    expect(ids).toContain("access-line-test-loud");
   });
 
   it("writes the same access line whether or not the request logged through its own logger", async () => {

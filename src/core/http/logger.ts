@@ -6,12 +6,15 @@ import {
   LogController,
 } from "fastify";
 import type { Bindings, ChildLoggerOptions } from "fastify/types/logger.js";
+import { fstatSync, writeSync } from "node:fs";
 import pino from "pino";
 import type { LogLevel } from "../../config.js";
 import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
 
 /** How long a log line may wait for others before the batch is written. */
 export const FLUSH_MS = 2;
+/** Characters in a batch that make it written at once. */
+const BATCH_CHARS = 64 * 1024;
 
 /**
  * Log lines for stdout, written in one batch every FLUSH_MS (or every 64 KB) instead of one write system call per
@@ -25,13 +28,13 @@ export class BatchedStdout {
   private pending = "";
   private scheduled = false;
 
-  constructor(private readonly out: { write(chunk: string): unknown } = process.stdout) {
+  constructor(private readonly out: { write(chunk: string): unknown } = stdoutWriter()) {
     process.on("exit", this.flush);
   }
 
   write(line: string): void {
     this.pending += line;
-    if (this.pending.length >= 64 * 1024) this.flush();
+    if (this.pending.length >= BATCH_CHARS) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setTimeout(this.flush, FLUSH_MS).unref();
@@ -47,10 +50,26 @@ export class BatchedStdout {
   };
 }
 
+/**
+ * Where the batches go: process.stdout, or, when stdout is a regular file (a process manager's log file), the file
+ * itself through fs.writeSync. process.stdout is then a stream that writes synchronously anyway, but first copies
+ * each batch into a Buffer in JavaScript; fs.writeSync encodes the string in one native call. Pipes, sockets and
+ * terminals keep process.stdout, which writes strings natively already.
+ */
+export function stdoutWriter(): { write(chunk: string): unknown } {
+  let file = false;
+  try {
+    file = fstatSync(1).isFile();
+  } catch {
+    // No stdout (closed): process.stdout copes with that.
+  }
+  return file ? { write: (chunk: string) => writeSync(1, chunk) } : process.stdout;
+}
+
 let stdoutSink: BatchedStdout | undefined;
 
 /**
- * Structured JSON logs (pino) on stdout, batched per event-loop turn, with email addresses and secret parameters
+ * Structured JSON logs (pino) on stdout, written in batches (BatchedStdout), with email addresses and secret parameters
  * (`api_key=…`) redacted from every message, object and URL, every string bounded in length, and without request
  * headers or bodies.
  */
@@ -164,22 +183,27 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 
   /**
-   * Writes the access line: through the child when there is one, or when the route has its own log level or
-   * serializers; otherwise through the app's logger, with the request id.
+   * Writes an info access line by hand, in pino's format, when nothing needs pino's own serialisation: no child
+   * logger made (its bindings could have changed), no route-level level or serializers, and the app's logger
+   * configured as loggerOptions() configures it. False when the line must go through pino instead.
    */
+  accessInfo(method: string, url: string, statusCode: number, elapsed: number): boolean {
+    if (this.made || this.options.level !== undefined || this.options.serializers !== undefined) return false;
+    const reqId = this.bindings.reqId;
+    if (typeof reqId !== "string") return false;
+    const plain = plainPino(this.parent);
+    if (!plain) return false;
+    plain.write(reqId, method, url, statusCode, elapsed);
+    return true;
+  }
+
+  /** Writes the access line through pino: through the child when there is one, otherwise with the request id. */
   access(level: "info" | "error", line: AccessLine): void {
     if (this.made || this.options.level !== undefined || this.options.serializers !== undefined) {
       this.logger[level](line, "request");
       return;
     }
     const reqId = this.bindings.reqId;
-    if (level === "info" && line.err === undefined && typeof reqId === "string") {
-      const plain = plainPino(this.parent);
-      if (plain) {
-        if (plain.enabled) plain.stream.write(plain.line(reqId, line));
-        return;
-      }
-    }
     const withId = new AccessLine(
       typeof reqId === "string" ? reqId : undefined,
       line.method,
@@ -194,14 +218,48 @@ export class RequestLogger implements FastifyBaseLogger {
 
 /** What writing an access line by hand needs of a pino logger configured as loggerOptions() configures it. */
 interface PlainPino {
-  enabled: boolean;
-  stream: { write(line: string): unknown };
-  line(reqId: string, access: AccessLine): string;
+  /** Writes the line if the logger's level lets `info` lines through. */
+  write(reqId: string, method: string, url: string, statusCode: number, elapsed: number): void;
 }
 
 const S = pino.symbols;
+/** pino's internals that the line by hand reads, by their (exported) symbols. */
+interface PinoInternals {
+  [S.chindingsSym]: unknown;
+  [S.levelValSym]: unknown;
+  [S.streamSym]: unknown;
+  [S.formattersSym]: unknown;
+  [S.hooksSym]: unknown;
+  [S.stringifiersSym]: unknown;
+  [S.timeSym]: unknown;
+  [S.messageKeySym]: unknown;
+  [S.mixinSym]: unknown;
+}
 let plainFor: FastifyBaseLogger | undefined;
 let plain: PlainPino | null = null;
+
+/** Characters that JSON.stringify writes escaped: quote, backslash, controls, and surrogates (when unpaired). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** The JSON of a string: JSON.stringify's output, without calling it when nothing in the string needs escaping. */
+export function jsonString(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/**
+ * `Math.round(ms * 100) / 100` as JSON writes it (the response time in the access line), from integers: the same
+ * digits as the number's own shortest form, which for hundredths is the decimal with its trailing zeros dropped.
+ */
+export function hundredths(ms: number): string {
+  const n = Math.round(ms * 100);
+  if (!(n >= 0 && n < 2 ** 30)) return JSON.stringify(n / 100);
+  const whole = (n / 100) | 0;
+  const cents = n - whole * 100;
+  if (cents === 0) return `${whole}`;
+  if (cents % 10 === 0) return `${whole}.${cents / 10}`;
+  return `${whole}.${cents < 10 ? "0" : ""}${cents}`;
+}
 
 /**
  * The access line written without pino's generic serialisation, when the logger is a pino logger with the options
@@ -210,25 +268,21 @@ let plain: PlainPino | null = null;
  * line goes through pino. Kept for the last logger asked (the app's).
  */
 export function plainPino(logger: FastifyBaseLogger): PlainPino | null {
-  if (logger === plainFor) {
-    if (plain) plain.enabled = Reflect.get(logger, S.levelValSym) <= 30;
-    return plain;
-  }
+  if (logger === plainFor) return plain;
   plainFor = logger;
   plain = null;
-  const chindings: unknown = Reflect.get(logger, S.chindingsSym);
-  const stream: unknown = Reflect.get(logger, S.streamSym);
-  const formatters = Reflect.get(logger, S.formattersSym) as { level?: unknown; log?: unknown } | undefined;
-  const hooks = Reflect.get(logger, S.hooksSym) as { streamWrite?: unknown } | undefined;
-  const stringifiers: unknown = Reflect.get(logger, S.stringifiersSym);
-  const levelValue: unknown = Reflect.get(logger, S.levelValSym);
+  const internals = logger as unknown as PinoInternals;
+  const stream = internals[S.streamSym] as { write?: unknown } | undefined;
+  const formatters = internals[S.formattersSym] as { level?: unknown; log?: unknown } | undefined;
+  const hooks = internals[S.hooksSym] as { streamWrite?: unknown } | undefined;
+  const stringifiers = internals[S.stringifiersSym];
   if (
-    typeof chindings !== "string" ||
-    typeof levelValue !== "number" ||
-    typeof (stream as { write?: unknown } | undefined)?.write !== "function" ||
-    Reflect.get(logger, S.timeSym) !== pino.stdTimeFunctions.epochTime ||
-    Reflect.get(logger, S.messageKeySym) !== "msg" ||
-    Reflect.get(logger, S.mixinSym) ||
+    typeof internals[S.chindingsSym] !== "string" ||
+    typeof internals[S.levelValSym] !== "number" ||
+    typeof stream?.write !== "function" ||
+    internals[S.timeSym] !== pino.stdTimeFunctions.epochTime ||
+    internals[S.messageKeySym] !== "msg" ||
+    internals[S.mixinSym] ||
     hooks?.streamWrite !== undefined ||
     // pino's default formatters (the level as a number, no log formatter) and no redaction paths.
     formatters === undefined ||
@@ -239,13 +293,17 @@ export function plainPino(logger: FastifyBaseLogger): PlainPino | null {
   ) {
     return null;
   }
-  const json = JSON.stringify;
+  const out = stream as { write(line: string): unknown };
   plain = {
-    enabled: levelValue <= 30,
-    stream: stream as PlainPino["stream"],
-    // The bindings are read each time: pino's setBindings() may change them.
-    line: (reqId, a) =>
-      `{"level":30,"time":${Date.now()}${Reflect.get(logger, S.chindingsSym) as string},"reqId":${json(reqId)},"method":${json(a.method)},"url":${json(a.url)},"statusCode":${a.statusCode},"responseTime":${a.responseTime},"msg":"request"}\n`,
+    write(reqId, method, url, statusCode, elapsed) {
+      // The level and the bindings are read each time: `log.level = …` and pino's setBindings() change them.
+      if ((internals[S.levelValSym] as number) > 30) return;
+      // The request id and the method need no escaping (the id is checked in app.ts, and a method is a token), but
+      // a given genReqId or an injected request could differ, so both go through jsonString's check too.
+      out.write(
+        `{"level":30,"time":${Date.now()}${internals[S.chindingsSym] as string},"reqId":${jsonString(reqId)},"method":${jsonString(method)},"url":${jsonString(forLog(url))},"statusCode":${statusCode},"responseTime":${hundredths(elapsed)},"msg":"request"}\n`,
+      );
+    },
   };
   return plain;
 }
@@ -272,6 +330,11 @@ export class AccessLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
+    const log = reply.log;
+    const level = error || status >= 500 ? "error" : "info";
+    if (level === "info" && log instanceof RequestLogger) {
+      if (log.accessInfo(request.method, request.url, status, reply.elapsedTime)) return;
+    }
     const line = new AccessLine(
       undefined,
       request.method,
@@ -280,8 +343,6 @@ export class AccessLogController extends LogController {
       Math.round(reply.elapsedTime * 100) / 100,
       error ?? undefined,
     );
-    const level = error || status >= 500 ? "error" : "info";
-    const log = reply.log;
     if (log instanceof RequestLogger) log.access(level, line);
     else log[level](line, "request");
   }
