@@ -72,11 +72,12 @@ function nextRequestId(): string {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   // With LOG_LEVEL=silent there is no logger at all, rather than one that discards every line.
   const logger = options.logger ?? (config.logLevel === "silent" ? false : loggerOptions(config.logLevel));
+  const logController = options.logController ?? new AccessLogController({ notModified: config.logNotModified });
   const app = Fastify({
     logger,
     // A request's child logger is made only when something logs through it (the access line does not need it).
     ...(logger ? { childLoggerFactory: requestLoggerFactory } : {}),
-    logController: options.logController ?? new AccessLogController(),
+    logController,
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Slow clients (README "Configuration"): a whole request must arrive within REQUEST_TIMEOUT_SECONDS and idle
@@ -138,6 +139,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   app.addHook("onClose", async () => {
+    if (logController instanceof AccessLogController) logController.writeNotModified();
     await Promise.all(civic.workers.map((w) => w.stop()));
     await database.close();
   });

@@ -54,6 +54,11 @@ export interface Config {
   mailFrom: string;
   seedDemo: boolean;
   logLevel: LogLevel;
+  /**
+   * LOG_NOT_MODIFIED: `summary` (default) counts 304 answers per method and path and logs the counts once a minute;
+   * `each` gives every 304 its own access line, like every other answer.
+   */
+  logNotModified: "summary" | "each";
   sessionSecret: string;
   /**
    * True when SESSION_SECRET was given. Otherwise `sessionSecret` is only this DATA_DIR's candidate: the app uses
@@ -193,6 +198,10 @@ export function loadConfig(env: Env = process.env): Config {
   let logLevel: LogLevel = "info";
   if ((LOG_LEVELS as readonly string[]).includes(logLevelRaw)) logLevel = logLevelRaw as LogLevel;
   else problems.push(`LOG_LEVEL="${logLevelRaw}" must be one of ${LOG_LEVELS.join(", ")}`);
+  const logNotModifiedRaw = (str("LOG_NOT_MODIFIED") ?? "summary").toLowerCase();
+  let logNotModified: Config["logNotModified"] = "summary";
+  if (logNotModifiedRaw === "summary" || logNotModifiedRaw === "each") logNotModified = logNotModifiedRaw;
+  else problems.push(`LOG_NOT_MODIFIED="${logNotModifiedRaw}" must be summary or each`);
   const trustProxy = parseTrustProxy(str("TRUST_PROXY"), problems);
   const drainMs = int("DRAIN_SECONDS", 0, 0, 300) * 1000;
   const open311CacheBytes = int("OPEN311_CACHE_MB", 32, 0, 4096) * 1024 * 1024;
@@ -247,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     seedDemo,
     logLevel,
+    logNotModified,
     sessionSecret,
     sessionSecretFromEnv,
     trustProxy,

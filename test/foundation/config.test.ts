@@ -43,6 +43,7 @@ describe("configuration", () => {
         DATABASE_URL: "mysql://x",
         SEED_DEMO: "maybe",
         LOG_LEVEL: "loud",
+        LOG_NOT_MODIFIED: "never",
         VILLAGE_BOUNDS: "1,2,3",
       });
     } catch (e) {
@@ -54,8 +55,9 @@ describe("configuration", () => {
     expect(problems).toMatch(/DATABASE_URL must be a URL starting with postgres:\/\/ or postgresql:\/\//);
     expect(problems).toMatch(/SEED_DEMO="maybe" must be true or false/);
     expect(problems).toMatch(/LOG_LEVEL="loud" must be one of/);
+    expect(problems).toMatch(/LOG_NOT_MODIFIED="never" must be summary or each/);
     expect(problems).toMatch(/VILLAGE_BOUNDS="1,2,3" must be "south,west,north,east"/);
-    expect((error as ConfigError).problems).toHaveLength(5);
+    expect((error as ConfigError).problems).toHaveLength(6);
   });
 
   it("rejects a port out of range and a short session secret", () => {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import {
+  AccessLogController,
   BatchedStdout,
   FLUSH_MS,
   hundredths,
@@ -174,6 +175,7 @@ describeEachDb("the request log", (dialect) => {
   let t: TestDatabase;
   let lines: string[];
   let app: Awaited<ReturnType<typeof buildApp>>;
+  const accessLog = new AccessLogController();
   beforeAll(async () => {
     t = await createTestDatabase(dialect, { migrate: false });
     lines = [];
@@ -189,6 +191,7 @@ describeEachDb("the request log", (dialect) => {
       database: t.database,
       assets: { url: (name) => `/assets/${name}` },
       logger: typeof options === "object" ? { ...options, stream } : options,
+      logController: accessLog,
     });
     app.get("/logs-something", { schema: { hide: true } }, (request) => {
       request.log.info({ detail: "x" }, "something");
@@ -228,6 +231,76 @@ describeEachDb("the request log", (dialect) => {
     const notFound = mine.filter((l) => l.reqId === "access-line-test-2" && l.msg === "request");
     expect(notFound).toMatchObject([{ statusCode: 404, url: "/nowhere?token=[redacted]" }]);
     for (const line of lines) expect(line.length).toBeLessThan(MAX_LOGGED_CHARS + 1000);
+  });
+
+  it("counts 304 answers per path and logs the counts in one line, not a line each", async () => {
+    const first = await app.inject({ url: "/api/v1/businesses" });
+    const etag = String(first.headers.etag);
+    const feed = await app.inject({ url: "/reports.atom" });
+    lines.length = 0;
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({
+        url: "/api/v1/businesses?page=1&api_key=civic_secret0123456789",
+        headers: { "if-none-match": etag, "x-request-id": `not-modified-${i}` },
+      });
+      expect(res.statusCode).toBe(304);
+    }
+    const again = await app.inject({ url: "/reports.atom", headers: { "if-none-match": String(feed.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    await app.inject({ url: "/api/v1/businesses", headers: { "x-request-id": "modified-1" } });
+    // The 200 has its access line at once; the 304s have none of their own.
+    let parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.filter((l) => l.msg === "request").map((l) => [l.reqId, l.statusCode])).toEqual([
+      ["modified-1", 200],
+    ]);
+    expect(lines.join("\n")).not.toContain("not-modified-");
+    // The counts are written once a minute, and when the app closes.
+    accessLog.writeNotModified();
+    parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const summary = parsed.filter((l) => l.msg === "not modified");
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({
+      level: 30,
+      count: 4,
+      notModified: [
+        { method: "GET", path: "/api/v1/businesses", count: 3 },
+        { method: "GET", path: "/reports.atom", count: 1 },
+      ],
+    });
+    expect(lines.join("\n")).not.toContain("civic_secret");
+    accessLog.writeNotModified();
+    expect(lines.filter((l) => l.includes("not modified"))).toHaveLength(1);
+  });
+
+  it("gives every 304 its own access line with LOG_NOT_MODIFIED=each", async () => {
+    const each = await buildApp(
+      testConfig(t.dataDir, { LOG_LEVEL: "info", LOG_NOT_MODIFIED: "each", ...(t.url ? { DATABASE_URL: t.url } : {}) }),
+      {
+        database: t.database,
+        assets: { url: (name) => `/assets/${name}` },
+        logger: {
+          ...(loggerOptions("info") as object),
+          stream: new Writable({
+            write(chunk, _enc, cb) {
+              lines.push(...String(chunk).split("\n").filter(Boolean));
+              cb();
+            },
+          }),
+        },
+      },
+    );
+    try {
+      const first = await each.inject({ url: "/api/v1/businesses" });
+      lines.length = 0;
+      await each.inject({
+        url: "/api/v1/businesses",
+        headers: { "if-none-match": String(first.headers.etag), "x-request-id": "each-304" },
+      });
+      const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(parsed.filter((l) => l.msg === "request")).toMatchObject([{ reqId: "each-304", statusCode: 304 }]);
+    } finally {
+      await each.close();
+    }
   });
 
   it("follows the logger's level when it changes at run time", async () => {
