@@ -1,7 +1,8 @@
 // Business API benchmark: a synthetic directory, the list endpoint (200 and 304) against a bare node:http server
 // sending the same prepared bytes, and q-search latency. Loopback only; every loop is bounded in time and count.
 import { type ChildProcess, fork } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -27,6 +28,13 @@ const { values } = parseArgs({
     modes: { type: "string" },
     /** Which answers to measure: "200,304" (default), "304" or "200". */
     codes: { type: "string", default: "200,304" },
+    /**
+     * Also counts the instructions each server executes per 304 (user space, valgrind's callgrind): this many
+     * responses, after four times as many uncounted ones; 0 skips it. The count does not move with the machine's
+     * other load as time does (only by a few per cent between runs, from timers and the JIT's background work),
+     * but it leaves out the kernel's part (the socket and log writes).
+     */
+    instructions: { type: "string", default: "0" },
     /** Writes a V8 CPU profile of every server process into this folder (node --cpu-prof), for `bench/cpu-profile.mjs`. */
     profile: { type: "string" },
   },
@@ -111,14 +119,33 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(script: string, mode: Mode, dataDir: string, logFile?: string): Promise<Server> {
+function startServer(
+  script: string,
+  mode: Mode,
+  dataDir: string,
+  logFile?: string,
+  callgrindOut?: string,
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     // stdout of the logged app goes to a file, as under a process manager; the others inherit the terminal.
     const out = logFile === undefined ? undefined : openSync(logFile, "a");
     const child = fork(script, [mode], {
       env: { ...process.env, BENCH_DATA_DIR: dataDir },
-      ...(values.profile
+      ...(values.profile && !callgrindOut
         ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${values.profile}`, `--cpu-prof-name=${mode}.cpuprofile`] }
+        : {}),
+      // Under callgrind, counting nothing until told to (callgrind_control -i on).
+      ...(callgrindOut
+        ? {
+            execPath: "valgrind",
+            execArgv: [
+              "--tool=callgrind",
+              "--instr-atstart=no",
+              "--quiet",
+              `--callgrind-out-file=${callgrindOut}`,
+              process.execPath,
+            ],
+          }
         : {}),
       stdio: out === undefined ? "inherit" : ["ignore", out, "inherit", "ipc"],
     });
@@ -199,20 +226,28 @@ const PIPELINE = 4;
 const HEADER_END = Buffer.from("\r\n\r\n");
 
 /** One connection: keeps PIPELINE requests in flight for `ms`, returns how many responses arrived. */
-function pipelined(port: number, request: Buffer, expectStatus: number, ms: number): Promise<number> {
+function pipelined(
+  port: number,
+  request: Buffer,
+  expectStatus: number,
+  ms: number,
+  maxRequests = MAX_REQUESTS,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     socket.setNoDelay(true);
     const until = performance.now() + ms;
     let pending: Buffer = Buffer.alloc(0);
     let inFlight = 0;
+    let sent = 0;
     let done = 0;
     let bodyLeft = 0;
     let stopping = false;
     const send = () => {
-      while (!stopping && inFlight < PIPELINE && done < MAX_REQUESTS) {
+      while (!stopping && inFlight < PIPELINE && sent < maxRequests) {
         socket.write(request);
         inFlight++;
+        sent++;
       }
     };
     socket.on("connect", send);
@@ -246,7 +281,7 @@ function pipelined(port: number, request: Buffer, expectStatus: number, ms: numb
           inFlight--;
         }
       }
-      if (performance.now() >= until) stopping = true;
+      if (performance.now() >= until || sent >= maxRequests) stopping = true;
       if (stopping && inFlight === 0) {
         socket.end();
         resolve(done);
@@ -324,9 +359,61 @@ const MODES = [
   "static-headers",
   "app",
   "app-logged",
+  "app-logged-each",
   "app-logged-two-lines",
 ] as const;
 type Mode = (typeof MODES)[number];
+
+/**
+ * Instructions per 304 (user space): the server runs under callgrind with counting off, answers `warmUp` 304s so
+ * the JIT has compiled the path, then counts while it answers `count` more. Much steadier than CPU time on a shared
+ * machine, though timers (which fire more often per request under valgrind's slowdown) and JIT compilation on
+ * background threads move it by a few per cent between runs.
+ */
+async function instructionsPer304(
+  script: string,
+  mode: Mode,
+  dataDir: string,
+  logFile: string | undefined,
+  warmUp: number,
+  count: number,
+): Promise<number> {
+  // With --profile DIR, the callgrind output stays there for callgrind_annotate.
+  const dir = values.profile ?? dataDir;
+  const out = join(dir, `callgrind.${mode}.out`);
+  const server = await startServer(script, mode, dataDir, logFile, out);
+  try {
+    const port = server.port;
+    const enc = { "accept-encoding": "gzip, deflate, br" };
+    const etag = String((await get(new Agent(), port, "/api/v1/businesses", enc)).headers.etag);
+    const head = Buffer.from(
+      `GET /api/v1/businesses HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\naccept-encoding: ${enc["accept-encoding"]}\r\n` +
+        `if-none-match: ${etag}\r\n\r\n`,
+    );
+    const send = async (n: number) => {
+      const perConnection = Math.ceil(n / CONNECTIONS);
+      const counts = await Promise.all(
+        Array.from({ length: CONNECTIONS }, () => pipelined(port, head, 304, 600_000, perConnection)),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    };
+    const control = (...args: string[]) =>
+      execFileSync("callgrind_control", [...args, String(server.child.pid)], { stdio: "ignore" });
+    await send(warmUp);
+    control("--instr=on");
+    const answered = await send(count);
+    control("--instr=off");
+    control("--dump");
+    // The dump is written next to the output file, numbered; its "summary:" or "totals:" line is the count.
+    const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${mode}.out.`));
+    const text = dumps.map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    const total = [...text.matchAll(/^(?:summary|totals): (\d+)/gm)].map((m) => Number(m[1]));
+    if (total.length === 0) throw new Error(`no callgrind totals for ${mode}`);
+    return Math.max(...total) / answered;
+  } finally {
+    await stopServer(server);
+  }
+}
 
 /** Runs logging-cost.ts (stdout to the log file) and prints CPU time per 304 for each logging variant. */
 function loggingCost(script: string, dataDir: string, logFile: string): Promise<void> {
@@ -433,37 +520,72 @@ export async function main(serverScript: string, loggingScript: string): Promise
       const others = modes.filter(
         (m) => m !== reference && m !== "bare" && (m !== "bare-minimal" || reference === "bare"),
       );
-      console.log(`\nCPU efficiency relative to ${reference} (its CPU per response / the server's; median of rounds):`);
+      console.log(
+        `\nCPU efficiency relative to ${reference} (its CPU per response / the server's): of the medians; median of the rounds' ratios [per round]`,
+      );
       for (const mode of others) {
         const parts = ["200", "304"]
           .filter((code) => cpu[`${reference} ${code}`])
-          .map(
-            (code) =>
-              `${code} ${(median(cpu[`${reference} ${code}`] ?? []) / median(cpu[`${mode} ${code}`] ?? [])).toFixed(2)}x`,
-          );
+          .map((code) => {
+            const base = cpu[`${reference} ${code}`] ?? [];
+            const xs = cpu[`${mode} ${code}`] ?? [];
+            // A server and the reference measured seconds apart: the ratio of each round moves less with the
+            // machine's other load than either figure does.
+            const perRound = xs.map((x, i) => (base[i] as number) / x);
+            return `${code} ${(median(base) / median(xs)).toFixed(2)}x; ${median(perRound).toFixed(2)}x [${perRound.map((r) => r.toFixed(2)).join(", ")}]`;
+          });
         console.log(`  ${mode}: ${parts.join("; ")}`);
       }
-      console.log(`\nthroughput ratio to ${reference}: of the medians; [per round]`);
+      console.log(`\nthroughput ratio to ${reference}: of the medians; median of the rounds' ratios [per round]`);
       for (const mode of others) {
         const parts = ["200", "304"]
           .filter((code) => samples[`${reference} ${code}`])
           .map((code) => {
             const xs = samples[`${mode} ${code}`] ?? [];
             const base = samples[`${reference} ${code}`] ?? [];
-            const perRound = xs.map((x, i) => (x / (base[i] as number)).toFixed(2));
-            return `${code} ${(median(xs) / median(base)).toFixed(2)}x [${perRound.join(", ")}]`;
+            const perRound = xs.map((x, i) => x / (base[i] as number));
+            return `${code} ${(median(xs) / median(base)).toFixed(2)}x; ${median(perRound).toFixed(2)}x [${perRound.map((r) => r.toFixed(2)).join(", ")}]`;
           });
         console.log(`  ${mode}: ${parts.join("; ")}`);
       }
     }
     console.log(
-      "targets (against bare, which sends the same bytes as the app): app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. bare-minimal sends only the representation's headers (no security headers or request id); app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
+      "targets (against bare, which sends the same bytes as the app): app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. bare-minimal sends only the representation's headers (no security headers or request id); app-logged-each gives every 304 its own access line (LOG_NOT_MODIFIED=each) and app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
     );
     if (modes.some((m) => m.startsWith("app-logged")) && values["log-file"] === undefined) {
       console.log(`log written by the logged apps: ${(statSync(logFile).size / 1024 / 1024).toFixed(1)} MB`);
     }
 
     if (Number(values["logging-rounds"]) > 0) await loggingCost(loggingScript, dataDir, logFile);
+
+    const counted = Number(values.instructions);
+    if (counted > 0) {
+      // The servers of the timed part stop first: callgrind is slow, and the machine has two cores.
+      for (const [mode, server] of Object.entries(servers)) {
+        await stopServer(server);
+        delete servers[mode as Mode];
+      }
+      console.log(
+        `\nInstructions per 304 (user space, callgrind; ${counted} counted after ${4 * counted} not counted):`,
+      );
+      const counts: Partial<Record<Mode, number>> = {};
+      for (const mode of modes) {
+        counts[mode] = await instructionsPer304(
+          serverScript,
+          mode,
+          dataDir,
+          mode.startsWith("app-logged") ? logFile : undefined,
+          4 * counted,
+          counted,
+        );
+        const ratio = (counts.bare as number) / (counts[mode] as number);
+        console.log(
+          `  ${mode.padEnd(22)} ${Math.round(counts[mode] as number)
+            .toLocaleString("en")
+            .padStart(9)}   ${ratio.toFixed(2)}x`,
+        );
+      }
+    }
 
     for (const name of ["routes", "app"] as const) {
       const server = servers[name];

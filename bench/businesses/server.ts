@@ -1,7 +1,8 @@
 // One server under test, in its own process so it has a core to itself: `app` is the whole platform (buildApp),
 // `routes` is a plain Fastify instance with only the business routes (to tell the cost of our code from the cost of
-// the platform's global hooks), `app-logged` is the whole platform with the default log level (`-two-lines`: with
-// Fastify's default request logging instead of our access line), `static-headers` is that plus the app's security headers set from a precomputed
+// the platform's global hooks), `app-logged` is the whole platform with the default log level (`-each`: with an
+// access line for every 304 as well, LOG_NOT_MODIFIED=each; `-two-lines`: Fastify's default request logging instead of
+// our access line), `static-headers` is that plus the app's security headers set from a precomputed
 // object (what the app would cost if @fastify/helmet did not rebuild helmet on every request), `bare` is node:http sending the same prepared bytes with the same validators
 // and headers (the app's security headers and a request id included).
 // Reports its port over IPC.
@@ -30,6 +31,8 @@ const config = loadConfig({
   // `app-logged` is the platform as deployed: the default LOG_LEVEL (info), JSON lines on stdout, which the parent
   // points at a file (or /dev/null); the other modes measure the code without logging.
   LOG_LEVEL: mode?.startsWith("app-logged") ? "info" : "silent",
+  // `app-logged-each`: an access line for every 304 too, instead of the default once-a-minute count.
+  LOG_NOT_MODIFIED: mode === "app-logged-each" ? "each" : "summary",
   SEED_DEMO: "false",
   NODE_ENV: "production",
 });
