@@ -1,9 +1,11 @@
 // The CPU cost of request logging, measured inside one process so the machine's other load hits every variant
 // alike: the whole platform (buildApp) answering `/api/v1/businesses` 304s through `inject`, in alternating
-// batches, with logging off, with the platform's access line, and with Fastify's default two lines per request.
+// batches, with logging off, with the default logging (304s counted, not logged one by one), with an access line for
+// every 304 (LOG_NOT_MODIFIED=each), and with Fastify's default two lines per request.
 // Log lines go to stdout, which the parent points at a file. Results go to the parent over IPC.
 import { LogController } from "fastify";
 import { buildApp } from "../../src/app.js";
+import { AccessLogController } from "../../src/core/http/logger.js";
 import { loadConfig } from "../../src/config.js";
 
 const ROUNDS = Number(process.argv[2] ?? "15");
@@ -20,7 +22,11 @@ async function measure(): Promise<Record<string, number[]>> {
   const assets = { url: (name: string) => `/assets/${name}` };
   const apps = {
     "logging off (LOG_LEVEL=silent)": await buildApp(config, { assets, logger: false }),
-    "LOG_LEVEL=info, one access line": await buildApp(config, { assets }),
+    "LOG_LEVEL=info (default: 304s counted)": await buildApp(config, { assets }),
+    "LOG_LEVEL=info, an access line per 304": await buildApp(config, {
+      assets,
+      logController: new AccessLogController({ notModified: "each" }),
+    }),
     "LOG_LEVEL=info, Fastify's two lines": await buildApp(config, { assets, logController: new LogController() }),
   };
   const enc = { "accept-encoding": "gzip, deflate, br" };
