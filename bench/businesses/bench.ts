@@ -188,21 +188,33 @@ function get(agent: Agent, port: number, path: string, headers: Record<string, s
  * (HTTP/1.1 pipelining, answered in order). A raw-socket client is cheap enough that the server, not the load
  * generator, is what gets measured.
  */
-async function throughput(server: Server, path: string, headers: Record<string, string>, expectStatus: number) {
-  const port = server.port;
-  const head = Buffer.from(
+/** The bytes of one GET request, as the raw-socket client sends it. */
+function requestHead(port: number, path: string, headers: Record<string, string>): Buffer {
+  return Buffer.from(
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries(headers)
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join("")}\r\n`,
   );
-  const measure = (ms: number) =>
-    Promise.all(Array.from({ length: CONNECTIONS }, () => pipelined(port, head, expectStatus, ms))).then((counts) =>
-      counts.reduce((a, b) => a + b, 0),
-    );
-  await measure(1000);
+}
+
+/**
+ * CONNECTIONS pipelined connections for `ms`, or until they have sent `max` requests in all (otherwise each stops at
+ * MAX_REQUESTS): the responses received.
+ */
+async function load(port: number, head: Buffer, expectStatus: number, ms: number, max?: number) {
+  const perConnection = max === undefined ? MAX_REQUESTS : Math.ceil(max / CONNECTIONS);
+  const counts = await Promise.all(
+    Array.from({ length: CONNECTIONS }, () => pipelined(port, head, expectStatus, ms, perConnection)),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+async function throughput(server: Server, path: string, headers: Record<string, string>, expectStatus: number) {
+  const head = requestHead(server.port, path, headers);
+  await load(server.port, head, expectStatus, 1000);
   const cpu0 = await serverCpu(server);
   const started = performance.now();
-  const n = await measure(SECONDS * 1000);
+  const n = await load(server.port, head, expectStatus, SECONDS * 1000);
   const elapsed = performance.now() - started;
   const cpu = (await serverCpu(server)) - cpu0;
   return { rps: n / (elapsed / 1000), cpuPerResponse: cpu / n };
@@ -386,17 +398,8 @@ async function instructionsPer304(
     const port = server.port;
     const enc = { "accept-encoding": "gzip, deflate, br" };
     const etag = String((await get(new Agent(), port, "/api/v1/businesses", enc)).headers.etag);
-    const head = Buffer.from(
-      `GET /api/v1/businesses HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\naccept-encoding: ${enc["accept-encoding"]}\r\n` +
-        `if-none-match: ${etag}\r\n\r\n`,
-    );
-    const send = async (n: number) => {
-      const perConnection = Math.ceil(n / CONNECTIONS);
-      const counts = await Promise.all(
-        Array.from({ length: CONNECTIONS }, () => pipelined(port, head, 304, 600_000, perConnection)),
-      );
-      return counts.reduce((a, b) => a + b, 0);
-    };
+    const head = requestHead(port, "/api/v1/businesses", { ...enc, "if-none-match": etag });
+    const send = (n: number) => load(port, head, 304, 600_000, n);
     const control = (...args: string[]) =>
       execFileSync("callgrind_control", [...args, String(server.child.pid)], { stdio: "ignore" });
     await send(warmUp);
@@ -520,34 +523,26 @@ export async function main(serverScript: string, loggingScript: string): Promise
       const others = modes.filter(
         (m) => m !== reference && m !== "bare" && (m !== "bare-minimal" || reference === "bare"),
       );
-      console.log(
-        `\nCPU efficiency relative to ${reference} (its CPU per response / the server's): of the medians; median of the rounds' ratios [per round]`,
-      );
-      for (const mode of others) {
-        const parts = ["200", "304"]
-          .filter((code) => cpu[`${reference} ${code}`])
-          .map((code) => {
-            const base = cpu[`${reference} ${code}`] ?? [];
-            const xs = cpu[`${mode} ${code}`] ?? [];
-            // A server and the reference measured seconds apart: the ratio of each round moves less with the
-            // machine's other load than either figure does.
-            const perRound = xs.map((x, i) => (base[i] as number) / x);
-            return `${code} ${(median(base) / median(xs)).toFixed(2)}x; ${median(perRound).toFixed(2)}x [${perRound.map((r) => r.toFixed(2)).join(", ")}]`;
-          });
-        console.log(`  ${mode}: ${parts.join("; ")}`);
-      }
-      console.log(`\nthroughput ratio to ${reference}: of the medians; median of the rounds' ratios [per round]`);
-      for (const mode of others) {
-        const parts = ["200", "304"]
-          .filter((code) => samples[`${reference} ${code}`])
-          .map((code) => {
-            const xs = samples[`${mode} ${code}`] ?? [];
-            const base = samples[`${reference} ${code}`] ?? [];
-            const perRound = xs.map((x, i) => x / (base[i] as number));
-            return `${code} ${(median(xs) / median(base)).toFixed(2)}x; ${median(perRound).toFixed(2)}x [${perRound.map((r) => r.toFixed(2)).join(", ")}]`;
-          });
-        console.log(`  ${mode}: ${parts.join("; ")}`);
-      }
+      // Each ratio as the ratio of the medians, and as the median of the rounds' own ratios: a server and the
+      // reference measured seconds apart, so the ratio of a round moves less with the machine's other load than
+      // either figure does.
+      const ratios = (title: string, table: Record<string, number[]>, better: "higher" | "lower") => {
+        console.log(`\n${title} relative to ${reference}: of the medians; median of the rounds' ratios [per round]`);
+        const ratio = (x: number, base: number) => (better === "higher" ? x / base : base / x);
+        for (const mode of others) {
+          const parts = ["200", "304"]
+            .filter((code) => table[`${reference} ${code}`])
+            .map((code) => {
+              const base = table[`${reference} ${code}`] ?? [];
+              const xs = table[`${mode} ${code}`] ?? [];
+              const perRound = xs.map((x, i) => ratio(x, base[i] as number));
+              return `${code} ${ratio(median(xs), median(base)).toFixed(2)}x; ${median(perRound).toFixed(2)}x [${perRound.map((r) => r.toFixed(2)).join(", ")}]`;
+            });
+          console.log(`  ${mode}: ${parts.join("; ")}`);
+        }
+      };
+      ratios("CPU efficiency (its CPU per response / the server's)", cpu, "lower");
+      ratios("throughput", samples, "higher");
     }
     console.log(
       "targets (against bare, which sends the same bytes as the app): app >= 0.80x on 200 and 304; app-logged (LOG_LEVEL=info, the default) >= 0.90x on 304. bare-minimal sends only the representation's headers (no security headers or request id); app-logged-each gives every 304 its own access line (LOG_NOT_MODIFIED=each) and app-logged-two-lines is Fastify's default request logging (two lines per request), for comparison.",
