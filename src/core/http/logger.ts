@@ -183,12 +183,20 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 
   /**
-   * Writes an info access line by hand, in pino's format, when nothing needs pino's own serialisation: no child
-   * logger made (its bindings could have changed), no route-level level or serializers, and the app's logger
-   * configured as loggerOptions() configures it. False when the line must go through pino instead.
+   * Whether a line must go through pino's child logger: once it is made (its bindings could have changed), or when
+   * the route has its own log level or serializers.
+   */
+  private get throughChild(): boolean {
+    return this.made !== undefined || this.options.level !== undefined || this.options.serializers !== undefined;
+  }
+
+  /**
+   * Writes an info access line by hand, in pino's format, when nothing needs pino's own serialisation: not through
+   * the child, and the app's logger configured as loggerOptions() configures it. False when the line must go through
+   * pino instead (access()).
    */
   accessInfo(method: string, url: string, statusCode: number, elapsed: number): boolean {
-    if (this.made || this.options.level !== undefined || this.options.serializers !== undefined) return false;
+    if (this.throughChild) return false;
     const reqId = this.bindings.reqId;
     if (typeof reqId !== "string") return false;
     const plain = plainPino(this.parent);
@@ -197,22 +205,29 @@ export class RequestLogger implements FastifyBaseLogger {
     return true;
   }
 
-  /** Writes the access line through pino: through the child when there is one, otherwise with the request id. */
-  access(level: "info" | "error", line: AccessLine): void {
-    if (this.made || this.options.level !== undefined || this.options.serializers !== undefined) {
-      this.logger[level](line, "request");
-      return;
-    }
-    const reqId = this.bindings.reqId;
-    const withId = new AccessLine(
+  /**
+   * Writes the access line through pino: through the child, whose bindings carry the request id, or through the app's
+   * logger with the request id as the line's first field.
+   */
+  access(
+    level: "info" | "error",
+    method: string,
+    url: string,
+    statusCode: number,
+    responseTime: number,
+    err: Error | undefined,
+  ): void {
+    const child = this.throughChild;
+    const reqId = child ? undefined : this.bindings.reqId;
+    const line = new AccessLine(
       typeof reqId === "string" ? reqId : undefined,
-      line.method,
-      line.url,
-      line.statusCode,
-      line.responseTime,
-      line.err,
+      method,
+      url,
+      statusCode,
+      responseTime,
+      err,
     );
-    this.parent[level](withId, "request");
+    (child ? this.logger : this.parent)[level](line, "request");
   }
 }
 
@@ -404,16 +419,11 @@ export class AccessLogController extends LogController {
     if (level === "info" && log instanceof RequestLogger) {
       if (log.accessInfo(request.method, request.url, status, reply.elapsedTime)) return;
     }
-    const line = new AccessLine(
-      undefined,
-      request.method,
-      forLog(request.url),
-      status,
-      Math.round(reply.elapsedTime * 100) / 100,
-      error ?? undefined,
-    );
-    if (log instanceof RequestLogger) log.access(level, line);
-    else log[level](line, "request");
+    const url = forLog(request.url);
+    const responseTime = Math.round(reply.elapsedTime * 100) / 100;
+    if (log instanceof RequestLogger) log.access(level, request.method, url, status, responseTime, error ?? undefined);
+    else
+      log[level](new AccessLine(undefined, request.method, url, status, responseTime, error ?? undefined), "request");
   }
 }
 
