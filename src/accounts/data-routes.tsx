@@ -20,7 +20,7 @@ import {
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
-import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
+import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { LinkTokenParams } from "./link-page.js";
@@ -275,11 +275,8 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
         { status: 410 },
       );
     }
-    // Opened while signed in: the link proves this address is the account holder's too, so their account's data
-    // download and erasure find what is held under it from now on (unless it is another account's address).
-    if (request.viewer && found.subject.accountId === null) {
-      await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
-    }
+    // Opening the link changes nothing, and proves the address for this link alone: whoever is signed in on this
+    // device, the address does not become their account's (that takes "Add an address" on the account page).
     return choices(request, reply, found.subject, { token });
   });
 

@@ -8,15 +8,6 @@ import { type PersonalDataSource, subjectAddresses } from "./personal-data.js";
 export const accountData: PersonalDataSource = {
   key: "account",
   tables: ["accounts", "sessions", "passkeys", "email_challenges", "account_addresses", "webauthn_challenges"],
-  async addresses({ db }, accountId) {
-    const rows = await db
-      .selectFrom("account_addresses")
-      .select("email")
-      .where("account_id", "=", accountId)
-      .limit(1000)
-      .execute();
-    return rows.map((r) => r.email);
-  },
   async collect({ db }, subject) {
     const account = subject.accountId
       ? await db.selectFrom("accounts").selectAll().where("id", "=", subject.accountId).executeTakeFirst()

@@ -6,6 +6,6 @@ export { keepAnAdmin } from "./admins.js";
 export { personalDataSources, subjectAddresses } from "./personal-data.js";
 export { sourceContext } from "./account-service.js";
 export type { DataSubject } from "./personal-data.js";
-export { reporterDefaults } from "./prefill.js";
+export { accountAddress, reporterDefaults } from "./prefill.js";
 export { findAccountByEmail, isRole, setRole } from "./repository.js";
 export { endAllSessions } from "./sessions.js";

@@ -14,6 +14,7 @@ import type {
 } from "../core/personal-data.js";
 import { subjectAddresses } from "../core/personal-data.js";
 import { keepAnAdmin } from "./admins.js";
+import { provedAddresses } from "./repository.js";
 
 export type {
   ConsentRecord,
@@ -31,9 +32,11 @@ export function personalDataSources(civic: Pick<Civic, "features">): readonly Pe
 }
 
 /**
- * The subject with every address the person has proved they hold (`emails`): the one given, the account's own and
- * those the sources know (former addresses, my-data links opened while signed in, confirmed sign-ups made while
- * signed in). Export, erasure and the consent list all look data up by all of them.
+ * The subject with every address the person has proved they hold for their account (`emails`): the one given, the
+ * account's own and the others in account_addresses (former addresses, addresses added by "Add an address").
+ * Export, erasure, "My reports" and the consent list all look data up by all of them. This is the one place that
+ * says which addresses are a person's: no feature adds to it, and an address becomes an account's only through a
+ * flow of the accounts feature that says so and is confirmed from that mailbox.
  */
 export async function resolveSubject(ctx: SourceContext, subject: DataSubject): Promise<DataSubject> {
   if (subject.emails) return subject;
@@ -45,10 +48,7 @@ export async function resolveSubject(ctx: SourceContext, subject: DataSubject): 
       .where("id", "=", subject.accountId)
       .executeTakeFirst();
     if (account) emails.add(account.email.toLowerCase());
-    const others = new Set<string>();
-    for (const source of ctx.sources) {
-      for (const e of (await source.addresses?.(ctx, subject.accountId)) ?? []) others.add(e.trim().toLowerCase());
-    }
+    const others = new Set((await provedAddresses(ctx.db, subject.accountId)).map((e) => e.trim().toLowerCase()));
     others.delete(subject.email.toLowerCase());
     if (account) others.delete(account.email.toLowerCase());
     // An address that is now another account's (e.g. a former address someone else signed up with) is theirs.

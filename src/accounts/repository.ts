@@ -49,9 +49,21 @@ export async function setRole(db: Kysely<DB>, accountId: string, role: Role, now
   await db.updateTable("accounts").set({ role, updated_at: now.toISOString() }).where("id", "=", accountId).execute();
 }
 
+/** The other addresses the account has proved it holds (former ones, added ones), for resolveSubject. */
+export async function provedAddresses(db: Kysely<DB>, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("account_addresses")
+    .select("email")
+    .where("account_id", "=", accountId)
+    .limit(1000)
+    .execute();
+  return rows.map((r) => r.email);
+}
+
 /**
- * Records another address the account has proved it holds (its former address after a change, or a my-data link
- * opened while signed in), so the data download and the erasure find what is held under it (idempotent).
+ * Records another address the account has proved it holds for this account (its former address after a change), so
+ * the data download and the erasure find what is held under it (idempotent). Rows with reason "my-data" are from
+ * before issue 33, when opening a my-data link while signed in added its address; nothing adds them any more.
  */
 export async function rememberAddress(
   db: Kysely<DB>,

@@ -13,9 +13,10 @@ export interface DataSubject {
   /** The verified address (lower-case) everything without an account is held under. */
   email: string;
   /**
-   * Every address the person has proved they hold (lower-case, `email` among them): the account's address, its
-   * former addresses and the others it confirmed (see `addresses` on a source). Filled in by the registry
-   * (resolveSubject) before any source is asked; sources read it through subjectAddresses.
+   * Every address the person has proved they hold for their account (lower-case, `email` among them): the account's
+   * address, its former addresses and those added by "Add an address". Filled in by the accounts feature
+   * (resolveSubject), the one home of identity, before any source is asked; sources read it through
+   * subjectAddresses. No source can add an address: confirming a sign-up proves its address for that sign-up alone.
    */
   emails?: readonly string[];
 }
@@ -76,12 +77,6 @@ export interface PersonalDataSource {
    * (core/http/ids.ts) first, so a value that is not an id is a 400 and never reaches the database.
    */
   withdrawRow?(ctx: SourceContext, subject: DataSubject, id: number): Promise<boolean>;
-  /**
-   * Other addresses this account has proved it holds through this feature (e.g. a sign-up made while signed in
-   * under another address and confirmed from that mailbox). What is held under them is the person's too: every
-   * source then finds it. Only addresses proved by their mailbox: a typed address alone proves nothing.
-   */
-  addresses?(ctx: SourceContext, accountId: string): Promise<string[]>;
   /** The tables `erase` deletes from or updates: vacuumed after an erasure on PostgreSQL (core/db/erasure.ts). */
   tables?: readonly (keyof DB & string)[];
 }

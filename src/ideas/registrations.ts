@@ -46,18 +46,6 @@ export const ideaKind: ModeratedKind = {
 export const ideaData: PersonalDataSource = {
   key: "ideas",
   tables: ["ideas", "idea_supports", "outbox"],
-  /** An idea sent while signed in under another address and confirmed from that mailbox proves the address. */
-  async addresses({ db }, accountId) {
-    const rows = await db
-      .selectFrom("ideas")
-      .select("email")
-      .where("account_id", "=", accountId)
-      .where("status", "!=", "unconfirmed")
-      .where("email", "is not", null)
-      .limit(1000)
-      .execute();
-    return rows.flatMap((r) => (r.email ? [r.email] : []));
-  },
   async collect({ db }, subject) {
     const ideas = await db
       .selectFrom("ideas")

@@ -101,6 +101,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         scripts={["enhance.js", "report-map.js"]}
       >
         <ReportForm
+          signedIn={request.viewer !== null}
           csrfToken={ctx.csrfToken}
           category={category}
           definitions={categoryAttributes(category)}

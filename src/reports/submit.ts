@@ -24,6 +24,7 @@ import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js
 import { reportPhotoUrl } from "./photos.js";
 import { isUniqueViolation, newReference } from "./reference.js";
 import { contributorBanCandidates } from "../moderation/index.js";
+import { accountAddress } from "../accounts/index.js";
 import { storeReport } from "./store.js";
 import { textLength } from "./field-patterns.js";
 
@@ -195,8 +196,10 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
     problem("location", "Show where the problem is: put a pin on the map, choose a street or describe the place");
   }
 
-  const email = clean(input.reporter.email)?.toLowerCase() ?? null;
-  if (email && (textLength(email) > REPORT_LIMITS.email || !EMAIL.test(email)))
+  // Sent while signed in, the report is the account's, and so is the address it is filed under (accounts/prefill.ts).
+  const accountId = clean(input.accountId);
+  const email = accountId ? await accountAddress(db, accountId) : (clean(input.reporter.email)?.toLowerCase() ?? null);
+  if (!accountId && email && (textLength(email) > REPORT_LIMITS.email || !EMAIL.test(email)))
     problem("email", "Enter an email address like name@example.com");
   const name = clean(input.reporter.name);
   if (name && (textLength(name) > REPORT_LIMITS.name || HTML_TAG.test(name) || CONTROL.test(name)))

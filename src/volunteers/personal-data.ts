@@ -26,21 +26,11 @@ function ownSignUps(db: Kysely<DB>, subject: DataSubject) {
 
 /**
  * Sign-ups under the person's addresses or made while signed in; each confirmed one is a consent they can withdraw.
- * A sign-up made while signed in and confirmed from its mailbox proves that address is theirs too.
+ * Confirming a sign-up proves its address for that sign-up alone, never for an account (accounts/prefill.ts).
  */
 export const volunteeringData: PersonalDataSource = {
   key: "volunteering",
   tables: ["volunteers", "outbox"],
-  async addresses({ db }, accountId) {
-    const rows = await db
-      .selectFrom("volunteers")
-      .select("email")
-      .where("account_id", "=", accountId)
-      .where("confirmed_at", "is not", null)
-      .limit(1000)
-      .execute();
-    return rows.map((r) => r.email);
-  },
   async collect({ db }, subject) {
     const rows = await ownSignUps(db, subject)
       .select([

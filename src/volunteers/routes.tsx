@@ -11,6 +11,7 @@ import { pageContext } from "../core/context.js";
 import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { isBanned } from "../moderation/index.js";
+import { accountAddress } from "../accounts/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
@@ -70,15 +71,22 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
             empty="Any project"
           />
           <Field id="name" label="Your name" value={v.name} problems={problems} autocomplete="name" maxLength={100} />
-          <Field
-            id="email"
-            type="email"
-            label="Email address"
-            value={v.email}
-            problems={problems}
-            autocomplete="email"
-            maxLength={254}
-          />
+          {request.viewer ? (
+            <p id="email">
+              You are signed in, so this sign-up is filed under your account and we write to your account’s email
+              address.
+            </p>
+          ) : (
+            <Field
+              id="email"
+              type="email"
+              label="Email address"
+              value={v.email}
+              problems={problems}
+              autocomplete="email"
+              maxLength={254}
+            />
+          )}
           <Field
             id="phone"
             label="Phone (optional)"
@@ -136,7 +144,8 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
       role: cut("project", 300).split("|", 2)[1] ?? "",
     };
     const { token, problems } = spamChecks(civic, f);
-    const email = normaliseEmail(v.email);
+    // Signed in, the sign-up is the account's, under the account's own address (accounts/prefill.ts).
+    const email = request.viewer ? await accountAddress(db(), request.viewer.accountId) : normaliseEmail(v.email);
     if (v.name.trim() === "" || v.name.length > 100)
       problems.push({ field: "name", message: "Enter your name (up to 100 characters)" });
     if (!email) problems.push({ field: "email", message: "Enter your email address, like name@example.com" });

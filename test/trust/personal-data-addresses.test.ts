@@ -6,9 +6,10 @@ import { describeEachDb } from "../helpers/app.js";
 import { foundInTables, trustHarness } from "./support.js";
 
 /**
- * Issue 27, #8: personal data is found by account and by every address the person has used (a sign-up made while
- * signed in under another address, a former address, an address whose my-data link they opened while signed in),
- * and mail about them is erased whole (a queued message to a councillor kept the sender's name and text).
+ * Issue 27, #8: personal data is found by account and by every address the person has proved for their account (a
+ * former address), and mail about them is erased whole (a queued message to a councillor kept the sender's name and
+ * text). Issue 33 narrowed it: a sign-up made while signed in is under the account's own address, and a my-data link
+ * opened while signed in proves its address for that link alone.
  */
 describeEachDb("personal data found by every address the person has used", (dialect) => {
   let h: Awaited<ReturnType<typeof trustHarness>>;
@@ -31,11 +32,12 @@ describeEachDb("personal data found by every address the person has used", (dial
     expect(res.statusCode).toBe(200);
   }
 
-  it("a volunteer sign-up made while signed in under another address is exported and erased, with what that address holds", async () => {
+  it("a volunteer sign-up made while signed in is under the account's address, exported and erased with it", async () => {
     const main = "imogen.larkworthy@example.org";
     const other = "imogen.at.work@example.net";
     const v = new Visitor(h.app);
     await v.signIn(h, main);
+    // Issue 33: signed in, the form takes the account's own address; the typed one is not used.
     await submitSlowly(h, v, "/volunteer", "/volunteer", {
       name: "Imogen Larkworthy",
       email: other,
@@ -44,23 +46,20 @@ describeEachDb("personal data found by every address the person has used", (dial
       availability: "Saturdays",
       website: "",
     });
-    // Confirmed from that mailbox: the address is proved to be theirs.
-    const link = linkIn((await h.mailTo(other)).parsed.text ?? "", "/volunteer/confirm/");
+    const link = linkIn((await h.mailTo(main)).parsed.text ?? "", "/volunteer/confirm/");
     expect((await v.post(link, { _csrf: tokenIn((await v.get(link)).body) })).statusCode).toBeLessThan(400);
-    // What else is held under that address, given without signing in.
+    // What is held under the other address, given without signing in, is not the account's.
     const report = await makeReport(h.app, { email: other, name: "Imogen L", phone: "07700 900334" });
-    await submitSlowly(h, new Visitor(h.app), "/newsletter", "/newsletter", { email: other, website: "" });
 
     const { text, data } = await download(v);
-    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual([other]);
-    expect((data.reports as { reference: string }[]).map((r) => r.reference)).toEqual([report.reference]);
-    expect(JSON.stringify(data.newsletter)).toContain(other);
+    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual([main]);
+    expect((data.reports as { reference: string }[]).map((r) => r.reference)).toEqual([]);
     expect(text).toContain("Footpath clearing");
+    expect(text).not.toContain(other);
 
     await erase(v);
-    expect(
-      await foundInTables(h, [main, other, "Imogen Larkworthy", "Imogen L", "07700 900333", "07700 900334"]),
-    ).toEqual([]);
+    expect(await foundInTables(h, [main, "Imogen Larkworthy", "07700 900333"])).toEqual([]);
+    expect(await foundInTables(h, [report.reference])).not.toEqual([]);
   }, 120_000);
 
   it("an address only typed while signed in (never confirmed) does not open what others hold under it", async () => {
@@ -76,8 +75,8 @@ describeEachDb("personal data found by every address the person has used", (dial
       website: "",
     });
     const { text, data } = await download(v);
-    // Their own sign-up is theirs (made while signed in); the other person's report is not.
-    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual([victim]);
+    // Their own sign-up is theirs, under their own address (issue 33); the other person's report is not.
+    expect((data.volunteering as { email: string }[]).map((s) => s.email)).toEqual(["mallory.typist@example.org"]);
     expect(text).not.toContain(theirs.reference);
     expect(text).not.toContain("Rosalind Neighbour");
     await erase(v);
@@ -90,7 +89,7 @@ describeEachDb("personal data found by every address the person has used", (dial
     expect(await h.app.civic.database.db.selectFrom("volunteers").select("id").execute()).toEqual([]);
   }, 120_000);
 
-  it("a former address, and one whose my-data link was opened while signed in, stay the person's", async () => {
+  it("a former address stays the person's; opening a my-data link while signed in adds nothing", async () => {
     const old = "ambrose.former@example.org";
     const now = "ambrose.current@example.org";
     const third = "ambrose.allotment@example.net";
@@ -112,17 +111,17 @@ describeEachDb("personal data found by every address the person has used", (dial
     expect((await v.get(myData.path)).statusCode).toBe(200);
 
     const { data } = await download(v);
-    expect((data.reports as { reference: string }[]).map((r) => r.reference).sort()).toEqual(
-      [earlier.reference, allotment.reference].sort(),
-    );
+    // Issue 33: the link proved the third address for that link alone, not for whoever was signed in.
+    expect((data.reports as { reference: string }[]).map((r) => r.reference)).toEqual([earlier.reference]);
     expect(JSON.stringify(data.newsletter)).toContain(old);
     expect(JSON.stringify(data.account)).toContain(old);
     const listed = (await v.get("/account/reports")).body;
     expect(listed).toContain(earlier.reference);
-    expect(listed).toContain(allotment.reference);
+    expect(listed).not.toContain(allotment.reference);
 
     await erase(v);
-    expect(await foundInTables(h, [old, now, third, "Ambrose Q", "07700 900555"])).toEqual([]);
+    expect(await foundInTables(h, [old, now, "07700 900555"])).toEqual([]);
+    expect(await foundInTables(h, [allotment.reference])).not.toEqual([]);
   }, 120_000);
 
   it("a queued message to a councillor is erased whole, also through /my-data", async () => {

@@ -23,6 +23,8 @@ export interface ReportFormProps {
   uploads: { maxPhotos: number; maxPhotoMb: number; maxPhotoBytes: number };
   villageName: string;
   councilName: string;
+  /** Signed in: the report is filed under the account's own address, so the form asks for none (accounts/prefill.ts). */
+  signedIn: boolean;
 }
 
 /** Step 2: the report form for one category. Every value is kept when the server sends it back with problems. */
@@ -253,27 +255,34 @@ export function ReportForm(p: ReportFormProps) {
               {forwarded ? `, and pass them to ${p.councilName} only if you tick the box below` : ""}.
             </p>
           </div>
-          <div class={`field${emailError ? " has-error" : ""}`}>
-            <label for="email">
-              Email address <span class="muted">(optional)</span>
-            </label>
-            <span class="hint" id="email-hint">
-              Leave this empty to report anonymously. With an email address you get a confirmation with your reference
-              number.
-            </span>
-            <FieldError id="email-error" message={emailError} />
-            <input
-              type="email"
-              id="email"
-              name="email"
-              autocomplete="email"
-              spellcheck={false}
-              maxLength={REPORT_LIMITS.email}
-              value={values.email}
-              aria-describedby={describedBy("email-hint", emailError && "email-error")}
-              aria-invalid={emailError ? "true" : undefined}
-            />
-          </div>
+          {p.signedIn ? (
+            <p id="email-hint">
+              You are signed in, so this report is filed under your account: its confirmation and updates go to your
+              account’s email address. To report without an email address, sign out first.
+            </p>
+          ) : (
+            <div class={`field${emailError ? " has-error" : ""}`}>
+              <label for="email">
+                Email address <span class="muted">(optional)</span>
+              </label>
+              <span class="hint" id="email-hint">
+                Leave this empty to report anonymously. With an email address you get a confirmation with your reference
+                number.
+              </span>
+              <FieldError id="email-error" message={emailError} />
+              <input
+                type="email"
+                id="email"
+                name="email"
+                autocomplete="email"
+                spellcheck={false}
+                maxLength={REPORT_LIMITS.email}
+                value={values.email}
+                aria-describedby={describedBy("email-hint", emailError && "email-error")}
+                aria-invalid={emailError ? "true" : undefined}
+              />
+            </div>
+          )}
           <div class={`field${nameError ? " has-error" : ""}`}>
             <label for="name">
               Your name <span class="muted">(optional, never published)</span>

@@ -8,7 +8,7 @@ export function PrivacyContent({ site }: ContentProps) {
     <>
       <h1>Privacy notice</h1>
       <p>
-        <strong>Last updated: 24 November 2026</strong>
+        <strong>Last updated: 29 November 2026</strong>
       </p>
       <p>
         This notice explains what personal data the {site.villageName} community platform collects, why we collect it,
@@ -194,10 +194,10 @@ export function PrivacyContent({ site }: ContentProps) {
       </ul>
       <p>A job on the server checks every hour and deletes what has reached the end of its time.</p>
       <p>
-        <strong>When you erase your data</strong>, we find it by your account and by every email address you have used
-        with us (your account's address, earlier ones, and others you confirmed), and we delete it at once, including
-        any email still waiting to be sent to you or about you (such as a message to a councillor). It is also wiped
-        from the database files on our server's disk, not only hidden. Copies of the database that we made before your
+        <strong>When you erase your data</strong>, we find it by your account and by every email address you have proved
+        is yours for your account (your account's address and earlier ones), and we delete it at once, including any
+        email still waiting to be sent to you or about you (such as a message to a councillor). It is also wiped from
+        the database files on our server's disk, not only hidden. Copies of the database that we made before your
         erasure, to recover from a failure, still hold it: we keep those backups for {RETENTION.backupDays} days, so
         after {RETENTION.backupDays} days no copy of what you erased is left. We use backups only to restore the
         service.
@@ -254,6 +254,15 @@ export function PrivacyContent({ site }: ContentProps) {
         your other devices. After an email address change, we send your previous address a link that can undo the change
         for 7 days. We keep your previous address with your account so that your download and erasure still find what
         you sent from it; erasing your account erases it.
+      </p>
+      <p>
+        <strong>Which addresses are yours.</strong> An email address becomes part of your account only when you prove it
+        for your account: when you create the account, when you change its address, or when you add an address from your
+        account page and confirm it from that mailbox. Confirming anything else we email (a volunteering sign-up, a
+        newsletter subscription, updates on a report, a personal-data link) proves the address for that alone, never for
+        whoever is signed in. While you are signed in, a report or a volunteering sign-up you send is filed under your
+        account's own address, so nobody can join another person's address to their account by typing it into a form.
+        Identifiers that other programs send through our Open311 API are never taken as one of our accounts.
       </p>
 
       <h2>Changes to this notice</h2>
