@@ -239,7 +239,9 @@ export type RequestsQuery = Static<typeof RequestsQuery>;
 export const CreatedRequest = Type.Object({
   service_request_id: Type.String({ description: "The new report's reference number." }),
   service_notice: Nullable(Type.String()),
-  account_id: Nullable(Type.String({ description: "The account_id sent with the request, if any." })),
+  account_id: Nullable(
+    Type.String({ description: "The account_id sent with the request, if any: your own identifier, echoed." }),
+  ),
 });
 export const CreatedRequests = Type.Array(CreatedRequest);
 
@@ -273,7 +275,10 @@ const postFields = {
     REPORT_PATTERNS.email,
   ),
   device_id: formField("Never published.", 200),
-  account_id: formField("Never published; echoed in the POST answer.", 200),
+  account_id: formField(
+    "Your system's own identifier of the person (GeoReport v2): echoed in the POST answer, never stored or published, and never taken as an account of this platform (the report is not added to any account's reports).",
+    200,
+  ),
   first_name: formField(
     "Never published. Plain text; with last_name it makes the reporter's name (at most 100 characters).",
     49,
