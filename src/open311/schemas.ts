@@ -444,7 +444,7 @@ export const IdempotencyKeyHeaders = Type.Object(
         maxLength: 300,
         pattern: IDEMPOTENCY_KEY_PATTERN,
         description:
-          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 30 days. A request that was refused (4xx) or failed releases its key.',
+          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys belong to your API key: they are looked at only after the API key was checked (a request without a valid API key gets the 403 and nothing about any Idempotency-Key), and the keys of other clients are never matched. Keys are remembered for 30 days (less when the reporter asks for their data to be erased). A request that was refused (4xx) or failed releases its key.',
       }),
     ),
   },

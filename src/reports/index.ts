@@ -7,7 +7,7 @@ export type { AttributeDatatype, AttributeDefinition, AttributeValues } from "./
 export { publicReadVersion } from "./data-version.js";
 export { first, readFormBody } from "./form-body.js";
 export { formSubmission, reportFormValues } from "./form-submission.js";
-export { appIdempotency } from "./idempotency.js";
+export { accountReportScope, appIdempotency, reportResource } from "./idempotency.js";
 export { loadKeptPhotos } from "./kept-photos.js";
 export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";
 export { reportPhotoUrl } from "./photos.js";
