@@ -123,6 +123,10 @@ request is still being processed gets \`409\` with \`Retry-After\`; the same key
 Keys are kept in the database for 30 days, so this holds across restarts and several server processes. Only an
 answer that created a report is kept: a refused request (4xx) releases its key, so it can be corrected and sent
 again. The key is optional on Open311 and required on \`/api/app/reports\`; errors come in each family's format.
+Keys belong to the sender and are looked at only after the sender is known: on Open311 each API key has its own
+keys (a request without a valid API key gets the \`403\`, never a stored answer or a \`422\`); a signed-in person's
+keys are their account's; anonymous posts share one key space, where keys are the random UUIDs the site's pages
+make. A stored answer is erased with the reporter's personal data.
 
 ## Rate limits
 
