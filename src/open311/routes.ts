@@ -145,7 +145,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { readMax, writeMax, windowMs } = civic.config.rateLimit;
-  const postSchemas = postBodySchemas(civic.config.village.bounds);
+  const postSchemas = postBodySchemas(civic.config.village.bounds, new URL(civic.config.baseUrl).hostname);
   const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
   const answers = new AnswerCache({ maxBytes: civic.config.open311CacheBytes, freshMs: ANSWER_FRESH_MS });
 

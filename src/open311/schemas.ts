@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DOCUMENTED_PATTERN } from "../core/http/input.js";
-import { NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
+import { MEDIA_URL_MAX, mediaUrlPattern, NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
 
 /**
  * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
@@ -295,15 +295,24 @@ const postFields = {
     pattern: REPORT_PATTERNS.requiredText,
     description: "Required: plain text, at most 4,000 characters, no HTML.",
   }),
-  media_url: Type.Optional(
-    Type.String({
-      maxLength: 2000,
-      format: "uri",
-      pattern: REPORT_PATTERNS.httpUrl,
-      description: "An http(s) URL of an image hosted elsewhere.",
-    }),
-  ),
+  media_url: mediaUrlField("example.org"),
 };
+
+/**
+ * media_url: a link to media elsewhere, never fetched (reports/media-url.ts); `ownHost` is this site's host name,
+ * which it may not point at.
+ */
+function mediaUrlField(ownHost: string) {
+  return Type.Optional(
+    Type.String({
+      maxLength: MEDIA_URL_MAX,
+      format: "uri",
+      pattern: mediaUrlPattern(ownHost),
+      description:
+        "A link to media (an image) hosted elsewhere. Nothing is fetched from it: it is published as `media_url` and mailed to the council as a plain link. It must be an absolute `https:` or `http:` URL without a user name or password, on a public host name (not an IP address, a single-label name, `localhost` or a name under `.localhost`, `.local`, `.internal` or `.home.arpa`) other than this site's own, without white space, control or formatting characters; anything else is a 400. It is kept normalised (lower-case host, an international host name in its ASCII form, other characters percent-encoded). Send photos for this site as `media`.",
+    }),
+  );
+}
 
 /**
  * The form-encoded POST body (the standard), with every field's length limit (the server's check reads them from
@@ -319,9 +328,10 @@ export const PostBodyForm = Type.Object(postFields, {
  * files): lat and long are numbers inside the village's bounds, given together; a location is required (lat and
  * long, address_string, or address_id).
  */
-export function postBodySchemas(bounds: Bounds) {
+export function postBodySchemas(bounds: Bounds, ownHost: string) {
   const located = {
     ...postFields,
+    media_url: mediaUrlField(ownHost),
     lat: Type.Optional(
       Type.Number({
         minimum: bounds.south,
