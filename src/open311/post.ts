@@ -215,7 +215,9 @@ export async function createServiceRequest(
   const firstName = one(fields, "first_name");
   const lastName = one(fields, "last_name");
   const name = [firstName, lastName].filter((n): n is string => n !== null).join(" ") || null;
-  const accountId = one(fields, "account_id");
+  // GeoReport v2's account_id is the submitting system's own identifier of the person: it is echoed in the answer
+  // and never taken as one of our account ids (nor stored), so a client cannot file reports under a resident.
+  const clientAccountId = one(fields, "account_id");
   const email = one(fields, "email");
   const phone = one(fields, "phone");
 
@@ -235,13 +237,17 @@ export async function createServiceRequest(
     mediaUrl: one(fields, "media_url"),
     reporter: { email, name, phone, shareContact: false },
     deviceId: one(fields, "device_id"),
-    accountId,
+    accountId: null,
     source: "open311",
     apiKeyId: client.id,
   };
   try {
     const created = await submitReport(civic, submission);
-    return { service_request_id: created.reference, service_notice: created.serviceNotice, account_id: accountId };
+    return {
+      service_request_id: created.reference,
+      service_notice: created.serviceNotice,
+      account_id: clientAccountId,
+    };
   } catch (error) {
     if (isAppError(error) && error.code === "validation_failed") {
       const problems = toOpen311Fields(error.fields, lat !== null || lng !== null);

@@ -3,7 +3,7 @@ import type { Category, DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { open311Status } from "../reports/index.js";
-import { reportPhotoUrl } from "../reports/index.js";
+import { reportPhotoUrl, shownMediaUrl } from "../reports/index.js";
 import { PUBLIC_REPORT_COLUMNS, type PublicReportColumns } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
@@ -181,7 +181,7 @@ export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx
     zipcode: null,
     lat: row.latitude,
     long: row.longitude,
-    media_url: photo ? reportPhotoUrl(ctx.baseUrl, photo, "full") : row.media_url,
+    media_url: photo ? reportPhotoUrl(ctx.baseUrl, photo, "full") : shownMediaUrl(row.media_url, ctx.baseUrl),
   };
 }
 

@@ -43,15 +43,8 @@ import { CatalogueCache } from "../catalogue/index.js";
 import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
 import { AnswerCache, type CachedAnswer } from "./answer-cache.js";
-import { publicReadVersion } from "../reports/index.js";
+import { publicReadVersion, reportResource } from "../reports/index.js";
 import { requestClient } from "../core/http/client-address.js";
-
-/** POST /api/v2/requests.{json,xml}: the format is part of the request (the stored answer is JSON or XML). */
-const open311Idempotency = idempotencyHooks({
-  scope: "open311",
-  completes: (status) => status === 200,
-  includePath: true,
-});
 
 const READ_CACHE = "public, max-age=60";
 const SERVICES_CACHE = "public, max-age=300";
@@ -152,7 +145,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
   const civic = app.civic;
   const db = () => civic.database.db;
   const { readMax, writeMax, windowMs } = civic.config.rateLimit;
-  const postSchemas = postBodySchemas(civic.config.village.bounds);
+  const postSchemas = postBodySchemas(civic.config.village.bounds, new URL(civic.config.baseUrl).hostname);
   const presenter = { baseUrl: civic.config.baseUrl, villageName: civic.config.village.name };
   const answers = new AnswerCache({ maxBytes: civic.config.open311CacheBytes, freshMs: ANSWER_FRESH_MS });
 
@@ -441,6 +434,25 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       : new AppError("api_key_required", "api_key was not provided: submitting a request needs an API key.");
   };
 
+  /**
+   * POST's Idempotency-Key: each API key has its own keys, looked at only once the key was checked (the claim runs
+   * last in preHandler, after requireKey); the format is part of the request (the stored answer is JSON or XML).
+   */
+  const createdReports = new WeakMap<FastifyRequest, string>();
+  const open311Idempotency = idempotencyHooks({
+    scope: "open311",
+    client: (request) => {
+      const client = clients.get(request);
+      return client ? `key:${client.id}` : null;
+    },
+    resource: (request) => {
+      const reference = createdReports.get(request);
+      return reference ? reportResource(reference) : null;
+    },
+    completes: (status) => status === 200,
+    includePath: true,
+  });
+
   /** Before the body is parsed: only the two content types of the standard are read (415 otherwise). */
   const checkPostType = async (request: FastifyRequest) => {
     if (!isAcceptedPostType(request.headers["content-type"])) {
@@ -452,8 +464,8 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     "/requests.:format",
     {
       onRequest: [checkFormat, checkPostType],
-      preHandler: [writeClient, limit(writeLimiter), requireKey],
-      ...open311Idempotency,
+      preHandler: [writeClient, limit(writeLimiter), requireKey, open311Idempotency.claim],
+      onSend: open311Idempotency.onSend,
       attachValidation: true,
       serializerCompiler: rawJsonSerializer,
       config: { csrf: false },
@@ -490,6 +502,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       const created = await withUploads(request, isMediaField, (files) =>
         createServiceRequest(civic, client, readPostBody(request.body, files)),
       );
+      createdReports.set(request, created.service_request_id);
       await keyTouches.touch(db(), client.id, civic.now());
       reply.header("cache-control", "no-store");
       return sendFormat(reply, request.params.format, "service_requests", [created]);

@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
 import { DOCUMENTED_PATTERN } from "../core/http/input.js";
-import { NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
+import { MEDIA_URL_MAX, mediaUrlPattern, NOT_BLANK, REPORT_PATTERNS, togetherRule } from "../reports/index.js";
 
 /**
  * TypeBox schemas of the Open311 GeoReport v2 API: one source for validation, serialisation (JSON responses are
@@ -239,7 +239,9 @@ export type RequestsQuery = Static<typeof RequestsQuery>;
 export const CreatedRequest = Type.Object({
   service_request_id: Type.String({ description: "The new report's reference number." }),
   service_notice: Nullable(Type.String()),
-  account_id: Nullable(Type.String({ description: "The account_id sent with the request, if any." })),
+  account_id: Nullable(
+    Type.String({ description: "The account_id sent with the request, if any: your own identifier, echoed." }),
+  ),
 });
 export const CreatedRequests = Type.Array(CreatedRequest);
 
@@ -273,7 +275,10 @@ const postFields = {
     REPORT_PATTERNS.email,
   ),
   device_id: formField("Never published.", 200),
-  account_id: formField("Never published; echoed in the POST answer.", 200),
+  account_id: formField(
+    "Your system's own identifier of the person (GeoReport v2): echoed in the POST answer, never stored or published, and never taken as an account of this platform (the report is not added to any account's reports).",
+    200,
+  ),
   first_name: formField(
     "Never published. Plain text; with last_name it makes the reporter's name (at most 100 characters).",
     49,
@@ -290,15 +295,24 @@ const postFields = {
     pattern: REPORT_PATTERNS.requiredText,
     description: "Required: plain text, at most 4,000 characters, no HTML.",
   }),
-  media_url: Type.Optional(
-    Type.String({
-      maxLength: 2000,
-      format: "uri",
-      pattern: REPORT_PATTERNS.httpUrl,
-      description: "An http(s) URL of an image hosted elsewhere.",
-    }),
-  ),
+  media_url: mediaUrlField("example.org"),
 };
+
+/**
+ * media_url: a link to media elsewhere, never fetched (reports/media-url.ts); `ownHost` is this site's host name,
+ * which it may not point at.
+ */
+function mediaUrlField(ownHost: string) {
+  return Type.Optional(
+    Type.String({
+      maxLength: MEDIA_URL_MAX,
+      format: "uri",
+      pattern: mediaUrlPattern(ownHost),
+      description:
+        "A link to media (an image) hosted elsewhere. Nothing is fetched from it: it is published as `media_url` and mailed to the council as a plain link. It must be an absolute `https:` or `http:` URL without a user name or password, on a public host name (not an IP address, a single-label name, `localhost` or a name under `.localhost`, `.local`, `.internal` or `.home.arpa`) other than this site's own, without white space, control or formatting characters; anything else is a 400. It is kept normalised (lower-case host, an international host name in its ASCII form, other characters percent-encoded). Send photos for this site as `media`.",
+    }),
+  );
+}
 
 /**
  * The form-encoded POST body (the standard), with every field's length limit (the server's check reads them from
@@ -314,9 +328,10 @@ export const PostBodyForm = Type.Object(postFields, {
  * files): lat and long are numbers inside the village's bounds, given together; a location is required (lat and
  * long, address_string, or address_id).
  */
-export function postBodySchemas(bounds: Bounds) {
+export function postBodySchemas(bounds: Bounds, ownHost: string) {
   const located = {
     ...postFields,
+    media_url: mediaUrlField(ownHost),
     lat: Type.Optional(
       Type.Number({
         minimum: bounds.south,
@@ -439,7 +454,7 @@ export const IdempotencyKeyHeaders = Type.Object(
         maxLength: 300,
         pattern: IDEMPOTENCY_KEY_PATTERN,
         description:
-          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys are remembered for 30 days. A request that was refused (4xx) or failed releases its key.',
+          'Optional. A new random value (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; the bare value is accepted too) for each new request, the same for its retries. A retry with the same key and the same body gets the first answer again (the same `service_request_id`) and creates nothing; while the first is still being processed it gets 409 with `Retry-After`; the same key with a different body gets 422. Keys belong to your API key: they are looked at only after the API key was checked (a request without a valid API key gets the 403 and nothing about any Idempotency-Key), and the keys of other clients are never matched. Keys are remembered for 30 days (less when the reporter asks for their data to be erased). A request that was refused (4xx) or failed releases its key.',
       }),
     ),
   },

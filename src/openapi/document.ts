@@ -123,6 +123,10 @@ request is still being processed gets \`409\` with \`Retry-After\`; the same key
 Keys are kept in the database for 30 days, so this holds across restarts and several server processes. Only an
 answer that created a report is kept: a refused request (4xx) releases its key, so it can be corrected and sent
 again. The key is optional on Open311 and required on \`/api/app/reports\`; errors come in each family's format.
+Keys belong to the sender and are looked at only after the sender is known: on Open311 each API key has its own
+keys (a request without a valid API key gets the \`403\`, never a stored answer or a \`422\`); a signed-in person's
+keys are their account's; anonymous posts share one key space, where keys are the random UUIDs the site's pages
+make. A stored answer is erased with the reporter's personal data.
 
 ## Rate limits
 
@@ -194,6 +198,10 @@ rate-limited: it is served from prepared, cacheable responses.
   (a gazetteer place id). Attributes are validated against the service definition. Photos may be sent as multipart
   \`media\` (GeoReport v2.1 draft) and lose all metadata. Answers \`200\` with the standard's body. The reporter gets a
   confirmation email when \`email\` is given; Open311 reporters' contact details are never passed to the council.
+  \`account_id\` is your own identifier of the person: echoed in the answer, never stored, never one of this
+  platform's accounts. \`media_url\` is a link to media elsewhere that is never fetched, published and mailed to the
+  council as a plain link: only an absolute \`https:\`/\`http:\` URL without \`user:pass@\`, on a public host name
+  (no IP address, single-label or local name) other than this site's, is taken (else 400); send photos as \`media\`.
 * **Tokens**: none are issued, because every service is realtime. A token that is a public report's reference maps to
   that request; anything else is a 404 that explains this.
 * **Services**: only categories that take new reports are listed; a category the council's administrators retire

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
+import { forgetIdempotentAnswers } from "../core/http/idempotency.js";
 import { eraseMailAbout } from "../core/mail/erase.js";
 import { photoKey } from "../core/media/images.js";
 import {
@@ -8,6 +9,7 @@ import {
   type PersonalDataSource,
   subjectAddresses,
 } from "../core/personal-data.js";
+import { accountReportScope, reportResource } from "./idempotency.js";
 
 /** Reports that belong to the person: made while signed in, or made with one of their verified addresses. */
 export function ownReports(db: Kysely<DB>, subject: DataSubject) {
@@ -20,10 +22,13 @@ export function ownReports(db: Kysely<DB>, subject: DataSubject) {
 /** Mails about a report, to its reporter or the council: erased with a report's contact details. */
 const REPORT_MAIL_KINDS = ["report-confirmation", "report-forward", "report-status"] as const;
 
-/** Reports: contact details, the link to the account, and the consent to share contact details with the council. */
+/**
+ * Reports: contact details, the link to the account, the consent to share contact details with the council, and the
+ * answers kept for retries of the person's submissions (idempotency_keys, through the floor's forgetIdempotentAnswers).
+ */
 export const reportData: PersonalDataSource = {
   key: "reports",
-  tables: ["reports", "outbox"],
+  tables: ["reports", "outbox", "idempotency_keys"],
   async collect({ db, storage }, subject) {
     const reports = await ownReports(db, subject).selectAll().orderBy("created_at").limit(10_000).execute();
     const ids = reports.map((r) => r.id);
@@ -72,8 +77,14 @@ export const reportData: PersonalDataSource = {
     };
   },
   async erase({ db }, subject, options) {
-    const own = await ownReports(db, subject).select(["id", "reporter_email"]).limit(100_000).execute();
+    const own = await ownReports(db, subject).select(["id", "reference", "reporter_email"]).limit(100_000).execute();
     const ids = own.map((r) => r.id);
+    // The answers kept for a retry of these submissions (Idempotency-Key) and their fingerprints go too, and every
+    // key of the account's own scope (one whose request never finished names no report).
+    await forgetIdempotentAnswers(db, {
+      resources: own.map((r) => reportResource(r.reference)),
+      scopes: subject.accountId ? [accountReportScope(subject.accountId)] : [],
+    });
     // Mail about these reports to an address given with one (e.g. typed while signed in) goes too; mail to and
     // about the person's own addresses goes whole with the mail source.
     const given = own.map((r) => r.reporter_email).filter((v): v is string => !!v);

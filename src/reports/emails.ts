@@ -161,7 +161,10 @@ export function forwardMail(
       ...(media.length > 0
         ? [
             "<p>Photos:</p><ul>",
-            ...media.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`),
+            // A client's media_url is someone else's link (reports/media-url.ts): plain, marked as user content.
+            ...media.map(
+              (u) => `<li><a href="${escapeHtml(u)}" rel="nofollow noopener noreferrer ugc">${escapeHtml(u)}</a></li>`,
+            ),
             "</ul>",
           ]
         : []),

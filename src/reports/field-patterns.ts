@@ -30,8 +30,6 @@ export const REPORT_PATTERNS = {
   email: `^${WS}*(?:[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+@[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+\\.[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+${WS}*)?$`,
   /** A phone number: digits, spaces, brackets and dashes, an optional leading +, at least 6 characters; or nothing. */
   phone: `^${WS}*(?:\\+?[0-9()-][0-9 ()-]{4,}[0-9()-]${WS}*)?$`,
-  /** An http or https URL (with format `uri`). */
-  httpUrl: "^[hH][tT][tT][pP][sS]?://[^\\s]+$",
 } as const;
 
 /** A string's length as JSON Schema's `maxLength` counts it: in Unicode code points, not UTF-16 code units. */

@@ -6,6 +6,7 @@ import { publicPhoto } from "../core/visibility.js";
 import { type AttributeValues, categoryAttributes } from "./attributes.js";
 import { forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
+import { shownMediaUrl } from "./media-url.js";
 import { describeWhere } from "./submit.js";
 
 function storedAttributes(json: string): AttributeValues {
@@ -88,7 +89,7 @@ export async function forwardReport(civic: Civic, tx: Kysely<DB>, reportId: numb
         values: storedAttributes(r.attributes),
       },
       photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
-      r.media_url,
+      shownMediaUrl(r.media_url, baseUrl),
       contact,
     ),
     now,

@@ -7,7 +7,7 @@ export type { AttributeDatatype, AttributeDefinition, AttributeValues } from "./
 export { publicReadVersion } from "./data-version.js";
 export { first, readFormBody } from "./form-body.js";
 export { formSubmission, reportFormValues } from "./form-submission.js";
-export { appIdempotency } from "./idempotency.js";
+export { appIdempotency, reportResource } from "./idempotency.js";
 export { loadKeptPhotos } from "./kept-photos.js";
 export { REPORT_STATUSES, STATUS_LABELS, open311Status } from "./model.js";
 export { reportPhotoUrl } from "./photos.js";
@@ -18,3 +18,4 @@ export { NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "./field-pa
 export { submitReport } from "./submit.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";
+export { MEDIA_URL_MAX, mediaUrlPattern, shownMediaUrl } from "./media-url.js";

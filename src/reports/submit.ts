@@ -27,6 +27,7 @@ import { contributorBanCandidates } from "../moderation/index.js";
 import { accountAddress } from "../accounts/index.js";
 import { storeReport } from "./store.js";
 import { textLength } from "./field-patterns.js";
+import { checkMediaUrl, MEDIA_URL_MAX } from "./media-url.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation), in code points as JSON Schema counts. */
 export const REPORT_LIMITS = {
@@ -36,7 +37,7 @@ export const REPORT_LIMITS = {
   email: 254,
   name: 100,
   phone: 40,
-  mediaUrl: 2000,
+  mediaUrl: MEDIA_URL_MAX,
 } as const;
 
 /** What a new report consists of, whichever way it arrives (web form or Open311). */
@@ -208,16 +209,11 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   if (phone && (textLength(phone) > REPORT_LIMITS.phone || !PHONE.test(phone)))
     problem("phone", "Enter a phone number using digits, spaces and an optional +");
 
-  const mediaUrl = clean(input.mediaUrl);
-  if (mediaUrl && (textLength(mediaUrl) > REPORT_LIMITS.mediaUrl || !/^https?:\/\/[^\s]+$/i.test(mediaUrl)))
-    problem("media_url", "must be an http or https URL");
-  else if (mediaUrl) {
-    try {
-      new URL(mediaUrl);
-    } catch {
-      problem("media_url", "must be an http or https URL");
-    }
-  }
+  // A link to media elsewhere, never fetched: only a plain http(s) link to a public host (media-url.ts).
+  const linked = clean(input.mediaUrl);
+  const media = linked ? checkMediaUrl(linked, new URL(civic.config.baseUrl).hostname) : null;
+  if (media && "problem" in media) problem("media_url", media.problem);
+  const mediaUrl = media && "url" in media ? media.url : null;
 
   let attributes: AttributeValues = {};
   const definitions = category ? categoryAttributes(category) : [];

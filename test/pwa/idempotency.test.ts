@@ -6,6 +6,7 @@ import { createApiKey } from "../../src/open311/keys.js";
 import { MIN_FILL_MS } from "../../src/reports/routes.js";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../helpers/app.js";
 import { jpegWithGps } from "../helpers/images.js";
+import { signInAs } from "../helpers/staff.js";
 
 function multipart(fields: [string, string][], photo?: Buffer) {
   const form = new FormData();
@@ -143,7 +144,9 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     const refused = await postOpen311(t.app, open311(apiKey, ""), key);
     expect(refused.statusCode).toBe(400);
     expect((await postOpen311(t.app, open311(apiKey, "Now with a description."), key)).statusCode).toBe(200);
-    expect((await postOpen311(t.app, "api_key=x", '"not a valid key"')).statusCode).toBe(400);
+    // A malformed key is a 400, once the API key is known (before that, only the API key's own 403).
+    expect((await postOpen311(t.app, open311(apiKey, "Malformed key."), '"not a valid key"')).statusCode).toBe(400);
+    expect((await postOpen311(t.app, "api_key=x", '"not a valid key"')).statusCode).toBe(403);
   });
 
   it("the web form carries a key: a repeated post redirects to the first report's confirmation", async () => {
@@ -268,6 +271,39 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     expect(tooMany.statusCode).toBe(413);
     expect(tooMany.headers["content-type"]).toContain("application/problem+json");
     expect(await count()).toBe(before + 2);
+  });
+
+  it("keys are scoped to who sends them: each account has its own, anonymous posts share one", async () => {
+    const ann = await signInAs(t.app, "scope.ann@example.org", "resident");
+    const bob = await signInAs(t.app, "scope.bob@example.org", "resident");
+    const send = (cookie: string | null) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/app/reports",
+        headers: { "idempotency-key": '"scoped-draft-1"', origin: "http://civic.test", ...(cookie ? { cookie } : {}) },
+        payload: multipart(report("Scoped draft")),
+      });
+    const before = await count();
+    const mine = await send(ann.cookie);
+    expect(mine.statusCode, mine.body).toBe(201);
+    // Ann's retry is Ann's answer.
+    expect((await send(ann.cookie)).json()).toEqual(mine.json());
+    // Bob and an anonymous device with the same key and fields get reports of their own, not Ann's reference.
+    const bobs = await send(bob.cookie);
+    expect(bobs.statusCode, bobs.body).toBe(201);
+    const anonymous = await send(null);
+    expect(anonymous.statusCode, anonymous.body).toBe(201);
+    const references = [mine, bobs, anonymous].map((r) => (r.json() as { reference: string }).reference);
+    expect(new Set(references).size).toBe(3);
+    expect(await count()).toBe(before + 3);
+    const scopes = await t.db.database.db
+      .selectFrom("idempotency_keys")
+      .select("scope")
+      .where("key", "=", "scoped-draft-1")
+      .execute();
+    expect(scopes.map((s) => s.scope).sort()).toEqual(
+      [`report:account:${ann.accountId}`, `report:account:${bob.accountId}`, "report:anonymous"].sort(),
+    );
   });
 
   it("keys are claimed once under concurrency, kept for at least 24 hours, and a dead holder's key is taken over", async () => {

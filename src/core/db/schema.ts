@@ -300,7 +300,10 @@ export interface KeptPhotosTable {
 }
 
 export interface IdempotencyKeysTable {
-  /** Which submission paths share the key space, e.g. "report" (web form and app drafts), "open311". */
+  /**
+   * Whose key space: the submission paths that share keys and the client, e.g. "report:account:<id>",
+   * "report:anonymous" (web form and app drafts), "open311:key:<api key id>" (core/http/idempotency.ts).
+   */
   scope: string;
   key: string;
   /** sha256 of the request's content, so the same key with another body is recognised. */
@@ -313,6 +316,8 @@ export interface IdempotencyKeysTable {
   /** JSON object of the response headers to replay (content-type, location). */
   headers: string | null;
   body: string | null;
+  /** What the stored answer created, e.g. "report:<reference>": erased with it (forgetIdempotentAnswers). */
+  resource: string | null;
   created_at: Timestamp;
   /** A running request holds the key until then; after that (a crashed process) another request may take it. */
   locked_until: Timestamp | null;

@@ -17,6 +17,13 @@ export { ReplayedResponse };
  * restarts and several processes sharing one PostgreSQL. A request that did not create anything (refused,
  * failed) releases its key, so it can be corrected and sent again with the same key.
  *
+ * Keys belong to whoever sent them: a route says who that is (`client`, after its authentication: the API key, the
+ * signed-in account, or the anonymous scope of the web form), and the key space is `<scope>:<client>`, so one
+ * client can neither read another's answer nor learn which keys another used. A request whose client is not known
+ * yet (`client` answers null) is not looked up at all. The answer a key stored names what it created (`resource`,
+ * e.g. a report), so erasing a person's data erases the stored answers of their submissions with it
+ * (`forgetIdempotentAnswers`).
+ *
  * This is "already sent" at the HTTP layer, for clients that name their request with a key. A web form's own
  * single use (its form token, recorded in the work's transaction) is core/http/single-use.tsx, which every form goes
  * through; its module comment says why the two are one rule at two layers and how POST /report uses both.
@@ -119,7 +126,15 @@ export async function claimIdempotencyKey(
   const at = now.toISOString();
   const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS).toISOString();
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString();
-  const fresh = { fingerprint, state: "running", status: null, headers: null, body: null, created_at: at };
+  const fresh = {
+    fingerprint,
+    state: "running",
+    status: null,
+    headers: null,
+    body: null,
+    resource: null,
+    created_at: at,
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     const owner = randomUUID();
     const inserted = await db
@@ -162,13 +177,13 @@ export async function claimIdempotencyKey(
   return { kind: "running" };
 }
 
-/** Stores the response of the request that holds the key. */
+/** Stores the response of the request that holds the key, with the name of what it created (or null). */
 export async function completeIdempotencyKey(
   db: Kysely<DB>,
   scope: string,
   key: string,
   owner: string,
-  response: { status: number; headers: Record<string, string>; body: string },
+  response: { status: number; headers: Record<string, string>; body: string; resource: string | null },
 ): Promise<void> {
   await db
     .updateTable("idempotency_keys")
@@ -177,6 +192,7 @@ export async function completeIdempotencyKey(
       status: response.status,
       headers: JSON.stringify(response.headers),
       body: response.body,
+      resource: response.resource,
       locked_until: null,
     })
     .where("scope", "=", scope)
@@ -196,10 +212,42 @@ export async function releaseIdempotencyKey(db: Kysely<DB>, scope: string, key: 
     .execute();
 }
 
+/**
+ * Deletes the stored answers that name these resources (e.g. a person's reports, on erasure) and every key of these
+ * client scopes (`idempotencyScope`): what a stored answer and its fingerprint say about a submission goes with it.
+ */
+export async function forgetIdempotentAnswers(
+  db: Kysely<DB>,
+  forget: { resources?: readonly string[]; scopes?: readonly string[] },
+): Promise<void> {
+  const resources = [...new Set(forget.resources ?? [])];
+  for (let i = 0; i < resources.length; i += 500) {
+    await db
+      .deleteFrom("idempotency_keys")
+      .where("resource", "in", resources.slice(i, i + 500))
+      .execute();
+  }
+  const scopes = [...new Set(forget.scopes ?? [])];
+  if (scopes.length > 0) await db.deleteFrom("idempotency_keys").where("scope", "in", scopes).execute();
+}
+
+/** The key space of one client of a scope: `report:account:<id>`, `open311:key:<id>`, `report:anonymous`. */
+export function idempotencyScope(scope: string, client: string): string {
+  return `${scope}:${client}`;
+}
+
 export interface IdempotencyOptions {
   /** Paths in one scope share keys: the web form and the app's drafts use "report", so a draft made from a web
-   * form post whose answer was lost is recognised. */
+   * form post whose answer was lost is recognised. Within it each client has its own keys (`client`). */
   scope: string;
+  /**
+   * Who sent the request, as the route's authentication established it before the claim runs: e.g. `key:<id>`
+   * for an API key, `account:<id>` for a signed-in person, `anonymous`. Null when no client is known: the key is
+   * then not looked at (the request is refused by its authentication, or runs as if it had no key).
+   */
+  client: (request: FastifyRequest) => string | null;
+  /** The name of what a completed request created (e.g. `report:<reference>`), stored with its answer. */
+  resource: (request: FastifyRequest, reply: FastifyReply) => string | null;
   /** The statuses that mean "created": such a response is stored and replayed; any other releases the key. */
   completes: (status: number) => boolean;
   /** Refuse requests without a key (400 idempotency_key_missing). */
@@ -215,16 +263,20 @@ export interface IdempotencyOptions {
 }
 
 /**
- * Route hooks that make a submission path idempotent: `preValidation` (after the body is parsed, before the form
- * token, API key and rate-limit checks, so a replay of a long-expired form still gets its answer) claims the key or
- * answers a repeat; `onSend` stores the created response or releases the key. Spread them into a route's options.
+ * Route hooks that make a submission path idempotent: `claim` claims the key or answers a repeat, and must run once
+ * the request's client is authenticated (after the session is read, for the report form: `preValidation`, so a
+ * replay of a long-expired form still gets its answer; after the API key check, for Open311: the end of
+ * `preHandler`); `onSend` stores the created response or releases the key.
  */
 export function idempotencyHooks(opts: IdempotencyOptions) {
-  const claims = new WeakMap<FastifyRequest, { key: string; owner: string }>();
+  const claims = new WeakMap<FastifyRequest, { scope: string; key: string; owner: string }>();
   const ignore = [...(opts.ignoreFields ?? []), ...(opts.formField ? [opts.formField] : [])];
 
-  async function preValidation(request: FastifyRequest, reply: FastifyReply) {
+  async function claim(request: FastifyRequest, reply: FastifyReply) {
     if (opts.applies && !opts.applies(request)) return;
+    const client = opts.client(request);
+    if (client === null) return;
+    const scope = idempotencyScope(opts.scope, client);
     const header = request.headers["idempotency-key"];
     const fromForm = opts.formField ? formField(request.body, opts.formField) : undefined;
     const key = parseIdempotencyKey(header ?? fromForm);
@@ -250,22 +302,22 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
           ignore,
           path,
         );
-        const claim = await claimFor(request, key, fingerprint);
-        if (claim.kind === "done") throw new ReplayedResponse(claim.status, claim.headers, claim.body);
+        const claimed = await claimFor(request, scope, key, fingerprint);
+        if (claimed.kind === "done") throw new ReplayedResponse(claimed.status, claimed.headers, claimed.body);
       });
       return;
     }
-    const claim = await claimFor(request, key, await bodyFingerprint(request.body, ignore, path));
-    if (claim.kind === "done") return reply.code(claim.status).headers(claim.headers).send(claim.body);
+    const claimed = await claimFor(request, scope, key, await bodyFingerprint(request.body, ignore, path));
+    if (claimed.kind === "done") return reply.code(claimed.status).headers(claimed.headers).send(claimed.body);
   }
 
   /** Claims the key for this request, or throws the answer to give a repeat that is not done yet or differs. */
-  async function claimFor(request: FastifyRequest, key: string, fingerprint: string) {
+  async function claimFor(request: FastifyRequest, scope: string, key: string, fingerprint: string) {
     const { db } = request.server.civic.database;
-    const claim = await claimIdempotencyKey(db, opts.scope, key, fingerprint, request.server.civic.now());
+    const claim = await claimIdempotencyKey(db, scope, key, fingerprint, request.server.civic.now());
     switch (claim.kind) {
       case "owned":
-        claims.set(request, { key, owner: claim.owner });
+        claims.set(request, { scope, key, owner: claim.owner });
         return claim;
       case "mismatch":
         throw new AppError(
@@ -297,13 +349,14 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
           if (typeof value === "string") headers[name] = value;
         }
         const body = typeof payload === "string" ? payload : "";
-        await completeIdempotencyKey(db, opts.scope, claim.key, claim.owner, {
+        await completeIdempotencyKey(db, claim.scope, claim.key, claim.owner, {
           status: reply.statusCode,
           headers,
           body,
+          resource: opts.resource(request, reply),
         });
       } else {
-        await releaseIdempotencyKey(db, opts.scope, claim.key, claim.owner);
+        await releaseIdempotencyKey(db, claim.scope, claim.key, claim.owner);
       }
     } catch (error) {
       // The answer itself is right; a retry will wait for the lease and may run again.
@@ -312,5 +365,5 @@ export function idempotencyHooks(opts: IdempotencyOptions) {
     return payload;
   }
 
-  return { preValidation, onSend };
+  return { claim, onSend };
 }
