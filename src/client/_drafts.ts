@@ -39,6 +39,13 @@ export interface ArrivedReport {
 interface DraftsSchema extends DBSchema {
   drafts: { key: string; value: Draft };
   arrived: { key: string; value: ArrivedReport };
+}
+
+/**
+ * A database of its own, so the drafts' database keeps its version (an upgrade would wait for every open page of
+ * the older version to close).
+ */
+interface DeviceSchema extends DBSchema {
   /** "owner": who was last using the site on this device, as the last page from the server said. */
   device: { key: string; value: string };
 }
@@ -55,14 +62,23 @@ const ARRIVED_KEPT = 20;
 
 let opened: Promise<IDBPDatabase<DraftsSchema>> | undefined;
 function database(): Promise<IDBPDatabase<DraftsSchema>> {
-  opened ??= openDB<DraftsSchema>("civic-drafts", 2, {
+  opened ??= openDB<DraftsSchema>("civic-drafts", 1, {
     upgrade(db) {
-      if (!db.objectStoreNames.contains("drafts")) db.createObjectStore("drafts", { keyPath: "id" });
-      if (!db.objectStoreNames.contains("arrived")) db.createObjectStore("arrived", { keyPath: "id" });
-      if (!db.objectStoreNames.contains("device")) db.createObjectStore("device");
+      db.createObjectStore("drafts", { keyPath: "id" });
+      db.createObjectStore("arrived", { keyPath: "id" });
     },
   });
   return opened;
+}
+
+let openedDevice: Promise<IDBPDatabase<DeviceSchema>> | undefined;
+function deviceDatabase(): Promise<IDBPDatabase<DeviceSchema>> {
+  openedDevice ??= openDB<DeviceSchema>("civic-device", 1, {
+    upgrade(db) {
+      db.createObjectStore("device");
+    },
+  });
+  return openedDevice;
 }
 
 /**
@@ -74,7 +90,7 @@ export async function currentOwner(): Promise<string> {
     typeof document === "undefined"
       ? UNKNOWN
       : (document.querySelector<HTMLMetaElement>('meta[name="device-owner"]')?.content ?? UNKNOWN);
-  const db = await database();
+  const db = await deviceDatabase();
   if (said !== UNKNOWN) {
     if ((await db.get("device", "owner")) !== said) await db.put("device", said, "owner");
     return said;

@@ -359,6 +359,7 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await expect.poll(() => page.locator(".drafts-empty").count()).toBe(1);
     expect(await page.textContent("main")).not.toContain(title);
     expect(await page.textContent("#drafts-hidden")).toContain("1 report saved on this device in another session");
+    await expectAxeClean(page, "drafts page with a draft of another session");
 
     // A signs in again on this browser: the draft is theirs, and is sent under their account only.
     await context.clearCookies();
