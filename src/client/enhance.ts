@@ -34,16 +34,20 @@ const ERASING = /\/(?:erase|delete)$/;
 for (const form of document.querySelectorAll<HTMLFormElement>("form[data-clears-device]")) {
   let decided = false;
   form.addEventListener("submit", (event) => {
-    if ("serviceWorker" in navigator) navigator.serviceWorker.controller?.postMessage({ type: "purge-pages" });
-    if (decided || typeof indexedDB === "undefined") return;
+    if (decided || typeof indexedDB === "undefined") {
+      if ("serviceWorker" in navigator) navigator.serviceWorker.controller?.postMessage({ type: "purge-pages" });
+      return;
+    }
     event.preventDefault();
     const submitter = event.submitter as HTMLButtonElement | null;
     void (async () => {
       const erasing = ERASING.test(new URL(form.action).pathname);
+      // An erasure not yet confirmed by its box is refused by the server and deletes nothing: no need to ask.
+      const unconfirmed = form.querySelector<HTMLInputElement>('input[name="confirm"]')?.checked === false;
       try {
         const owner = await currentOwner();
         const lost = erasing ? await allDraftCount() : owner === ANONYMOUS ? 0 : (await listDrafts(owner)).length;
-        if (lost > 0) {
+        if (lost > 0 && !(erasing && unconfirmed)) {
           const saved =
             lost === 1
               ? "1 report saved on this device has not been sent"

@@ -317,11 +317,18 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await context.route("**/api/app/reports", (route) => route.abort("connectionreset"));
     await setOnline(true);
     const asked: string[] = [];
+    let accept = false;
     page.on("dialog", (dialog) => {
       asked.push(dialog.message());
-      void dialog.accept();
+      void (accept ? dialog.accept() : dialog.dismiss());
     });
     await page.goto(`${site.base}/account`);
+    // Asked, and answered "no": still signed in, the draft still here.
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(page.url()).toBe(`${site.base}/account`);
+    expect(await storedDraftTitles(page)).toEqual([title]);
+    accept = true;
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${site.base}/`);
     // Asked first, as unsent work is lost; then the draft is gone from the device.
