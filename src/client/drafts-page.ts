@@ -132,8 +132,11 @@ function hiddenItem(owner: string, count: number): HTMLElement | null {
   if (count === 0) return null;
   const remove = h("button", { type: "button", class: "secondary" }, count === 1 ? "Delete it" : "Delete them");
   remove.addEventListener("click", () => {
-    const what = count === 1 ? "this report" : `these ${count} reports`;
-    if (confirm(`Delete ${what} from this device? It has not been sent and cannot be recovered.`)) {
+    const what =
+      count === 1
+        ? "this report from this device? It has not been sent"
+        : `these ${count} reports from this device? They have not been sent`;
+    if (confirm(`Delete ${what} and cannot be recovered.`)) {
       void deleteDraftsOf(owner, true);
     }
   });
