@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
-import { clearDeviceCache } from "../core/http/private-responses.js";
+import { clearDevicePages } from "../core/http/private-responses.js";
 import { deviceClass } from "./devices.js";
 import { issueSessionFormToken, isSessionFormToken } from "./session-csrf.js";
 import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
@@ -89,7 +89,7 @@ export async function endOtherSessions(db: Kysely<DB>, accountId: string, keep: 
  */
 export function clearSessionCookie(civic: Civic, reply: FastifyReply): void {
   reply.header("set-cookie", sessionCookie(civic.config.baseUrl, "", 0));
-  clearDeviceCache(reply);
+  clearDevicePages(reply);
 }
 
 /**

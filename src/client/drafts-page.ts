@@ -1,14 +1,18 @@
 // The list of reports saved on this device (/report/drafts): their age and state, open, edit or delete each one,
 // and the references of those that have arrived. Updated when any page or the service worker changes the drafts.
+// Only the drafts of whoever is using the site now are listed; those saved in other sessions are only counted.
 import {
   type ArrivedReport,
   type Draft,
+  currentOwner,
   deleteDraft,
+  deleteDraftsOf,
   draftTitle,
   field,
   listArrived,
   listDrafts,
   onDraftsChange,
+  otherOwnersDraftCount,
 } from "./_drafts.js";
 
 type Child = Node | string | null | undefined | false;
@@ -84,6 +88,7 @@ function arrivedItem(report: ArrivedReport): HTMLElement {
 
 const list = document.getElementById("drafts");
 const arrivedList = document.getElementById("drafts-arrived");
+const hiddenNote = document.getElementById("drafts-hidden");
 const notice = document.getElementById("draft-notice");
 const saved = new URLSearchParams(location.search).get("saved");
 
@@ -122,9 +127,43 @@ function noticeFor(drafts: Draft[], arrived: ArrivedReport[]): HTMLElement | nul
   return null;
 }
 
+/** Drafts saved in other sessions: how many, never what they say, and a way to delete them from this device. */
+function hiddenItem(owner: string, count: number): HTMLElement | null {
+  if (count === 0) return null;
+  const remove = h("button", { type: "button", class: "secondary" }, count === 1 ? "Delete it" : "Delete them");
+  remove.addEventListener("click", () => {
+    const what =
+      count === 1
+        ? "this report from this device? It has not been sent"
+        : `these ${count} reports from this device? They have not been sent`;
+    if (confirm(`Delete ${what} and cannot be recovered.`)) {
+      void deleteDraftsOf(owner, true);
+    }
+  });
+  return h(
+    "div",
+    { class: "notice" },
+    h(
+      "p",
+      {},
+      count === 1
+        ? "1 report saved on this device in another session (by someone else, or by you while signed in or out) is not shown and will not be sent here. It is sent when that session is back on this device."
+        : `${count} reports saved on this device in other sessions (by someone else, or by you while signed in or out) are not shown and will not be sent here. They are sent when those sessions are back on this device.`,
+    ),
+    h("p", {}, remove),
+  );
+}
+
 async function render(): Promise<void> {
   if (!list || !arrivedList || !notice) return;
-  const [drafts, arrived] = await Promise.all([listDrafts(), listArrived()]);
+  const owner = await currentOwner();
+  const [drafts, arrived, others] = await Promise.all([
+    listDrafts(owner),
+    listArrived(owner),
+    otherOwnersDraftCount(owner),
+  ]);
+  const hidden = hiddenItem(owner, others);
+  hiddenNote?.replaceChildren(...(hidden ? [hidden] : []));
   list.replaceChildren(
     drafts.length === 0
       ? h("p", { class: "drafts-empty" }, "There are no reports saved on this device.")

@@ -1,6 +1,10 @@
 // Site-wide progressive enhancement. The site works fully without it.
 import {
+  ANONYMOUS,
   type Draft,
+  allDraftCount,
+  currentOwner,
+  deleteDraftsOf,
   draftFromForm,
   getDraft,
   listArrived,
@@ -20,11 +24,45 @@ if (summary) {
 // The installable app: the service worker keeps the report flow on this device, so reports can be made offline.
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
-  // Signing out or erasing one's data: the worker drops every page it keeps, before the next person uses this
-  // browser (the answer also says Clear-Site-Data for the browser's own cache).
-  for (const form of document.querySelectorAll<HTMLFormElement>("form[data-clears-device]")) {
-    form.addEventListener("submit", () => navigator.serviceWorker.controller?.postMessage({ type: "purge-pages" }));
-  }
+}
+
+// Signing out or erasing one's data (forms marked data-clears-device): the worker drops every page it keeps, before
+// the next person uses this browser (the answer also says Clear-Site-Data for the browser's own cache). Signing out
+// deletes the drafts saved in this account's session; erasing leaves that to the answer's Clear-Site-Data "storage",
+// which deletes every draft on the device once the erasure is done. Either way, unsent drafts are asked about first.
+const ERASING = /\/(?:erase|delete)$/;
+for (const form of document.querySelectorAll<HTMLFormElement>("form[data-clears-device]")) {
+  let decided = false;
+  form.addEventListener("submit", (event) => {
+    if (decided || typeof indexedDB === "undefined") {
+      if ("serviceWorker" in navigator) navigator.serviceWorker.controller?.postMessage({ type: "purge-pages" });
+      return;
+    }
+    event.preventDefault();
+    const submitter = event.submitter as HTMLButtonElement | null;
+    void (async () => {
+      const erasing = ERASING.test(new URL(form.action).pathname);
+      // An erasure not yet confirmed by its box is refused by the server and deletes nothing: no need to ask.
+      const unconfirmed = form.querySelector<HTMLInputElement>('input[name="confirm"]')?.checked === false;
+      try {
+        const owner = await currentOwner();
+        const lost = erasing ? await allDraftCount() : owner === ANONYMOUS ? 0 : (await listDrafts(owner)).length;
+        if (lost > 0 && !(erasing && unconfirmed)) {
+          const saved =
+            lost === 1
+              ? "1 report saved on this device has not been sent"
+              : `${lost} reports saved on this device have not been sent`;
+          const action = erasing ? "Erasing your data" : "Signing out";
+          if (!confirm(`${saved}. ${action} deletes ${lost === 1 ? "it" : "them"} from this device. Go on?`)) return;
+        }
+        if (!erasing && owner !== ANONYMOUS) await deleteDraftsOf(owner);
+      } catch {
+        // No storage to read: nothing of this person's is kept in it either.
+      }
+      decided = true;
+      form.requestSubmit(submitter);
+    })();
+  });
 }
 
 const draftParam = new URLSearchParams(location.search).get("draft");
@@ -48,14 +86,14 @@ if (reportForm) {
 
 /** Opens a saved draft in the report form; "Send report" saves the changes and sends them like any draft. */
 async function editDraft(form: HTMLFormElement, id: string): Promise<void> {
-  const draft = await getDraft(id);
+  const draft = await getDraft(id, await currentOwner());
   if (!draft) return;
   fillForm(form, draft);
   form.addEventListener("submit", (event) => {
     const submitter = event.submitter as HTMLButtonElement | null;
     if (submitter?.value === "check") return;
     event.preventDefault();
-    const updated = draftFromForm(new FormData(form, submitter), draft);
+    const updated = draftFromForm(new FormData(form, submitter), ANONYMOUS, draft);
     void saveDraft(updated).then(() => location.assign(`/report/drafts?saved=${encodeURIComponent(updated.id)}`));
   });
 }
@@ -111,15 +149,16 @@ const announcedDrafts = new Set<string>();
  * shows the note for those still saved.
  */
 async function refreshDrafts(): Promise<void> {
-  if (shownDrafts.size > 0) await announceArrivals();
-  showSavedDrafts(await listDrafts());
+  const owner = await currentOwner();
+  if (shownDrafts.size > 0) await announceArrivals(owner);
+  showSavedDrafts(await listDrafts(owner));
 }
 
 /** Outside the drafts page (which lists them itself), a saved report that arrived is announced with its reference. */
-async function announceArrivals(): Promise<void> {
+async function announceArrivals(owner: string): Promise<void> {
   const main = document.querySelector("main");
   if (!main || document.getElementById("drafts")) return;
-  const reports = (await listArrived()).filter((r) => shownDrafts.has(r.id) && !announcedDrafts.has(r.id));
+  const reports = (await listArrived(owner)).filter((r) => shownDrafts.has(r.id) && !announcedDrafts.has(r.id));
   if (reports.length === 0) return;
   const panel = document.createElement("div");
   panel.className = "success-panel";
@@ -160,7 +199,9 @@ function showSavedDrafts(drafts: Draft[]): void {
 }
 
 async function startDrafts(): Promise<void> {
-  const drafts = await listDrafts().catch(() => []);
+  const drafts = await currentOwner()
+    .then(listDrafts)
+    .catch(() => []);
   if (drafts.length === 0) return;
   showSavedDrafts(drafts);
   // Ask the browser not to clear this site's storage under pressure: it holds unsent reports.

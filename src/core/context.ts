@@ -14,6 +14,7 @@ import type { FormTokens } from "./http/csrf.js";
 import type { RouteFamily } from "./http/errors.js";
 import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
+import { deviceOwnerKey } from "./web/device-owner.js";
 import type { PageContext } from "./web/layout.js";
 import type { SitemapSource } from "./web/sitemap.js";
 
@@ -123,5 +124,6 @@ export function pageContext(request: FastifyRequest): PageContext {
     assets: civic.assets,
     csrfToken: request.viewer ? request.viewer.formToken() : civic.formTokens.issue(),
     viewer: request.viewer ? { label: request.viewer.label } : null,
+    deviceOwner: deviceOwnerKey(civic.config.sessionSecret, request.viewer?.accountId ?? null),
   };
 }

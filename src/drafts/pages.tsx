@@ -7,7 +7,14 @@ export function DraftsPage() {
         Reports you send while you are offline are saved here, on this device only, and sent automatically when you are
         back online. Nobody else can see them until they have been sent.
       </p>
+      <p>
+        A saved report belongs to the session it was saved in: it is shown and sent only while the same account is
+        signed in here, or while nobody is if it was saved without signing in (signing in does not take it into your
+        account). Signing out deletes your account's unsent reports from this device, and erasing your data deletes
+        every report saved on it; you are asked first.
+      </p>
       <div id="draft-notice" role="status" aria-live="polite"></div>
+      <div id="drafts-hidden"></div>
       <div id="drafts" data-drafts>
         <noscript>
           <p>Saving reports on this device needs JavaScript. Without it, reports are sent straight away.</p>

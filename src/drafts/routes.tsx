@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ProblemSchema } from "../businesses/index.js";
 import { pageContext } from "../core/context.js";
@@ -20,6 +20,7 @@ import { submitReport } from "../reports/index.js";
 import { appIdempotency, NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
+import { ANONYMOUS_OWNER, deviceOwnerKey } from "../core/web/device-owner.js";
 import { DraftsPage, OfflinePage } from "./pages.js";
 
 /** Where the app sends drafts. Under /api, so its errors are problem+json and it is in the OpenAPI description. */
@@ -116,6 +117,27 @@ function checkFieldLimits(fields: Record<string, string[]>, schema: ReturnType<t
     const detail = problems.map((p) => `${p.field} ${p.message}`).join("; ");
     throw new AppError("validation_failed", `The report could not be accepted: ${detail}.`, { fields: problems });
   }
+}
+
+/**
+ * A draft is sent only in the session that saved it (issue 33): its `Draft-Owner` header (the owner key of the page
+ * that saved it, core/web/device-owner.ts; none means a draft saved without an account) must be the sending
+ * session's, else nothing is created and the report is not linked to whoever is signed in now. Checked on the
+ * request, before the Idempotency-Key is claimed or a stored answer replayed, and before the photos are read.
+ */
+function checkDraftOwner(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const claimed = request.headers["draft-owner"];
+  const owner = typeof claimed === "string" && claimed !== "" ? claimed : ANONYMOUS_OWNER;
+  const current = deviceOwnerKey(request.server.civic.config.sessionSecret, request.viewer?.accountId ?? null);
+  if (owner === current) return done();
+  done(
+    new AppError(
+      "draft_owner_mismatch",
+      current === ANONYMOUS_OWNER
+        ? "This report was saved on this device while someone was signed in: it is sent only when they are signed in again."
+        : "This report was saved on this device in another session (another account, or while nobody was signed in): it is not sent from this one.",
+    ),
+  );
 }
 
 const AppReportCreated = Type.Object({
@@ -235,12 +257,13 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
     APP_REPORT_ROUTE,
     {
       ...appIdempotency,
+      onRequest: checkDraftOwner,
       attachValidation: true,
       config: { csrf: false, session: true, ...publicFormLimit(civic) },
       schema: {
         summary: "Send a report saved by the app",
         description:
-          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); only this site's pages may send it (a request without `Origin` or `Sec-Fetch-Site: same-origin` is refused with 403, so programs use Open311 instead); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key. Sent with the session cookie of a signed-in person, the report is linked to their account, as with the web form; a report from an account or address on the ban list gets the usual answer but is never published.",
+          "Where the installed app sends reports it saved on the device while offline, possibly days later. It takes the web form's fields as `multipart/form-data` and has its own defences instead of the web form's expiring form token and minimum fill time: an `Idempotency-Key` header is required (a retry with the same key and the same fields answers with the first report's reference and creates nothing; 409 while the first is still being processed; 422 when the key was used for different fields); only this site's pages may send it (a request without `Origin` or `Sec-Fetch-Site: same-origin` is refused with 403, so programs use Open311 instead); the `website` field must be empty; it is rate-limited like the web form; and the web form's size limits apply (photos, fields, body). The web form and this endpoint share their keys, so a report first posted by the form whose answer was lost is recognised here. A refused report (400 `validation_failed`, with `errors` per field) creates nothing and releases its key. Sent with the session cookie of a signed-in person, the report is linked to their account, as with the web form, but only if it was saved in that account's session: the `Draft-Owner` header names the session that saved the draft (the page's `device-owner`), and a draft of another account, or one saved while nobody was signed in sent by a signed-in person (or the reverse), is refused with 409 `draft_owner_mismatch` before anything else. A report from an account or address on the ban list gets the usual answer but is never published.",
         tags: ["App"],
         headers: Type.Object(
           {
@@ -250,6 +273,13 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
               description:
                 'Required. A new random value for each report (a UUID, as a quoted string: `"8e03978e-40d5-43e8-bc93-6894a57f9324"`), the same for its retries.',
             }),
+            "draft-owner": Type.Optional(
+              Type.String({
+                maxLength: 100,
+                description:
+                  "The owner key of the session that saved the draft, from the page's `<meta name=\"device-owner\">`: `anonymous` (the default) for a draft saved while nobody was signed in. It must be the sending session's, else 409 `draft_owner_mismatch`.",
+              }),
+            ),
           },
           { additionalProperties: true },
         ),
@@ -261,7 +291,9 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
           },
           400: problem("The report was refused (`validation_failed`, `errors` per field) or the key is missing."),
           403: problem("Sent from another website, or without `Origin` (not from this site's pages)."),
-          409: problem("A request with this Idempotency-Key is still being processed: retry after `Retry-After`."),
+          409: problem(
+            "A request with this Idempotency-Key is still being processed: retry after `Retry-After` (`idempotency_key_in_use`); or the draft was saved in another session than this one (`draft_owner_mismatch`).",
+          ),
           413: problem("Too large: too many or too big photos."),
           415: problem("Not multipart/form-data."),
           422: problem("This Idempotency-Key was used for a different report."),

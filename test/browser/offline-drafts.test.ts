@@ -10,9 +10,11 @@ import {
   keepOnLoopback,
   watchPageProblems,
   browserSite,
+  addSessionCookie,
 } from "../helpers/browser.js";
 import { jpegWithGps } from "../helpers/images.js";
 import { startTestSmtp, type TestSmtp } from "../helpers/smtp.js";
+import { signInAs } from "../helpers/staff.js";
 
 /**
  * The installable app in Chromium: install criteria, the report flow offline from the service worker's cache, a
@@ -51,8 +53,11 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
    * A context whose network can be cut. `setOffline` does not reach the service worker's own fetches, so while
    * offline every request is also aborted by routing, which does.
    */
-  async function appContext(): Promise<{ context: BrowserContext; page: Page; setOnline(on: boolean): Promise<void> }> {
+  async function appContext(
+    cookie?: string,
+  ): Promise<{ context: BrowserContext; page: Page; setOnline(on: boolean): Promise<void> }> {
     const context = await site.browser.newContext();
+    if (cookie) await addSessionCookie(context, site.base, cookie);
     let online = true;
     await context.route("**/*", (route) => (online ? route.fallback() : route.abort("internetdisconnected")));
     const page = await context.newPage();
@@ -264,4 +269,139 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
       await context.close();
     }
   }, 60_000);
+
+  /** The titles of the drafts in this origin's IndexedDB, read directly (none when the database is gone). */
+  const storedDraftTitles = (page: Page) =>
+    page.evaluate(async () => {
+      if (!(await indexedDB.databases()).some((d) => d.name === "civic-drafts")) return [];
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open("civic-drafts");
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error ?? new Error("open failed"));
+      });
+      try {
+        if (!db.objectStoreNames.contains("drafts")) return [];
+        const all = await new Promise<{ fields: [string, string][] }[]>((resolve, reject) => {
+          const get = db.transaction("drafts").objectStore("drafts").getAll();
+          get.onsuccess = () => resolve(get.result as { fields: [string, string][] }[]);
+          get.onerror = () => reject(get.error ?? new Error("getAll failed"));
+        });
+        return all.map((d) => d.fields.find(([name]) => name === "title")?.[1] ?? "");
+      } finally {
+        db.close();
+      }
+    });
+
+  const reportOwners = (title: string) =>
+    site.harness.db.database.db.selectFrom("reports").select("account_id").where("title", "=", title).execute();
+
+  /** Signed in, offline: a report saved as a draft on the device. */
+  async function saveDraftOffline(page: Page, setOnline: (on: boolean) => Promise<void>, title: string) {
+    await setOnline(false);
+    await page.goto(`${site.base}/report?category=pothole`);
+    await fillReport(page, title);
+    await page.getByRole("button", { name: "Send report" }).click();
+    await page.waitForURL(/\/report\/drafts\?saved=/);
+    await expect.poll(() => page.locator("li.draft").textContent()).toContain(title);
+  }
+
+  it("a draft belongs to the account that saved it: after sign-out it is gone, and the next person never sends it", async () => {
+    const a = await signInAs(site.app, "drafts.resident.a@example.org", "resident");
+    const b = await signInAs(site.app, "drafts.resident.b@example.org", "resident");
+    const { context, page, setOnline } = await appContext(a.cookie);
+    const title = "Resident A's unsent pothole";
+    await saveDraftOffline(page, setOnline, title);
+    expect(await storedDraftTitles(page)).toEqual([title]);
+
+    // Back online, but the drafts cannot reach the server yet: A signs out with the draft still unsent.
+    await context.route("**/api/app/reports", (route) => route.abort("connectionreset"));
+    await setOnline(true);
+    const asked: string[] = [];
+    let accept = false;
+    page.on("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void (accept ? dialog.accept() : dialog.dismiss());
+    });
+    await page.goto(`${site.base}/account`);
+    // Asked, and answered "no": still signed in, the draft still here.
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(page.url()).toBe(`${site.base}/account`);
+    expect(await storedDraftTitles(page)).toEqual([title]);
+    accept = true;
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL(`${site.base}/`);
+    // Asked first, as unsent work is lost; then the draft is gone from the device.
+    expect(asked.join("\n")).toContain("1 report saved on this device has not been sent");
+    await expect.poll(() => storedDraftTitles(page)).toEqual([]);
+
+    // B signs in on the same browser, with the connection back: nothing of A's is shown or sent.
+    await context.unroute("**/api/app/reports");
+    await addSessionCookie(context, site.base, b.cookie);
+    await page.goto(`${site.base}/report/drafts`);
+    await expect.poll(() => page.locator(".drafts-empty").count()).toBe(1);
+    expect(await page.textContent("main")).not.toContain(title);
+    expect(await reportOwners(title)).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("a session that ended without signing out: the next account on the browser neither sees nor sends the draft", async () => {
+    const a = await signInAs(site.app, "drafts.resident.c@example.org", "resident");
+    const b = await signInAs(site.app, "drafts.resident.d@example.org", "resident");
+    const { context, page, setOnline } = await appContext(a.cookie);
+    const title = "Resident C's pothole, saved before the session ended";
+    await saveDraftOffline(page, setOnline, title);
+
+    // A's session ends elsewhere (expiry, "sign out everywhere" on another device); B signs in here.
+    await context.clearCookies();
+    await addSessionCookie(context, site.base, b.cookie);
+    const sent: string[] = [];
+    context.on("request", (request) => {
+      if (request.method() === "POST" && request.url().endsWith("/api/app/reports")) sent.push(request.url());
+    });
+    await setOnline(true);
+    await page.goto(`${site.base}/`);
+    expect(await page.locator("#saved-drafts-note").count()).toBe(0);
+    await page.goto(`${site.base}/report/drafts`);
+    await expect.poll(() => page.locator(".drafts-empty").count()).toBe(1);
+    expect(await page.textContent("main")).not.toContain(title);
+    expect(await page.textContent("#drafts-hidden")).toContain("1 report saved on this device in another session");
+    await expectAxeClean(page, "drafts page with a draft of another session");
+
+    // A signs in again on this browser: the draft is theirs, and is sent under their account only.
+    await context.clearCookies();
+    await addSessionCookie(context, site.base, a.cookie);
+    await page.goto(`${site.base}/report/drafts`);
+    await page.locator("#draft-notice .reference, .drafts-arrived").first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => reportOwners(title)).toEqual([{ account_id: a.accountId }]);
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    await context.close();
+  }, 90_000);
+
+  it("erasing one's data also clears the device: Clear-Site-Data names storage, and no draft is left", async () => {
+    const a = await signInAs(site.app, "drafts.resident.e@example.org", "resident");
+    const { context, page, setOnline } = await appContext(a.cookie);
+    const title = "Resident E's pothole, then everything erased";
+    await saveDraftOffline(page, setOnline, title);
+    await context.route("**/api/app/reports", (route) => route.abort("connectionreset"));
+    await setOnline(true);
+    const asked: string[] = [];
+    page.on("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.goto(`${site.base}/account/delete`);
+    await page.getByLabel("I understand that this erases my data for good").check();
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/account/delete")),
+      page.getByRole("button", { name: "Delete my account and erase my data" }).click(),
+    ]);
+    expect(answer.status()).toBe(200);
+    expect((await answer.allHeaders())["clear-site-data"]).toMatch(/"storage"/);
+    await page.getByRole("heading", { name: "Your data is erased" }).waitFor();
+    expect(asked.join("\n")).toContain("1 report saved on this device has not been sent");
+    await expect.poll(() => storedDraftTitles(page)).toEqual([]);
+    expect(await reportOwners(title)).toEqual([]);
+    await context.close();
+  }, 90_000);
 });

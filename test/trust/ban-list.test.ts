@@ -5,6 +5,7 @@ import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { reportFormFields } from "../helpers/reports.js";
 import { signInAs } from "../helpers/staff.js";
+import { deviceOwnerKey } from "../../src/core/web/device-owner.js";
 
 function multipart(fields: Record<string, string>): FormData {
   const form = new FormData();
@@ -112,7 +113,13 @@ describeEachDb("the ban list on every kind of content and every channel", (diale
     const res = await t.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { cookie: banned.cookie, "idempotency-key": "ban-draft-1", origin: "http://civic.test" },
+      headers: {
+        cookie: banned.cookie,
+        "idempotency-key": "ban-draft-1",
+        origin: "http://civic.test",
+        // Saved in the banned account's own session (see test/trust/draft-owner.test.ts).
+        "draft-owner": deviceOwnerKey(t.app.civic.config.sessionSecret, banned.accountId),
+      },
       payload: multipart(report("Banned account draft")),
     });
     expect(res.statusCode, res.body).toBe(201);

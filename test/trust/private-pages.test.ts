@@ -87,17 +87,21 @@ describeEachDb("nothing private is kept on the device", (dialect) => {
     }
   });
 
-  it("sign-out and account deletion tell the browser to clear the site's cache", async () => {
+  it("sign-out tells the browser to clear the site's cache; account deletion its storage too (offline drafts)", async () => {
     const resident = await signInAs(t.app, "leaving.cache@example.org", "resident");
     const out = await resident.post("/sign-out");
     expect(out.statusCode).toBe(303);
     expect(out.headers["clear-site-data"]).toBe('"cache"');
+    const everywhere = await signInAs(t.app, "leaving.everywhere@example.org", "resident");
+    const ended = await everywhere.post("/account/sessions/end-all");
+    expect(ended.statusCode).toBe(303);
+    expect(ended.headers["clear-site-data"]).toBe('"cache"');
     expect(out.headers["cache-control"]).toBe(PRIVATE);
 
     const deleting = await signInAs(t.app, "deleting.cache@example.org", "resident");
     const deleted = await deleting.post("/account/delete", { confirm: "yes" }, "/account/delete");
     expect(deleted.statusCode).toBe(200);
-    expect(deleted.headers["clear-site-data"]).toBe('"cache"');
+    expect(deleted.headers["clear-site-data"]).toBe('"cache", "storage"');
     expect(deleted.headers["cache-control"]).toBe(PRIVATE);
   });
 });

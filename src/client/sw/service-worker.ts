@@ -1,7 +1,7 @@
 // The service worker (/sw.js, scope /). It keeps the app shell and the report flow on the device, versioned by the
 // asset hashes (scripts/build.mjs bakes them in), so reporting works offline; a report sent while offline is saved
 // as a draft and sent automatically later (online event, page load, visibility, Background Sync).
-import { draftFromForm, saveDraft, sendWaitingDrafts } from "../_drafts.js";
+import { currentOwner, draftFromForm, saveDraft, sendWaitingDrafts } from "../_drafts.js";
 
 declare const __SW_VERSION__: string;
 declare const __PRECACHE__: string[];
@@ -89,9 +89,27 @@ function cacheKey(url: URL): string {
   return url.pathname;
 }
 
+/**
+ * A page from the device's copy. It was kept as anyone sees it, so it says nobody is signed in; it says instead
+ * that it does not know who is (`device-owner` "unknown"), and the drafts it shows and saves are those of whoever
+ * last used the site on this device (src/client/_drafts.ts currentOwner).
+ */
+async function fromDevice(cached: Response): Promise<Response> {
+  if (!(cached.headers.get("content-type") ?? "").startsWith("text/html")) return cached;
+  const html = (await cached.text()).replace(
+    /<meta name="device-owner" content="[^"]*"/,
+    '<meta name="device-owner" content="unknown"',
+  );
+  const headers = new Headers(cached.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(html, { status: cached.status, statusText: cached.statusText, headers });
+}
+
 async function offlinePage(): Promise<Response> {
   const cached = await caches.match("/offline");
-  return cached ?? new Response("You are offline.", { status: 503, headers: { "content-type": "text/plain" } });
+  if (cached) return fromDevice(cached);
+  return new Response("You are offline.", { status: 503, headers: { "content-type": "text/plain" } });
 }
 
 /**
@@ -139,7 +157,8 @@ async function page(request: Request): Promise<Response> {
     }
     return response;
   } catch {
-    return (await caches.match(cacheKey(url))) ?? offlinePage();
+    const cached = await caches.match(cacheKey(url));
+    return cached ? fromDevice(cached) : offlinePage();
   }
 }
 
@@ -166,7 +185,8 @@ async function postReport(request: Request): Promise<Response> {
   } catch {
     const form = await copy.formData();
     if (form.get("action") === "check") return offlinePage();
-    const draft = draftFromForm(form);
+    // Saved for whoever is using the site on this device: the form page may be the device's copy, which cannot say.
+    const draft = draftFromForm(form, await currentOwner());
     await saveDraft(draft);
     await sw.registration.sync?.register(SYNC_TAG).catch(() => undefined);
     return Response.redirect(new URL(`/report/drafts?saved=${draft.id}`, sw.location.origin).href, 303);

@@ -15,6 +15,8 @@ export const errorCatalogue = {
   idempotency_key_missing: { status: 400, title: "Bad Request" },
   idempotency_key_in_use: { status: 409, title: "Conflict" },
   idempotency_key_reused: { status: 422, title: "Unprocessable Content" },
+  /** An offline draft saved in another session (another account, or signed in or out) than the one sending it. */
+  draft_owner_mismatch: { status: 409, title: "Conflict" },
   not_acceptable: { status: 406, title: "Not Acceptable" },
   request_timeout: { status: 408, title: "Request Timeout" },
   gone: { status: 410, title: "Gone" },

@@ -6,8 +6,13 @@ import type { FastifyInstance, FastifyReply } from "fastify";
  */
 export const PRIVATE_NO_STORE = "private, no-store";
 
-/** The header that tells the browser, and the service worker, to drop what it keeps of this site. */
+/**
+ * The header that tells the browser, and the service worker, to drop what it keeps of this site: its pages (the
+ * HTTP cache) when a session ends, and also its storage (the offline drafts in IndexedDB, the worker and its pages)
+ * when a person's data is erased.
+ */
 export const CLEAR_DEVICE_CACHE = { name: "clear-site-data", value: '"cache"' } as const;
+export const CLEAR_DEVICE_STORAGE = { name: "clear-site-data", value: '"cache", "storage"' } as const;
 
 /**
  * Every answer served to a signed-in person, and every answer of a route marked `config: { personal: true }`
@@ -38,9 +43,23 @@ function declaredPublic(value: unknown): boolean {
 }
 
 /**
- * Marks an answer that ends what a person had on this device (sign-out, account deletion, erasure of their data):
- * the browser drops its HTTP cache for the site and the service worker purges the pages it keeps.
+ * Marks an answer that erases a person's data or deletes their account: nothing of theirs is to stay on this
+ * device. The browser drops its HTTP cache and every storage of the site (IndexedDB with the offline drafts, the
+ * service worker with the pages it keeps; cookies stay, so another session of this browser is not signed out). The
+ * erase form asks first when unsent drafts would be lost (src/client/enhance.ts).
  */
 export function clearDeviceCache(reply: FastifyReply): FastifyReply {
+  return reply.header(CLEAR_DEVICE_STORAGE.name, CLEAR_DEVICE_STORAGE.value);
+}
+
+/**
+ * Marks an answer that ends a session on this device (sign-out of any kind, a session that ended elsewhere): the
+ * browser drops its HTTP cache for the site and the service worker purges the pages it keeps. Storage stays, as a
+ * session can also end by expiry: the drafts saved in that session are neither shown nor sent in another one, and
+ * the sign-out forms delete them, asking first (src/client/enhance.ts). An answer already marked by
+ * `clearDeviceCache` keeps its wider clearing.
+ */
+export function clearDevicePages(reply: FastifyReply): FastifyReply {
+  if (reply.hasHeader(CLEAR_DEVICE_CACHE.name)) return reply;
   return reply.header(CLEAR_DEVICE_CACHE.name, CLEAR_DEVICE_CACHE.value);
 }

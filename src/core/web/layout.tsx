@@ -12,6 +12,8 @@ export interface PageContext {
   csrfToken: string;
   /** The signed-in person, for the header's account link; null or absent when nobody is signed in. */
   viewer?: { label: string } | null;
+  /** Whose offline drafts this page may show and send (core/web/device-owner.ts); "unknown" when absent. */
+  deviceOwner?: string;
 }
 
 export interface LayoutProps {
@@ -51,6 +53,7 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
         <link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom" />
         <link rel="manifest" href="/manifest.webmanifest" />
         <meta name="theme-color" content="#1d5b3a" />
+        <meta name="device-owner" content={ctx.deviceOwner ?? "unknown"} />
         <link rel="icon" type="image/png" sizes="192x192" href="/icons/icon-192.png" />
         {head}
       </head>

@@ -240,7 +240,11 @@ export function PrivacyContent({ site }: ContentProps) {
         The installable app keeps public pages on your device so you can report offline. It never keeps a page shown to
         you while signed in, or a page with your personal data (such as your account, your data or a link we emailed
         you). When you sign out or erase your data, we tell your browser to clear what it keeps of this site, and the
-        app removes its saved pages too.
+        app removes its saved pages too. A report you make offline is saved on your device (with your contact details
+        and photos) until it is sent, and belongs to the session it was saved in: it is shown and sent only while the
+        same account is signed in there, or while nobody is if you were not signed in. Signing out deletes your
+        account's unsent reports from the device, and erasing your data deletes everything the site saved on it; you are
+        asked first.
       </p>
       <p>
         Your account holds your email address, the name you choose, and, if you set them, a password (stored only as an
