@@ -201,8 +201,8 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await page.focus("#report-map");
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("ArrowRight");
-    // Let the pan animation finish before dropping the pin in the middle.
-    await page.waitForTimeout(600);
+    // Let the pan animation finish before dropping the pin in the middle: Leaflet marks the map pane while it runs.
+    await page.waitForSelector("#report-map .leaflet-map-pane:not(.leaflet-pan-anim)", { state: "attached" });
     await page.keyboard.press("Enter");
     await expect.poll(() => page.textContent("#map-status")).toMatch(/Pin placed/);
     const dropped = await coordinates(page);

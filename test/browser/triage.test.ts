@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountsHarness, makeReport } from "../accounts/support.js";
-import { browserAvailable, browserSite } from "../helpers/browser.js";
+import { axeChecker, browserAvailable, browserSite } from "../helpers/browser.js";
 import type { OutboxWorker } from "../../src/core/mail/worker.js";
 import { signInAs } from "../helpers/staff.js";
 
@@ -38,7 +38,9 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
 
     const noJs = await site.newContext({ javaScriptEnabled: false, cookie: cookie });
     const q = await noJs.newPage();
+    const withoutJs = axeChecker(q, { javaScript: false });
     await q.goto(`${site.base}/admin/reports/${reference}`);
+    await withoutJs.check("staff view with the triage forms (without JavaScript)");
     await q.focus("#staff-assignee");
     await q.selectOption("#staff-assignee", { label: "admin@example.org" });
     await q.keyboard.press("Tab");
@@ -62,6 +64,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await q.keyboard.press("Enter");
     await q.waitForURL(`${site.base}/admin/reports/${reference}?done=duplicate`);
     expect(await q.textContent(".duplicate-links")).toContain(original);
+    await withoutJs.check("staff view of a duplicate (without JavaScript)");
     await noJs.close();
 
     await p.goto(`${site.base}/admin/reports/${reference}?done=duplicate`);
@@ -71,6 +74,7 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await check("public page of an original with its duplicate");
 
     expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(withoutJs.failures, withoutJs.failures.join("\n\n")).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -134,18 +138,24 @@ describe.skipIf(!browserAvailable())("triage actions and following in Chromium",
     await followFlow(p, "js-fan@example.org", check);
     const noJs = await site.browser.newContext({ javaScriptEnabled: false });
     const q = await noJs.newPage();
-    await followFlow(q, "fan@example.org");
+    // Axe without JavaScript too: the same pages as a visitor without scripts gets them.
+    const withoutJs = axeChecker(q, { javaScript: false });
+    const checkNoJs = (label: string) => withoutJs.check(`${label} (without JavaScript)`);
+    await q.goto(`${site.base}/reports/${original}`);
+    await checkNoJs("report page with the follow form");
+    await followFlow(q, "fan@example.org", checkNoJs);
 
     const moderator = await signInAs(site.app, "mod@example.org", "moderator");
     const admin = `/admin/reports/${original}`;
     await moderator.post(`${admin}/status`, { status: "investigating", note: "Looking.", expected: "open" }, admin);
     await stopFlow(p, "js-fan@example.org", check);
-    await stopFlow(q, "fan@example.org");
+    await stopFlow(q, "fan@example.org", checkNoJs);
     await noJs.close();
     const followers = await site.app.civic.database.db.selectFrom("report_followers").selectAll().execute();
     expect(followers).toEqual([]);
 
     expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(withoutJs.failures, withoutJs.failures.join("\n\n")).toEqual([]);
     expect(problems).toEqual([]);
     await withJs.close();
   });

@@ -35,9 +35,22 @@ describe("staff Markdown", () => {
       `${"[".repeat(20_000)}x${"]".repeat(20_000)}`,
       "\u0000 NUL and \u202e control",
     ].join("\n\n");
-    const started = Date.now();
     const html = markdownToHtml(hostile);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The deep quote, list and brackets cost bounded work, shown by structure rather than by time on a shared
+    // machine: the nesting stops at markdown-it's maxNesting (20), and the output grows linearly with the input.
+    const deepest = (tags: string) => {
+      let depth = 0;
+      let max = 0;
+      for (const m of html.matchAll(new RegExp(`<(/?)(?:${tags})\\b`, "g"))) {
+        depth += m[1] ? -1 : 1;
+        max = Math.max(max, depth);
+      }
+      return max;
+    };
+    expect(deepest("blockquote")).toBeGreaterThan(1);
+    expect(deepest("blockquote")).toBeLessThanOrEqual(20);
+    expect(deepest("ul|ol")).toBeLessThanOrEqual(20);
+    expect(html.length).toBeLessThan(2 * hostile.length);
     expect(html).not.toMatch(/<(script|img|iframe|style|object|embed|svg)\b/i);
     expect(html).not.toMatch(/<[^>]*\son\w+=/i);
     expect(html).not.toMatch(/href="\s*(javascript|vbscript|data|file):/i);

@@ -281,7 +281,14 @@ describeEachDb("newsletter sending across a restart", (dialect) => {
       await outboxWorker(third).runOnce();
     }
     await smtp.waitFor(7);
-    await new Promise((r) => setTimeout(r, 200));
+    // Every round above was awaited, and a round returns only once the SMTP server has taken its messages: with no
+    // message left unsent in the outbox, no further (repeated) mail can still be on its way.
+    const unsent = await second.civic.database.db
+      .selectFrom("outbox")
+      .select("id")
+      .where("sent_at", "is", null)
+      .execute();
+    expect(unsent).toEqual([]);
     const to = smtp.received.map((m) => m.to[0]).sort();
     expect(to).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `r${i}@example.org`));
     const state = await second.civic.database.db

@@ -8,6 +8,7 @@ import { buildApp } from "../../src/app.js";
 import { projectRoot } from "../../src/core/web/paths.js";
 import { startServer } from "../../src/server.js";
 import { createTestDatabase, describeEachDb, testConfig } from "../helpers/app.js";
+import { until } from "../helpers/wait.js";
 
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -52,7 +53,8 @@ describeEachDb("graceful shutdown", (dialect) => {
       const inFlight = get(`${server.url}/slow`);
       await started;
       const closing = server.close();
-      await new Promise((r) => setTimeout(r, 50));
+      // Once the listener is closed (not after a while), a new connection is refused.
+      await until(() => !app.server.listening);
       await expect(get(`${server.url}/healthz`)).rejects.toThrow();
       release();
       const res = await inFlight;

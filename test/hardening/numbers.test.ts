@@ -42,7 +42,7 @@ describeEachDb("numbers from users are finite and bounded", (dialect) => {
 
   const get = (url: string) => t.app.inject({ method: "GET", url });
 
-  it("answers non-finite coordinates, radius and pages on Open311 with a 400 error list, at once", async () => {
+  it("answers non-finite coordinates, radius and pages on Open311 with a 400 error list, before any search", async () => {
     const hostile = ["Infinity", "-Infinity", "1e999", "-1e999", "NaN", "1e308"];
     for (const v of hostile) {
       for (const query of [
@@ -52,13 +52,15 @@ describeEachDb("numbers from users are finite and bounded", (dialect) => {
         `page=${v}`,
         `page_size=${v}`,
       ]) {
-        const started = Date.now();
         const res = await get(`/api/v2/requests.json?${query}`);
         expect(res.statusCode, query).toBe(400);
         expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
         const errors = res.json() as { code: number; description: string }[];
         expect(errors[0]?.code).toBe(400);
-        expect(Date.now() - started, query).toBeLessThan(2000);
+        // Refused by the parameter's own check, before any search (not timed: the machine is shared): the error
+        // names the parameter whose value was not a finite number.
+        const name = [...new URLSearchParams(query)].find(([, value]) => value === v)?.[0] ?? "?";
+        expect(errors.map((e) => e.description).join(" "), query).toContain(name);
       }
     }
     expect((await get("/healthz")).statusCode).toBe(200);

@@ -76,8 +76,27 @@ export interface AxeViolation {
   nodes: { target: string[]; failureSummary?: string }[];
 }
 
-/** Runs axe-core in the page with the WCAG 2.0/2.1 A and AA rules; returns the violations. */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+/**
+ * Runs axe-core in the page with the WCAG 2.0/2.1 A and AA rules; returns the violations. For a page in a context
+ * with `javaScriptEnabled: false`, pass `{ javaScript: false }`: Chromium then still runs what the test evaluates,
+ * but never fires a timer, which axe waits on; its timers are run as soon as the current task is done instead.
+ */
+export async function axeViolations(page: Page, options: { javaScript?: boolean } = {}): Promise<AxeViolation[]> {
+  if (options.javaScript === false) {
+    await page.evaluate(() => {
+      const cancelled = new Set<number>();
+      let next = 0;
+      const later = (fn: TimerHandler, _ms?: number, ...args: unknown[]): number => {
+        const id = ++next;
+        void Promise.resolve().then(() => {
+          if (!cancelled.delete(id) && typeof fn === "function") (fn as (...a: unknown[]) => void)(...args);
+        });
+        return id;
+      };
+      const cancel = (id?: number) => void (id !== undefined && cancelled.add(id));
+      Object.assign(window, { setTimeout: later, clearTimeout: cancel });
+    });
+  }
   // Evaluated through the DevTools protocol, so the page's strict CSP stays in force for everything else.
   await page.evaluate(axeSource);
   return page.evaluate(async () => {
@@ -106,14 +125,17 @@ export function formatViolations(url: string, violations: AxeViolation[]): strin
 
 /**
  * Axe checks of many pages in one test: `check(label)` runs axe on the page as it is now and keeps any violations
- * under that label in `failures`, so the test reports every failing page at once.
+ * under that label in `failures`, so the test reports every failing page at once (`options` as for axeViolations).
  */
-export function axeChecker(page: Page): { failures: string[]; check: (label: string) => Promise<void> } {
+export function axeChecker(
+  page: Page,
+  options: { javaScript?: boolean } = {},
+): { failures: string[]; check: (label: string) => Promise<void> } {
   const failures: string[] = [];
   return {
     failures,
     check: async (label) => {
-      const v = await axeViolations(page);
+      const v = await axeViolations(page, options);
       if (v.length > 0) failures.push(formatViolations(label, v));
     },
   };

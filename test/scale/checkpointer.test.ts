@@ -8,6 +8,7 @@ import { afterEach, expect, it } from "vitest";
 import { BACKSTOP_CHECKPOINT_PAGES, Checkpointer } from "../../src/core/db/checkpointer.js";
 import { openDatabase, sqlitePath } from "../../src/core/db/database.js";
 import { runScript } from "../helpers/run-script.js";
+import { until } from "../helpers/wait.js";
 
 /**
  * SQLite checkpoints run on a thread of their own (core/db/checkpointer.ts), not on the event loop's thread of the
@@ -57,7 +58,7 @@ it("copies committed pages into the database file from its own thread once the a
     checkpointer.noteCommit();
     expect(checkpointer.running).toBe(true);
     // Until the checkpoint has copied every page (the file grows in steps while it runs).
-    for (let k = 0; k < 250 && statSync(file).size <= before + 49 * 2000; k++) await sleep(20);
+    await until(() => statSync(file).size > before + 49 * 2000);
     expect(statSync(file).size).toBeGreaterThan(before + 49 * 2000);
     // Readers see the same rows, whichever file holds them.
     expect(setup.prepare("select count(*) as c from t").get()).toEqual({ c: 50 });

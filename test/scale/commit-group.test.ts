@@ -45,32 +45,69 @@ describeEachDb("writes committed together", (dialect) => {
     expect(await stored("a")).toEqual(["a0.example", "a1.example", "a2.example", "a3.example", "a4.example"]);
   });
 
-  it("settles no write before its commit: a commit that fails rejects the whole group, which stored nothing", async () => {
-    if (dialect === "postgres") return; // each write commits on its own there
-    const group = new CommitGroup(t.database.db);
+  // SQLite's group alone: on PostgreSQL each write commits on its own (the next test).
+  it.skipIf(dialect === "postgres")(
+    "settles no write before its commit: a commit that fails rejects the whole group, which stored nothing",
+    async () => {
+      const group = new CommitGroup(t.database.db);
+      const results = await Promise.allSettled(
+        ["b1.example", "b2.example", "b3.example"].map((p, i) =>
+          group.run(async (tx) => {
+            await tx.insertInto("banned_senders").values(pattern(p)).execute();
+            if (i === 1) {
+              // A foreign key broken until the commit: the commit itself fails.
+              await sql`pragma defer_foreign_keys = on`.execute(tx);
+              await tx
+                .insertInto("report_updates")
+                .values({ report_id: 999_999, status: "open", previous_status: null, note: "", created_at: "x" })
+                .execute();
+            }
+            return p;
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+      expect(await stored("b")).toEqual([]);
+      // The group carries on with the next writes.
+      await expect(
+        group.run(async (tx) => tx.insertInto("banned_senders").values(pattern("b4.example")).execute()),
+      ).resolves.toBeDefined();
+      expect(await stored("b")).toEqual(["b4.example"]);
+    },
+  );
+
+  it("settles each write only once it is committed; a write whose commit fails stores nothing", async () => {
+    const db = t.database.db;
+    // A foreign key checked at commit, on both databases: a work that breaks it fails only when it commits.
+    await sql`create table commit_probe (id integer primary key, parent integer
+      references commit_probe (id) deferrable initially deferred)`.execute(db);
+    const probe = async () =>
+      (await sql<{ id: number }>`select id from commit_probe order by id`.execute(db)).rows.map((r) => Number(r.id));
+    /** What another query sees at the moment each work settles. */
+    const seenAtSettle = new Map<number, number[]>();
     const results = await Promise.allSettled(
-      ["b1.example", "b2.example", "b3.example"].map((p, i) =>
-        group.run(async (tx) => {
-          await tx.insertInto("banned_senders").values(pattern(p)).execute();
-          if (i === 1) {
-            // A foreign key broken until the commit: the commit itself fails.
-            await sql`pragma defer_foreign_keys = on`.execute(tx);
-            await tx
-              .insertInto("report_updates")
-              .values({ report_id: 999_999, status: "open", previous_status: null, note: "", created_at: "x" })
-              .execute();
-          }
-          return p;
+      [1, 2, 3, 4].map((id) =>
+        inCommittedTransaction(t.database, async (tx) => {
+          await sql`insert into commit_probe (id, parent) values (${id}, ${id === 2 ? 999 : null})`.execute(tx);
+          return id;
+        }).then(async (value) => {
+          seenAtSettle.set(id, await probe());
+          return value;
         }),
       ),
     );
-    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
-    expect(await stored("b")).toEqual([]);
-    // The group carries on with the next writes.
-    await expect(
-      group.run(async (tx) => tx.insertInto("banned_senders").values(pattern("b4.example")).execute()),
-    ).resolves.toBeDefined();
-    expect(await stored("b")).toEqual(["b4.example"]);
+    if (dialect === "sqlite") {
+      // One group, one commit: its failure rejects every work of the group.
+      expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected", "rejected"]);
+      expect(await probe()).toEqual([]);
+    } else {
+      // One transaction each: only the work whose commit failed is rejected, and nothing of it is stored.
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+      expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/foreign key/i);
+      expect(await probe()).toEqual([1, 3, 4]);
+      // A settled write was committed: another connection of the pool already saw it.
+      for (const id of [1, 3, 4]) expect(seenAtSettle.get(id), `work ${id}`).toContain(id);
+    }
   });
 
   it("runs writes queued while a group commits in the next group", async () => {

@@ -10,6 +10,7 @@ import { fdatasyncFile, type SyncFile } from "../../src/core/db/wal-sync.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestDatabase, describeEachDb, testConfig, testDialects } from "../helpers/app.js";
 import { form } from "../open311/support.js";
+import { turns, until } from "../helpers/wait.js";
 
 /**
  * SQLite runs with synchronous=NORMAL; answers to write requests wait for an fdatasync of the WAL made off the event
@@ -74,8 +75,6 @@ const ban = (db: Database["db"], pattern: string) =>
     .insertInto("banned_senders")
     .values({ pattern, reason: "test", created_by: null, created_at: "2026-11-24T08:00:00.000Z" })
     .execute();
-
-const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface DurableApp {
   app: FastifyInstance;
@@ -158,7 +157,8 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     await gate.reached;
     // The report is committed when the sync starts, and its answer waits for the sync to finish.
     expect(await storedReports(t.database, "Lamp out by the chapel, answered after the sync.")).toBe(1);
-    await tick(100);
+    // The event loop goes round enough times to send an answer nothing holds back: this one is still held.
+    await turns();
     expect(post.settled()).toBe(false);
     gate.release();
     const res = await post.promise;
@@ -185,7 +185,7 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     const gate = t.probe.hold();
     const post = watch(t.app.inject({ method: "POST", url: "/test/ban", payload: { pattern: "form.example" } }));
     await gate.reached;
-    await tick();
+    await turns();
     expect(post.settled()).toBe(false);
     gate.release();
     const res = await post.promise;
@@ -200,11 +200,9 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
     const posts = descriptions.map((d) => watch(open311Post(t, d)));
     await gate.reached;
     // Every report is committed while the first sync is still in flight.
-    for (let i = 0; i < 100; i++) {
-      const counts = await Promise.all(descriptions.map((d) => storedReports(t.database, d)));
-      if (counts.every((n) => n === 1)) break;
-      await tick(20);
-    }
+    await until(async () =>
+      (await Promise.all(descriptions.map((d) => storedReports(t.database, d)))).every((n) => n === 1),
+    );
     expect(posts.some((p) => p.settled())).toBe(false);
     gate.release();
     const answers = await Promise.all(posts.map((p) => p.promise));
@@ -225,7 +223,7 @@ sqliteOnly("SQLite writes are answered once on disk, without fsync on the event 
       ),
     );
     await gate.reached;
-    await tick();
+    await turns();
     expect(writes.some((w) => w.settled())).toBe(false);
     gate.release();
     await Promise.all(writes.map((w) => w.promise));

@@ -14,6 +14,7 @@ import {
 } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { jpegWithGps } from "../helpers/images.js";
+import { turns, until } from "../helpers/wait.js";
 
 /**
  * Issue 27 #4: the personal-data download is streamed (not built in memory), at most MAX_CONCURRENT_EXPORTS (2) are
@@ -124,8 +125,9 @@ describeEachDb("streamed personal-data download", (dialect) => {
     // A client that goes away gives its slot back.
     second.abort();
     const connections = () => new Promise<number>((resolve) => h.app.server.getConnections((_e, n) => resolve(n)));
-    for (let i = 0; i < 200 && (await connections()) > 1; i++) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 50));
+    // Until its connection is closed, and the close handlers that give the slot back have run.
+    await until(async () => (await connections()) <= 1);
+    await turns();
     const after = await v.post("/account/data/download", { _csrf: csrf });
     expect(after.statusCode).toBe(200);
 
@@ -194,9 +196,8 @@ describeEachDb("a download whose client stopped reading", (dialect) => {
 
     // Neither reads: nothing moves on their connections, which the server closes after 2 s.
     const connections = () => new Promise<number>((resolve) => h.app.server.getConnections((_e, n) => resolve(n)));
-    for (let i = 0; i < 400 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(await connections()).toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(async () => (await connections()) === 0);
+    await turns();
     const after = await v.post("/account/data/download", { _csrf: csrf });
     expect(after.statusCode).toBe(200);
     for (const d of held) d.abort();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { jpegWithGps } from "../helpers/images.js";
+import { until } from "../helpers/wait.js";
 
 /**
  * Invariant "slow clients": uploads that trickle in (one byte every second) lose their upload slot and their
@@ -93,9 +94,7 @@ describeEachDb("slow clients", (dialect) => {
     const slow = Array.from({ length: SLOTS }, () => trickle());
     try {
       // Wait until every slow upload holds a slot and has its temporary file.
-      for (let i = 0; i < 200 && tempFiles().filter((f) => f.includes("/")).length < SLOTS; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await until(() => tempFiles().filter((f) => f.includes("/")).length >= SLOTS);
       expect(tempFiles().filter((f) => f.includes("/"))).toHaveLength(SLOTS);
 
       const photo = await jpegWithGps();
@@ -113,8 +112,7 @@ describeEachDb("slow clients", (dialect) => {
         expect(s.response()).toMatch(/^HTTP\/1.1 408/);
         expect(s.response()).toContain('"code":408');
       }
-      for (let i = 0; i < 100 && tempFiles().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(tempFiles()).toEqual([]);
+      await until(() => tempFiles().length === 0);
       expect(t.app.uploadStore.slots.busy).toBe(0);
     } finally {
       for (const s of slow) s.stop();
