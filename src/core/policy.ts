@@ -2,8 +2,8 @@
  * The one place that answers "may this person do this to that". Pure functions over the viewer's role and id and
  * the subject's owner, role and state: no database access here; callers load the subject and ask. Every staff
  * guard, staff action, owner action and automatic sanction (strikes, automatic suspension) goes through `can`.
- * The authorisation matrix test (test/trust/authorisation-matrix.test.ts) takes its expected answers from here;
- * test/trust/rules-in-one-home.test.ts fails if a file elsewhere compares roles itself. Code that needs to know
+ * The authorisation matrix test (test/trust/authorisation-matrix.test.ts) holds `can` and every route to a table of
+ * expected answers written out from the documentation, not computed here; test/trust/rules-in-one-home.test.ts fails if a file elsewhere compares roles itself. Code that needs to know
  * which roles may do something (a query selecting staff accounts) asks `rolesWhoMay`, and code that needs a staff
  * viewer's role narrowed asks `mayEnterStaff`: both are `can` underneath.
  */
