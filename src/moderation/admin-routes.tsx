@@ -3,7 +3,7 @@ import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountModerationPage, BanListPage, ModerationQueuePage, RedactPage } from "./admin-pages.js";
