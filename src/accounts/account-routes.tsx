@@ -24,7 +24,7 @@ import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
 import { signedInRecently, signInAgainPath, undoEmailChange, undoLinkIsLive } from "./security.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const UNDO_EXPIRED =

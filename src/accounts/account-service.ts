@@ -7,6 +7,7 @@ import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
 import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
 import { afterEmailChange, afterSecurityChange } from "./security.js";
+import { mailFileDirectory } from "../core/mail/plugin.js";
 import { mediaStorage } from "../core/media/storage.js";
 
 export const NAME_MAX = 100;
@@ -171,5 +172,6 @@ export function sourceContext(civic: Civic): SourceContext {
     storage: mediaStorage(civic.config),
     now: civic.now(),
     sources: personalDataSources(civic),
+    mailFiles: mailFileDirectory(civic.config),
   };
 }

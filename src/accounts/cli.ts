@@ -2,7 +2,7 @@ import { COMMAND_LINE_ACTOR, recordAudit } from "../core/staff/audit.js";
 import { type Command, UsageError } from "../core/cli.js";
 import { endAllSessions } from "./sessions.js";
 import { findAccountByEmail, findOrCreateAccount, isRole, listAccounts, ROLES, setRole } from "./repository.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 
 function parse(args: string[]): { email: string; role: (typeof ROLES)[number] } {
   const [rawEmail, rawRole, extra] = args;

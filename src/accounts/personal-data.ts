@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { strToU8 } from "fflate";
 import { reclaimErasedBytes } from "../core/db/erasure.js";
 import { badId, parseKeyedId } from "../core/http/ids.js";
+import { eraseMailFilesWithoutMessage } from "../core/mail/mail-files.js";
 import { worthCompressing, type ZipEntry, zipStream, zipToBuffer } from "../core/http/zip-stream.js";
 import type { Civic } from "../core/context.js";
 import type {
@@ -100,8 +101,9 @@ export async function exportPersonalData(ctx: SourceContext, subject: DataSubjec
 
 /**
  * Erases the person's data from every source in one transaction (all or nothing), found by their account and
- * every address they hold (resolveSubject); then makes the erased bytes leave the database files (SQLite: the WAL
- * truncated, `secure_delete` having zeroed them in the pages; PostgreSQL: the tables vacuumed).
+ * every address they hold (resolveSubject); then deletes the .eml files of the messages erased with it (file mail,
+ * no SMTP_URL) and makes the erased bytes leave the database files (SQLite: the WAL truncated, `secure_delete`
+ * having zeroed them in the pages; PostgreSQL: the tables vacuumed).
  */
 export async function erasePersonalData(ctx: SourceContext, given: DataSubject, options: EraseOptions): Promise<void> {
   const subject = await resolveSubject(ctx, given);
@@ -109,6 +111,7 @@ export async function erasePersonalData(ctx: SourceContext, given: DataSubject, 
     if (subject.accountId) await keepAnAdmin(tx, subject.accountId, "confirm");
     for (const source of [...ctx.sources].reverse()) await source.erase({ ...ctx, db: tx }, subject, options);
   });
+  if (ctx.mailFiles) await eraseMailFilesWithoutMessage(ctx.db, ctx.mailFiles);
   await reclaimErasedBytes(
     ctx.db,
     ctx.sources.flatMap((s) => s.tables ?? []),

@@ -15,7 +15,7 @@ import {
 } from "./sign-in.js";
 import { linkPage } from "./link-page.js";
 import { SIGN_IN_AGAIN } from "./security.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { requestClient } from "../core/http/client-address.js";
 
 /** /sign-in (email link and code, password), /sign-in/link/{token}, /sign-out. */

@@ -4,7 +4,7 @@ import { AppError } from "../core/http/errors.js";
 import { authorise, roleAtLeast, rolesWhoMay } from "../core/policy.js";
 import { keepAnAdmin } from "../accounts/index.js";
 import { findAccountByEmail, isRole, setRole } from "../accounts/index.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { createApiKey, type CreatedApiKey, revokeApiKey } from "../open311/index.js";
 import { recordAudit } from "../core/staff/audit.js";
 

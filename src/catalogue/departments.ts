@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { recordAudit } from "../core/staff/audit.js";
 import type { Civic, Viewer } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";

@@ -32,6 +32,11 @@ export interface SourceContext {
   now: Date;
   /** Every feature's sources, in the order of the feature list (sourceContext in accounts/ fills it in). */
   sources: readonly PersonalDataSource[];
+  /**
+   * Where mail is written as .eml files (no SMTP_URL; core/mail/plugin.ts mailFileDirectory), or null: an erasure
+   * then deletes the files of the messages it deleted too.
+   */
+  mailFiles?: string | null;
 }
 
 /**

@@ -38,13 +38,5 @@ export function looksLikeToken(value: unknown): value is string {
   return typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
-
-/** Normalises a typed email address (trimmed, lower-case), or null when it is not one. */
-export function normaliseEmail(value: string): string | null {
-  const v = value.trim().toLowerCase();
-  if (v.length === 0 || v.length > 254 || !EMAIL.test(v) || CONTROL.test(v)) return null;
-  return v;
-}
+/** Kept here for the call sites that still import it from tokens.ts; its home is core/email-address.ts. */
+export { normaliseEmail } from "./email-address.js";

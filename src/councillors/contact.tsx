@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ErrorSummary, Field, PostForm } from "../core/web/forms.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { mailboxKey, normaliseEmail } from "../core/email-address.js";
 import { FormProblem, Checkbox, Honeypot, TextArea } from "../core/web/components.js";
 import { pageContext } from "../core/context.js";
 import type { Councillor } from "../core/db/schema.js";
@@ -11,7 +11,7 @@ import { AlreadySent, alreadySubmitted, oncePerForm } from "../core/http/single-
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { isBanned } from "../moderation/index.js";
-import { mailboxOf, sendUnconfirmedMail } from "../core/mail/policy.js";
+import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -174,7 +174,7 @@ export async function councillorContactRoutes(root: FastifyInstance): Promise<vo
       if (problems.length === 0 && (await alreadySubmitted(civic, token, FORM)) !== undefined) {
         return alreadySent(request, reply, c);
       }
-      if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, mailboxOf(email!))).allowed) {
+      if (problems.length === 0 && !(await limiter.hit(PER_EMAIL, mailboxKey(email!))).allowed) {
         reply.header("retry-after", "3600");
         problems.push({
           field: "form",

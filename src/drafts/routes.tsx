@@ -16,7 +16,7 @@ import { publicDir } from "../core/web/paths.js";
 import { sendPage } from "../core/web/render.js";
 import { first, formSubmission, readFormBody, reportFormValues } from "../reports/index.js";
 import { loadKeptPhotos } from "../reports/index.js";
-import { submitReport } from "../reports/index.js";
+import { sentPagePath, submitReport } from "../reports/index.js";
 import { appIdempotency, NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "../reports/index.js";
 import type { Bounds } from "../config.js";
 import { IDEMPOTENCY_KEY_PATTERN } from "../core/http/idempotency.js";
@@ -339,7 +339,7 @@ export async function appApiRoutes(root: FastifyInstance): Promise<void> {
             .header("location", `/reports/${result.reference}`)
             .send({
               reference: result.reference,
-              url: `/report/sent/${result.reference}`,
+              url: sentPagePath(config.sessionSecret, result.reference),
               serviceNotice: result.serviceNotice,
             });
         },

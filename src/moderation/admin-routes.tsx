@@ -3,7 +3,7 @@ import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
 import type { StaffNavEntry } from "../core/staff/nav.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { AppError, notFound } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountModerationPage, BanListPage, ModerationQueuePage, RedactPage } from "./admin-pages.js";
@@ -119,20 +119,6 @@ export async function moderationAdminRoutes(app: StaffScope): Promise<void> {
     },
   );
 
-  app.post(
-    "/moderation/reports/:reference/restore",
-    { schema: { hide: true, params: refParams, body: form({ reason: text(5000) }) } },
-    async (request, reply) => {
-      const { reference } = request.params;
-      await restoreReportText(civic, {
-        reference,
-        reason: request.body.reason,
-        actor: actorOf(request),
-      });
-      return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`restored report ${reference}`)}`, 303);
-    },
-  );
-
   app.get(
     "/moderation/account",
     { schema: { hide: true, querystring: Type.Object({ email: text(254), id: text(100) }) } },
@@ -184,17 +170,32 @@ export async function moderationAdminRoutes(app: StaffScope): Promise<void> {
     },
   );
 
-  app.post(
-    "/moderation/strikes/overrule",
-    { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
-    async (request, reply) => {
-      const b = request.body;
-      const strikeId = await overruleStrike(civic, { strikeId: b.strike, reason: b.reason, actor: actorOf(request) });
-      return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`overruled strike ${strikeId}`)}`, 303);
-    },
-  );
-
   await guardedScope(app, "admin", (scope) => {
+    // Restoring a report's original text and overruling a strike are administrators' decisions.
+    scope.post(
+      "/moderation/reports/:reference/restore",
+      { schema: { hide: true, params: refParams, body: form({ reason: text(5000) }) } },
+      async (request, reply) => {
+        const { reference } = request.params;
+        await restoreReportText(civic, {
+          reference,
+          reason: request.body.reason,
+          actor: actorOf(request),
+        });
+        return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`restored report ${reference}`)}`, 303);
+      },
+    );
+
+    scope.post(
+      "/moderation/strikes/overrule",
+      { schema: { hide: true, body: form({ strike: text(20), reason: text(5000) }) } },
+      async (request, reply) => {
+        const b = request.body;
+        const strikeId = await overruleStrike(civic, { strikeId: b.strike, reason: b.reason, actor: actorOf(request) });
+        return reply.redirect(`/admin/moderation?done=${encodeURIComponent(`overruled strike ${strikeId}`)}`, 303);
+      },
+    );
+
     scope.get("/ban-list", { schema: { hide: true } }, async (request, reply) => {
       const bans = await listBans(db());
       return renderAdminPage(request, reply, "Ban list", (ctx) => <BanListPage csrf={ctx.csrfToken} bans={bans} />);

@@ -1,43 +1,50 @@
 import { type Expression, expressionBuilder, type Kysely, type SqlBool } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { untagged } from "../core/mail/policy.js";
+import { comparableAddress, mailboxKey, normaliseEmail, untagged } from "../core/email-address.js";
 
 const MAX_PATTERN = 254;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-const ADDRESS = /^[^\s@]{1,64}@([^\s@]+)$/;
 
-/**
- * Normalises a ban-list entry: a whole address ("someone@example.org") or a whole domain ("example.org", also
- * written "@example.org"). Throws a validation error naming the field otherwise.
- */
-export function normaliseBanPattern(raw: string): string {
-  const trimmed = raw.trim().toLowerCase().replace(/^@/, "");
-  // An address is banned with all its +tags: "troll+1@example.net" is stored as "troll@example.net".
-  const value = ADDRESS.test(trimmed) ? untagged(trimmed) : trimmed;
-  const address = ADDRESS.exec(value);
-  const domain = address ? address[1] : value;
-  if (value.length === 0 || value.length > MAX_PATTERN || !domain || !DOMAIN.test(domain)) {
-    throw new AppError("validation_failed", "Give an email address or a domain such as example.org.", {
-      fields: [{ field: "pattern", message: "must be an email address or a domain such as example.org" }],
-    });
-  }
-  return value;
+function invalidPattern(): AppError {
+  return new AppError("validation_failed", "Give an email address or a domain such as example.org.", {
+    fields: [{ field: "pattern", message: "must be an email address or a domain such as example.org" }],
+  });
 }
 
 /**
- * The entries that would match an address, compared without case and without a `+tag`: the address itself, its
- * untagged form, its domain and every parent domain.
+ * Normalises a ban-list entry: a whole address ("someone@example.org") or a whole domain ("example.org", also
+ * written "@example.org"), as the addresses it is compared with are (core/email-address.ts): lower case, no
+ * trailing dot, and an address as its mailbox ("troll+1@example.net" is stored as "troll@example.net", so it bans
+ * every +tag). Throws a validation error naming the field otherwise (invisible characters included).
+ */
+export function normaliseBanPattern(raw: string): string {
+  const trimmed = raw.trim().replace(/^@/, "");
+  if (trimmed.includes("@")) {
+    const address = normaliseEmail(trimmed);
+    const value = address ? mailboxKey(address) : "";
+    const domain = value.slice(value.lastIndexOf("@") + 1);
+    if (!address || value.length > MAX_PATTERN || !DOMAIN.test(domain)) throw invalidPattern();
+    return value;
+  }
+  const domain = trimmed.toLowerCase().replace(/\.$/, "");
+  if (domain.length > MAX_PATTERN || !DOMAIN.test(domain)) throw invalidPattern();
+  return domain;
+}
+
+/**
+ * The entries that would match an address, compared as one mailbox (core/email-address.ts: case, trailing dots,
+ * invisible characters and `+tag` make no difference): the address itself, its untagged form, its mailbox key,
+ * its domain and every parent domain.
  */
 export function banCandidates(email: string): string[] {
-  const value = email.trim().toLowerCase();
+  const value = comparableAddress(email);
   const at = value.lastIndexOf("@");
   if (at < 1) return [];
   const labels = value.slice(at + 1).split(".");
   const domains: string[] = [];
   for (let i = 0; i < labels.length - 1; i++) domains.push(labels.slice(i).join("."));
-  const bare = untagged(value);
-  return [...new Set([value, bare, ...domains])];
+  return [...new Set([value, untagged(value), mailboxKey(value), ...domains])];
 }
 
 /**

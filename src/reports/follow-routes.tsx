@@ -1,12 +1,13 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ButtonForm } from "../core/web/forms.js";
-import { normaliseEmail, TokenParams } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
+import { TokenParams } from "../core/tokens.js";
 import { pageContext } from "../core/context.js";
 import { type FieldProblem, notFound } from "../core/http/errors.js";
 import { formUse } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { mailboxOf } from "../core/mail/policy.js";
+import { mailboxKey } from "../core/email-address.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { publicReport } from "../core/visibility.js";
@@ -91,7 +92,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
       const email = normaliseEmail(typed);
       if (!email) problems.push({ field: "follow-email", message: "Enter an email address, like name@example.com" });
       if (problems.length > 0) return renderForm(request, reply, reference, typed, problems);
-      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
+      const limited = await limiter.hit(PER_EMAIL, mailboxKey(email!));
       // A banned account or address gets the usual answer and no updates (moderation/ban-list.ts).
       const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
       if (limited.allowed && !banned) {

@@ -16,6 +16,7 @@ export { PUBLIC_REPORT_COLUMNS } from "./repository.js";
 export type { PublicReportColumns } from "./repository.js";
 export { NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "./field-patterns.js";
 export { submitReport } from "./submit.js";
+export { sentPagePath } from "./sent-page.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";
 export { MEDIA_URL_MAX, mediaUrlPattern, shownMediaUrl } from "./media-url.js";

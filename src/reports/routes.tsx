@@ -36,8 +36,10 @@ import {
   nearbyReports,
   publicCategories,
 } from "./repository.js";
+import { provesSent, sentPagePath } from "./sent-page.js";
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
+import { isPublic } from "../core/visibility.js";
 
 /** The public forms' minimum fill time, which the report form has too (the tests read it here). */
 export { MIN_FILL_MS } from "../core/http/public-form.js";
@@ -221,7 +223,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     // A form already accepted (a re-POST, a double click) shows its first result again and creates nothing.
     const use = formUse(civic, token, "report");
     const accepted = await use?.earlier();
-    if (accepted) return reply.redirect(`/report/sent/${accepted}`, 303);
+    if (accepted) return reply.redirect(sentPagePath(config.sessionSecret, accepted), 303);
     if (problems.length > 0) {
       return renderForm(request, reply, values, problems, null, await keep(), 400);
     }
@@ -229,7 +231,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     try {
       const result = await submitReport(civic, submission, use ? { formSubmission: use } : {});
       if (!result.replayed) await deleteExpiredSubmissions(db(), civic.now());
-      return reply.redirect(`/report/sent/${result.reference}`, 303);
+      return reply.redirect(sentPagePath(config.sessionSecret, result.reference), 303);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== "validation_failed") throw error;
       const nearby = await nearbyFor(category.code, lat, lng, values.place);
@@ -237,22 +239,36 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     }
   }
 
-  app.get("/report/sent/:reference", { schema: { hide: true, params: ReferenceParams } }, async (request, reply) => {
-    const { reference } = request.params;
-    const found = await db()
-      .selectFrom("reports")
-      .select("reference")
-      .where("reference", "=", reference)
-      .executeTakeFirst();
-    if (!found) throw notFound("There is no report with this reference.");
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Thank you: your report has been sent">
-        <Confirmation reference={found.reference} serviceNotice={serviceNotice(config.village.councilName)} />
-      </Layout>,
-    );
-  });
+  app.get(
+    "/report/sent/:reference",
+    {
+      schema: {
+        hide: true,
+        params: ReferenceParams,
+        querystring: Type.Object({ proof: Type.Optional(Type.String({ maxLength: 100 })) }),
+      },
+    },
+    async (request, reply) => {
+      const { reference } = request.params;
+      const found = await db()
+        .selectFrom("reports")
+        .select(["reference", "visibility"])
+        .where("reference", "=", reference)
+        .executeTakeFirst();
+      // A report the public cannot see is confirmed only to its sender (sentPagePath): to anyone else it does not
+      // exist, as on every other public page.
+      const shown =
+        found && (isPublic(found.visibility) || provesSent(config.sessionSecret, found.reference, request.query.proof));
+      if (!shown) throw notFound("There is no report with this reference.");
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title="Thank you: your report has been sent">
+          <Confirmation reference={found.reference} serviceNotice={serviceNotice(config.village.councilName)} />
+        </Layout>,
+      );
+    },
+  );
 
   app.get(
     "/report/nearby.json",

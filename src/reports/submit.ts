@@ -1,5 +1,6 @@
 import type { Civic } from "../core/context.js";
 import type { Category } from "../core/db/schema.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { AppError, type FieldProblem } from "../core/http/errors.js";
 import type { FormUse } from "../core/http/single-use.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
@@ -82,7 +83,6 @@ export function serviceNotice(councilName: string): string {
 }
 
 const HTML_TAG = /<\s*\/?\s*[a-zA-Z!?][^>]*>/;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 const PHONE = /^\+?[0-9 ()-]{6,}$/;
 // Control characters other than tab and newlines never belong in a report.
 // eslint-disable-next-line no-control-regex -- that is the point of the check.
@@ -199,8 +199,13 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
 
   // Sent while signed in, the report is the account's, and so is the address it is filed under (accounts/prefill.ts).
   const accountId = clean(input.accountId);
-  const email = accountId ? await accountAddress(db, accountId) : (clean(input.reporter.email)?.toLowerCase() ?? null);
-  if (!accountId && email && (textLength(email) > REPORT_LIMITS.email || !EMAIL.test(email)))
+  const typedEmail = accountId ? null : clean(input.reporter.email);
+  const email = accountId
+    ? await accountAddress(db, accountId)
+    : typedEmail === null
+      ? null
+      : normaliseEmail(typedEmail);
+  if (typedEmail !== null && (email === null || textLength(email) > REPORT_LIMITS.email))
     problem("email", "Enter an email address like name@example.com");
   const name = clean(input.reporter.name);
   if (name && (textLength(name) > REPORT_LIMITS.name || HTML_TAG.test(name) || CONTROL.test(name)))

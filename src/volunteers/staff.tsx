@@ -1,3 +1,4 @@
+import { csvRecord } from "../core/csv.js";
 import { recordAudit } from "../core/staff/audit.js";
 import { guardedScope, type StaffScope, staffViewer } from "../core/staff/guard.js";
 import { renderAdminPage } from "../core/staff/layout.js";
@@ -8,13 +9,6 @@ import { can } from "../core/policy.js";
 export const STAFF_PAGES: StaffNavEntry[] = [
   { label: "Volunteers", path: "/admin/volunteers", minimum: "moderator", order: 56 },
 ];
-
-/** A CSV cell: quoted, and guarded against spreadsheet formulas. */
-export function csvCell(v: string | null): string {
-  const s = v ?? "";
-  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
 
 /** /admin/volunteers: confirmed sign-ups per project (staff), and their CSV export (admins; audited). */
 export async function volunteerStaffRoutes(app: StaffScope): Promise<void> {
@@ -100,17 +94,35 @@ export async function volunteerStaffRoutes(app: StaffScope): Promise<void> {
         details: { rows: rows.length },
         at: civic.now(),
       });
-      const header = ["project", "role", "name", "email", "phone", "interests", "availability", "consent"];
+      const header = [
+        "project",
+        "role",
+        "name",
+        "email",
+        "phone",
+        "interests",
+        "availability",
+        "consent",
+        "confirmed_at",
+      ];
       const lines = rows.map((r) =>
-        [r.project_title, r.role, r.name, r.email, r.phone, r.interests, r.availability, r.consent_text, r.confirmed_at]
-          .map(csvCell)
-          .join(","),
+        csvRecord([
+          r.project_title,
+          r.role,
+          r.name,
+          r.email,
+          r.phone,
+          r.interests,
+          r.availability,
+          r.consent_text,
+          r.confirmed_at,
+        ]),
       );
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="volunteers.csv"')
         .header("cache-control", "no-store")
-        .send(`${[...header, "confirmed_at"].join(",")}\r\n${lines.map((l) => `${l}\r\n`).join("")}`);
+        .send(`${header.join(",")}\r\n${lines.join("")}`);
     });
   });
 }

@@ -99,7 +99,7 @@ async function submit(s: Submission, url: string, apiKey: string, csrf: string):
     await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? "1") * 1000));
   }
   if (s.via === "web" && res.status === 303) {
-    s.reference = /\/report\/sent\/([^/?]+)$/.exec(res.headers.get("location") ?? "")?.[1];
+    s.reference = /\/report\/sent\/([^/?]+)(\?|$)/.exec(res.headers.get("location") ?? "")?.[1];
   } else if (s.via === "open311" && (res.status === 200 || res.status === 201)) {
     s.reference = (JSON.parse(text) as { service_request_id: string }[])[0]?.service_request_id;
   }

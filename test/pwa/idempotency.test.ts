@@ -163,7 +163,7 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
       app.inject({ method: "POST", url: "/report", payload: multipart(f) });
     const first = await post(t.app, fields);
     expect(first.statusCode).toBe(303);
-    expect(first.headers.location).toMatch(/^\/report\/sent\/[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    expect(first.headers.location).toMatch(/^\/report\/sent\/[0-9A-Z]{4}-[0-9A-Z]{4}\?proof=[\w-]+$/);
     const again = await post(second, fields);
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(first.headers.location);
@@ -202,7 +202,8 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
     expect(first.statusCode).toBe(201);
     const created = first.json() as { reference: string; url: string };
     expect(created.reference).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
-    expect(created.url).toBe(`/report/sent/${created.reference}`);
+    // The sender's own confirmation page (with the proof that shows it to them even when the report is withheld).
+    expect(created.url.startsWith(`/report/sent/${created.reference}?proof=`)).toBe(true);
     // Days later (no form token, no fill time), on another instance: the same answer.
     offset += 3 * 86_400_000;
     const again = await postApp(second, report("Draft pothole"), '"draft-1"', photo);

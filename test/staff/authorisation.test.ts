@@ -118,6 +118,38 @@ describeEachDb("staff console authorisation", (dialect) => {
     }
   });
 
+  it("gives moderators 403 on admin-only paths whatever the method; 405 with Allow only to admins", async () => {
+    const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+    const paths = [...new Set(routes.map((r) => r.url))];
+    const adminOnlyPaths = paths.filter((url) =>
+      routes.filter((r) => r.url === url).every((r) => isAdminOnly(r.method, r.url)),
+    );
+    expect(adminOnlyPaths.length).toBeGreaterThan(10);
+    for (const url of adminOnlyPaths) {
+      const own = t.app.civic.routes.filter((r) => r.url === url).map((r) => r.method);
+      for (const method of methods) {
+        const label = `${method} ${url}`;
+        const headers = { "content-type": "application/x-www-form-urlencoded" };
+        const asModerator = await t.app.inject({
+          method,
+          url: concrete(url),
+          headers: { ...headers, cookie: moderator.cookie },
+        });
+        expect(asModerator.statusCode, label).toBe(403);
+        expect(asModerator.headers.allow, label).toBeUndefined();
+        if (!own.includes(method)) {
+          const asAdmin = await t.app.inject({
+            method,
+            url: concrete(url),
+            headers: { ...headers, cookie: admin.cookie },
+          });
+          expect(asAdmin.statusCode, label).toBe(405);
+          expect(String(asAdmin.headers.allow), label).toContain(own.includes("GET") ? "GET" : "POST");
+        }
+      }
+    }
+  });
+
   it("lets admins use every staff route", async () => {
     for (const r of routes) {
       const res = await call(admin, r.method, concrete(r.url));

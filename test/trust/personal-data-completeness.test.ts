@@ -64,7 +64,7 @@ describeEachDb("personal-data completeness", (dialect) => {
       action: "send",
     });
     expect(web.statusCode).toBe(303);
-    const webRef = String(web.headers.location).split("/").pop()!;
+    const webRef = String(web.headers.location).split("?")[0]!.split("/").pop()!;
 
     // The drafts endpoint (the offline app's queue), anonymous, from another client address.
     const draftForm = new FormData();

@@ -53,6 +53,16 @@ export class MethodIndex {
 
 const indexes = new WeakMap<readonly unknown[], MethodIndex>();
 
+/** The methods of the routes in `routes` (a route list such as `civic.routes`) matching `url`, in Allow order. */
+export function allowedMethods(routes: readonly { method: string; url: string }[], url: string): string[] {
+  let index = indexes.get(routes);
+  if (!index) {
+    index = new MethodIndex(routes);
+    indexes.set(routes, index);
+  }
+  return index.allowed(url);
+}
+
 /**
  * An `onRequest` hook: a request the router found no route for, at a path that other methods have, is answered
  * `405 Method Not Allowed` with `Allow` naming them (RFC 9110 §15.5.6), in the family's format by the scope's error
@@ -65,13 +75,7 @@ export function methodNotAllowed(skip?: (url: string) => boolean) {
       done();
       return;
     }
-    const routes = request.server.civic.routes;
-    let index = indexes.get(routes);
-    if (!index) {
-      index = new MethodIndex(routes);
-      indexes.set(routes, index);
-    }
-    const allowed = index.allowed(request.url);
+    const allowed = allowedMethods(request.server.civic.routes, request.url);
     if (allowed.length === 0) {
       done();
       return;

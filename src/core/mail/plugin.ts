@@ -4,6 +4,11 @@ import fp from "fastify-plugin";
 import { fileTransport, type MailTransport, smtpTransport } from "./transport.js";
 import { OutboxWorker } from "./worker.js";
 
+/** Where mail is written as .eml files: DATA_DIR/mail/ when SMTP_URL is not set, otherwise nowhere (null). */
+export function mailFileDirectory(config: { smtpUrl: string | null; dataDir: string }): string | null {
+  return config.smtpUrl ? null : join(config.dataDir, "mail");
+}
+
 /** SMTP when SMTP_URL is set, otherwise .eml files under DATA_DIR/mail/. */
 export function configuredTransport(config: { smtpUrl: string | null; dataDir: string }): MailTransport {
   return config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(join(config.dataDir, "mail"));

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
 import { FixedWindowLimiter, rateLimited, type WindowLimit } from "../limits/fixed-window.js";
+import { mailboxKey } from "../email-address.js";
 import { enqueueMail, type OutgoingMail } from "./outbox.js";
 
 /**
@@ -11,7 +12,7 @@ import { enqueueMail, type OutgoingMail } from "./outbox.js";
  * `admitConfirmation` first); test/trust/mail-volume.test.ts fails when a file outside its list of mail to
  * confirmed or staff addresses queues mail directly.
  *
- * Caps count per mailbox (`mailboxOf`: one person's inbox however the address is spelt), in the database, so every
+ * Caps count per mailbox (`mailboxKey`: one person's inbox however the address is spelt), in the database, so every
  * process counts together. Windows are fixed: the clock hour and the UTC day. Over a cap, nothing is sent and the
  * caller answers exactly as if it had been (the record is kept; the answer must not tell whether an address
  * exists or how much mail it has had). The message itself must carry only our own words, links and references:
@@ -45,29 +46,8 @@ const LIMITS = {
   challenge: limits("mail-challenge", UNCONFIRMED_MAIL_CAPS.challenge),
 };
 
-/**
- * The mailbox an address reaches, for counting: lower case, and the local part without a `+tag` (`Ann+x@` and
- * `ann@` are one inbox almost everywhere). For gmail.com and googlemail.com, dots in the local part are also
- * dropped (Gmail ignores them, so `a.n.n@gmail.com` is `ann@gmail.com`); other providers may treat dots as
- * significant, so they are kept there. Only used to count: mail still goes to the address as typed.
- */
-export function mailboxOf(address: string): string {
-  const lower = untagged(address.trim().toLowerCase());
-  const at = lower.lastIndexOf("@");
-  if (at <= 0) return lower;
-  let local = lower.slice(0, at);
-  let domain = lower.slice(at + 1);
-  if (domain === "googlemail.com") domain = "gmail.com";
-  if (domain === "gmail.com") local = local.replaceAll(".", "") || local;
-  return `${local}@${domain}`;
-}
-
-/** An address without the `+tag` of its local part ("troll+x@example.net" and "troll@example.net" reach one inbox). */
-export function untagged(address: string): string {
-  const at = address.lastIndexOf("@");
-  const plus = address.indexOf("+");
-  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
-}
+/** The old name of `mailboxKey` (core/email-address.ts), for the call sites that still use it. */
+export const mailboxOf = mailboxKey;
 
 /** Counts one message against each limit in turn; stops (and says no) at the first one that is used up. */
 async function within(limiter: FixedWindowLimiter, checks: [WindowLimit, string][]): Promise<boolean> {
@@ -98,7 +78,7 @@ function limiterOn(db: Kysely<DB>, ctx: MailPolicyContext): FixedWindowLimiter {
  */
 export async function admitConfirmation(db: Kysely<DB>, ctx: MailPolicyContext, address: string): Promise<boolean> {
   const limiter = limiterOn(db, ctx);
-  const mailbox = mailboxOf(address);
+  const mailbox = mailboxKey(address);
   return within(
     limiter,
     LIMITS.confirmation.map((limit): [WindowLimit, string] => [limit, mailbox]),
@@ -119,7 +99,7 @@ export async function admitChallenge(
   message = "Too many messages asked for this address from here.",
 ): Promise<boolean> {
   const limiter = limiterOn(db, ctx);
-  const mailbox = mailboxOf(address);
+  const mailbox = mailboxKey(address);
   for (const limit of LIMITS.challengePerClient) {
     const result = await limiter.hit(limit, `${mailbox} ${client}`);
     if (!result.allowed) throw rateLimited(message, result.retryAfterSeconds);

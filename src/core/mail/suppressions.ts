@@ -1,14 +1,23 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
+import { mailboxKey } from "../email-address.js";
 
 /**
  * Addresses that refused mail for good (an SMTP 5xx for the recipient) are suppressed: nothing more is queued or
  * sent to them. The table keeps only a SHA-256 of the normalised address, never the address, so the list cannot be
  * read back as a list of addresses; `civic mail unsuppress ADDRESS` erases an entry (e.g. when the person asks, or
- * the mailbox works again).
+ * the mailbox works again). The address is taken as its mailbox (core/email-address.ts `mailboxKey`): a refusal
+ * for `ann+x@example.org` suppresses `Ann@example.org.` too.
  */
 export function addressHash(address: string): string {
+  return createHash("sha256")
+    .update(`mail-suppression:${mailboxKey(address)}`)
+    .digest("hex");
+}
+
+/** The hash entries had before they were keyed by mailbox (the address as typed, lower case), for unsuppressing. */
+function earlierAddressHash(address: string): string {
   return createHash("sha256").update(`mail-suppression:${address.trim().toLowerCase()}`).digest("hex");
 }
 
@@ -40,7 +49,7 @@ export async function suppressAddress(db: Kysely<DB>, address: string, reason: s
 export async function unsuppressAddress(db: Kysely<DB>, address: string): Promise<boolean> {
   const result = await db
     .deleteFrom("mail_suppressions")
-    .where("address_hash", "=", addressHash(address))
+    .where("address_hash", "in", [addressHash(address), earlierAddressHash(address)])
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
+import { mailFileName } from "./mail-files.js";
 
 /** One message as the transport needs it. */
 export interface MailEnvelope {
@@ -68,7 +69,8 @@ export function smtpTransport(smtpUrl: string): MailTransport {
 
 /**
  * Writes each message as an .eml file under a directory (no SMTP server configured: development, demos). The file
- * is named after the outbox id, so writing a message again replaces it instead of duplicating it.
+ * is named after the message's date and Message-ID (mailFileName), so writing a message again replaces it instead
+ * of duplicating it, and an erasure can find the files of the messages it deleted.
  */
 export function fileTransport(dir: string): MailTransport {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
@@ -78,7 +80,7 @@ export function fileTransport(dir: string): MailTransport {
       const info = await composer.sendMail(toNodemailer(message));
       const data = info.message as Buffer;
       await mkdir(dir, { recursive: true });
-      const name = `${message.date.toISOString().replace(/[:.]/g, "-")}-${message.messageId.replace(/[^A-Za-z0-9.-]/g, "")}.eml`;
+      const name = mailFileName(message.messageId, message.date);
       const tmp = join(dir, `.${name}.${randomBytes(4).toString("hex")}.tmp`);
       await writeFile(tmp, data);
       await rename(tmp, join(dir, name));

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Feature } from "../context.js";
 import { sendError } from "../http/error-handler.js";
 import { AppError } from "../http/errors.js";
-import { checkStaff, isStaffPath } from "./guard.js";
+import { checkStaff, isAdminOnlyPath, isStaffPath } from "./guard.js";
 import { methodNotAllowed } from "../http/methods.js";
 import type { StaffNavEntry } from "./nav.js";
 
@@ -30,7 +30,13 @@ export async function registerStaffConsole(app: FastifyInstance, features: reado
         // null: the reply is decided (a redirect to sign in), and ends the request here.
         if (!checkStaff(request, reply, "moderator")) return reply;
       });
-      // After the guard: a staff path asked with a method it lacks is a 405 with Allow (core/http/methods.ts).
+      // A path that is admin-only whatever the method is a 403 for a moderator even with a method it lacks.
+      scope.addHook("onRequest", async (request, reply) => {
+        if (request.is404 && isAdminOnlyPath(request.server.civic.routes, request.url)) {
+          checkStaff(request, reply, "admin");
+        }
+      });
+      // After the guards: a staff path asked with a method it lacks is a 405 with Allow (core/http/methods.ts).
       scope.addHook("onRequest", methodNotAllowed());
       scope.setNotFoundHandler((request, reply) =>
         sendError(request, reply, new AppError("not_found", "There is nothing at this address.")),

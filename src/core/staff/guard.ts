@@ -10,6 +10,7 @@ import type {
 } from "fastify";
 import type { Viewer } from "../viewer.js";
 import { AppError } from "../http/errors.js";
+import { allowedMethods } from "../http/methods.js";
 import { can, mayEnterStaff, type PolicyViewer, type StaffRole } from "../policy.js";
 
 export type { StaffRole };
@@ -73,6 +74,30 @@ export type StaffScope = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/** The admin-only routes of each app, keyed by its route list (`civic.routes`); filled by guardedScope. */
+const adminOnlyRoutes = new WeakMap<readonly unknown[], { method: string; url: string }[]>();
+
+function adminOnlyRoutesOf(routes: readonly unknown[]): { method: string; url: string }[] {
+  let list = adminOnlyRoutes.get(routes);
+  if (!list) {
+    list = [];
+    adminOnlyRoutes.set(routes, list);
+  }
+  return list;
+}
+
+/**
+ * Whether every route at `url` is admin-only: then the path is an administrator's business whatever the method,
+ * and a moderator asking it with a method it lacks gets the admin guard's 403 rather than a 405 whose Allow header
+ * describes the page (the staff console asks this before its 405).
+ */
+export function isAdminOnlyPath(routes: readonly { method: string; url: string }[], url: string): boolean {
+  const all = allowedMethods(routes, url);
+  if (all.length === 0) return false;
+  const adminOnly = new Set(allowedMethods(adminOnlyRoutesOf(routes), url));
+  return all.every((method) => adminOnly.has(method));
+}
+
 /**
  * Registers `routes` behind the guard: every route in it needs at least `minimum`. The guard runs as an onRequest
  * hook, after the session is known and before the body is read or the form token checked.
@@ -83,6 +108,14 @@ export async function guardedScope(
   routes: (scope: StaffScope) => Promise<void> | void,
 ): Promise<void> {
   await app.register(async (scope) => {
+    if (minimum === "admin") {
+      const list = adminOnlyRoutesOf(app.civic.routes);
+      scope.addHook("onRoute", (route) => {
+        for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+          list.push({ method, url: route.url });
+        }
+      });
+    }
     scope.addHook("onRequest", async (request, reply) => {
       // null: the reply is decided (a redirect to sign in), and ends the request here.
       if (!checkStaff(request, reply, minimum)) return reply;
