@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { deviceOwnerKey } from "../../src/core/web/device-owner.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { claimIdempotencyKey, IDEMPOTENCY_RETENTION_MS } from "../../src/core/http/idempotency.js";
@@ -277,20 +278,27 @@ describeEachDb("Idempotency-Key on every report submission path", (dialect) => {
   it("keys are scoped to who sends them: each account has its own, anonymous posts share one", async () => {
     const ann = await signInAs(t.app, "scope.ann@example.org", "resident");
     const bob = await signInAs(t.app, "scope.bob@example.org", "resident");
-    const send = (cookie: string | null) =>
+    // Each draft is sent in the session that saved it, with its owner (issue 33 #5).
+    const send = (who: { cookie: string; accountId: string } | null) =>
       t.app.inject({
         method: "POST",
         url: "/api/app/reports",
-        headers: { "idempotency-key": '"scoped-draft-1"', origin: "http://civic.test", ...(cookie ? { cookie } : {}) },
+        headers: {
+          "idempotency-key": '"scoped-draft-1"',
+          origin: "http://civic.test",
+          ...(who
+            ? { cookie: who.cookie, "draft-owner": deviceOwnerKey(t.app.civic.config.sessionSecret, who.accountId) }
+            : {}),
+        },
         payload: multipart(report("Scoped draft")),
       });
     const before = await count();
-    const mine = await send(ann.cookie);
+    const mine = await send(ann);
     expect(mine.statusCode, mine.body).toBe(201);
     // Ann's retry is Ann's answer.
-    expect((await send(ann.cookie)).json()).toEqual(mine.json());
+    expect((await send(ann)).json()).toEqual(mine.json());
     // Bob and an anonymous device with the same key and fields get reports of their own, not Ann's reference.
-    const bobs = await send(bob.cookie);
+    const bobs = await send(bob);
     expect(bobs.statusCode, bobs.body).toBe(201);
     const anonymous = await send(null);
     expect(anonymous.statusCode, anonymous.body).toBe(201);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { deviceOwnerKey } from "../../src/core/web/device-owner.js";
 import { signInMailParts, tokenIn, Visitor } from "../accounts/support.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { describeEachDb } from "../helpers/app.js";
@@ -24,7 +25,8 @@ describeEachDb("erasure removes the stored answers of the person's submissions",
   const mentioning = async (reference: string, key: string) =>
     (await rows()).filter((r) => r.key === key || `${r.body}${r.headers}`.includes(reference));
 
-  const draft = (cookie: string | null, key: string, email: string) => {
+  /** A draft sent by the app; signed in, with the session's draft owner (issue 33 #5). */
+  const draft = (cookie: string | null, key: string, email: string, owner?: string) => {
     const form = new FormData();
     for (const [k, v] of [
       ["category", "pothole"],
@@ -40,14 +42,19 @@ describeEachDb("erasure removes the stored answers of the person's submissions",
     return h.app.inject({
       method: "POST",
       url: "/api/app/reports",
-      headers: { "idempotency-key": `"${key}"`, origin: "http://civic.test", ...(cookie ? { cookie } : {}) },
+      headers: {
+        "idempotency-key": `"${key}"`,
+        origin: "http://civic.test",
+        ...(cookie ? { cookie, "draft-owner": owner ?? "" } : {}),
+      },
       payload: form,
     });
   };
 
   it("an account deletion removes the keys of the account's submissions", async () => {
     const holder = await signInAs(h.app, "erase.keys@example.org", "resident");
-    const mine = await draft(holder.cookie, "erase-account-1", holder.email);
+    const owner = deviceOwnerKey(h.app.civic.config.sessionSecret, holder.accountId);
+    const mine = await draft(holder.cookie, "erase-account-1", holder.email, owner);
     expect(mine.statusCode, mine.body).toBe(201);
     const reference = (mine.json() as { reference: string }).reference;
     // Someone else's submission stays.
