@@ -126,6 +126,6 @@ export function pageContext(request: FastifyRequest): PageContext {
     path: request.url.split("?")[0] ?? "/",
     assets: civic.assets,
     csrfToken: request.viewer ? request.viewer.formToken() : civic.formTokens.issue(),
-    viewer: request.viewer ? { label: request.viewer.label } : null,
+    signedIn: request.viewer !== null,
   };
 }

@@ -49,7 +49,7 @@ describeEachDb("link tokens never reach the log", (dialect) => {
         // A route that fails, and logs its request on the way (Fastify's own error lines do, with `req`).
         app.get("/test-failing-link/:token", { schema: { hide: true, params: TokenParams } }, (request) => {
           request.log.warn({ req: request }, "about to fail");
-          throw new Error(`the handler failed on ${request.params.token}`);
+          throw new Error(`the handler failed on ${(request.params as { token: string }).token}`);
         });
         // A link whose page can be revalidated: its 304s are counted in the summary line, by path.
         app.get("/test-etag-link/:token", { schema: { hide: true, params: TokenParams } }, (request, reply) => {
