@@ -54,10 +54,10 @@ describeEachDb("no compression length oracle on signed-in pages", (dialect) => {
    */
   async function lengths(who: SignedIn, url: string, encoding: "br" | "gzip"): Promise<number[]> {
     const out: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 5; i++) {
       const res = await t.app.inject({ url, headers: { cookie: who.cookie, "accept-encoding": encoding } });
       expect([200, 400], url).toContain(res.statusCode);
-      expect(res.headers["content-encoding"], url).toBe(url.startsWith("/admin/") ? undefined : encoding);
+      if (!url.startsWith("/admin/")) expect(res.headers["content-encoding"], url).toBe(encoding);
       out.push(res.rawPayload.length);
     }
     return out;
@@ -65,26 +65,36 @@ describeEachDb("no compression length oracle on signed-in pages", (dialect) => {
 
   it("answers a right guess at the viewer's address or name no shorter than a wrong one", async () => {
     const gaps: string[] = [];
-    // Same length, the same characters but one: only whether it matches can change the length.
     const publicPages = [
       ["/reports", "q"],
       ["/businesses", "q"],
       ["/status", "reference"],
       ["/sign-in", "next"],
     ] as const;
-    for (const [who, right, wrong, pages] of [
-      [unnamed, unnamed.email, unnamed.email.replace("victim", "victin"), publicPages],
-      [resident, NAME.resident, NAME.resident.replace("Quibble", "Quibbla"), publicPages],
+    // Wrong guesses: the right one with two neighbouring characters of `part` swapped, so the same characters, only
+    // not in the order the page would have them (another letter alone changes the entropy coding by a byte or two).
+    // The right guess is compared with the shortest of three.
+    const wrongs = (right: string, part: string) =>
+      [0, 1, 2]
+        .map((i) => `${part.slice(0, i)}${part[i + 1]}${part[i]}${part.slice(i + 2)}`)
+        .filter((swapped) => swapped !== part)
+        .map((swapped) => right.replace(part, swapped));
+    for (const [who, right, part, pages] of [
+      [unnamed, unnamed.email, "victim", publicPages],
+      [resident, NAME.resident, "Quibble", publicPages],
       // A staff search: the inbox listed every staff member, the viewer too, with name and address.
-      [admin, admin.email, admin.email.replace("xkq7w", "xkq7v"), [["/admin/reports", "q"]]],
-      [admin, NAME.admin, NAME.admin.replace("barre", "barro"), [["/admin/reports", "q"]]],
+      [admin, admin.email, "xkq7w", [["/admin/reports", "q"]]],
+      [admin, NAME.admin, "barre", [["/admin/reports", "q"]]],
     ] as const) {
       for (const [page, name] of pages) {
         for (const encoding of ["br", "gzip"] as const) {
-          const value = (guess: string) => encodeURIComponent(name === "next" ? `/${guess}` : guess);
-          const withRight = median(await lengths(who, `${page}?${name}=${value(right)}`, encoding));
-          const withWrong = median(await lengths(who, `${page}?${name}=${value(wrong)}`, encoding));
-          // The form token is random, so a byte either way is noise; a right guess was 2-5 bytes shorter.
+          const url = (guess: string) => `${page}?${name}=${encodeURIComponent(name === "next" ? `/${guess}` : guess)}`;
+          const withRight = median(await lengths(who, url(right), encoding));
+          let withWrong = Infinity;
+          for (const wrong of wrongs(right, part)) {
+            withWrong = Math.min(withWrong, median(await lengths(who, url(wrong), encoding)));
+          }
+          // A right guess was 2-5 bytes shorter than every wrong one.
           if (withWrong - withRight > 1) gaps.push(`${page}?${name} (${encoding}): ${withRight} < ${withWrong}`);
         }
       }
