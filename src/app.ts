@@ -24,6 +24,7 @@ import { registerDurableAnswers } from "./core/http/durable-answers.js";
 import { AppError } from "./core/http/errors.js";
 import { checkInput, DOCUMENTED_PATTERN, finiteNumbers } from "./core/http/input.js";
 import { AccessLogController, loggerOptions, requestLoggerFactory } from "./core/http/logger.js";
+import { markSecrets, routeSecrets } from "./core/http/secret-paths.js";
 import { multipartForMultipartRequests } from "./core/media/multipart.js";
 import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
@@ -135,7 +136,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate("civic", civic);
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) civic.routes.push({ method, url: route.url });
+    // A route with a secret in its address (an emailed link's token) marks its requests, so that log lines write
+    // the address without it (core/http/secret-paths.ts); other routes get nothing added.
+    const secrets = routeSecrets(route);
+    if (secrets) route.onRequest = [markSecrets(secrets), ...[route.onRequest ?? []].flat()];
+    const querystring = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    const query = Object.keys(querystring?.properties ?? {});
+    for (const method of methods) {
+      civic.routes.push({
+        method,
+        url: route.url,
+        ...(secrets ? { secretParams: secrets.names } : {}),
+        ...(query.length > 0 ? { query } : {}),
+      });
+    }
   });
 
   app.addHook("onClose", async () => {

@@ -6,6 +6,7 @@ import type { PersonalDataSource } from "./personal-data.js";
 import type { StaffNavEntry } from "./staff/nav.js";
 import type { StaffScope } from "./staff/guard.js";
 import type { Viewer } from "./viewer.js";
+import type { RouteEntry } from "./http/secret-paths.js";
 import type { Worker } from "./worker.js";
 import type { Config } from "../config.js";
 import type { ErrorPageContent, SiteInfo } from "./site.js";
@@ -78,8 +79,11 @@ export interface Civic {
   workers: Worker[];
   /** The features this app was built with, in the order of src/features.ts. */
   features: readonly Feature[];
-  /** Every route registered, for the OpenAPI coverage check and the site map. */
-  routes: { method: string; url: string }[];
+  /**
+   * Every route registered, for the OpenAPI coverage check, the site map and the log's redaction: with the path
+   * parameters that carry a secret (core/http/secret-paths.ts) and the names its query schema declares.
+   */
+  routes: RouteEntry[];
 }
 
 declare module "fastify" {
@@ -123,7 +127,7 @@ export function pageContext(request: FastifyRequest): PageContext {
     path: request.url.split("?")[0] ?? "/",
     assets: civic.assets,
     csrfToken: request.viewer ? request.viewer.formToken() : civic.formTokens.issue(),
-    viewer: request.viewer ? { label: request.viewer.label } : null,
+    signedIn: request.viewer !== null,
     deviceOwner: deviceOwnerKey(civic.config.sessionSecret, request.viewer?.accountId ?? null),
   };
 }

@@ -215,7 +215,9 @@ describeEachDb("email sign-in", (dialect) => {
     expect((await v.post("/account/name", { _csrf: othersToken, name: "Mallory" })).statusCode).toBe(403);
     const ok = await v.submit("/account", "/account/name", { name: "Eve Adams" });
     expect(ok.statusCode).toBe(303);
-    expect((await v.get("/about")).body).toContain("Eve Adams");
+    // The account page shows the new name (the header of other pages never says whose account: issue 33 #6).
+    expect((await v.get("/account")).body).toContain("Eve Adams");
+    expect((await v.get("/about")).body).not.toContain("Eve Adams");
   });
 
   it("slides the session's expiry forward with use, and ends it after 30 idle days", async () => {

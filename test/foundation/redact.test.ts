@@ -30,6 +30,16 @@ describe("email redaction for logs", () => {
     expect(redactEmails("no address here")).toBe("no address here");
   });
 
+  it("removes addresses percent-encoded more than once, dots and at sign alike", () => {
+    expect(redactEmails("/reports?q=jo%2540example.org&x=1")).toBe("/reports?q=[email]&x=1");
+    expect(redactEmails("/reports?q=jo%252540example%252Eorg")).toBe("/reports?q=[email]");
+    expect(redactEmails("/reports?q=jo%40example%2Eorg%2Euk")).toBe("/reports?q=[email]");
+    expect(redactEmails("/reports?q=jo%40example%2eorg")).toBe("/reports?q=[email]");
+    expect(forLog("next=%2Fstatus%3Femail%3Djo%252Bx%2540example.org")).not.toContain("jo");
+    // Still nothing that is not an address.
+    expect(redactEmails("/reports?q=%2540&page=540")).toBe("/reports?q=%2540&page=540");
+  });
+
   it("walks nested objects, arrays and errors, and drops secret fields", () => {
     const out = redactDeep({
       to: ["a@example.org"],
@@ -98,6 +108,11 @@ describe("email redaction for logs", () => {
       "/x?a=1&API_KEY=[redacted];token=[redacted]&access_token=[redacted]#f",
     );
     expect(redactSecrets("/x?monkey=1&keyword=2")).toBe("/x?monkey=1&keyword=2");
+    // Names percent-encoded, as the query parser decodes them: once or more.
+    expect(redactSecrets("/x?%74oken=a&t%256Fken=b&api%5Fkey=c&%74oken%5B%5D=d&q=%74oken")).toBe(
+      "/x?%74oken=[redacted]&t%256Fken=[redacted]&api%5Fkey=[redacted]&%74oken%5B%5D=[redacted]&q=%74oken",
+    );
+    expect(redactSecrets("/x?n%61me=jo&%zz=1")).toBe("/x?n%61me=jo&%zz=1");
     expect(forLog(`/api/v2/requests.json?${"p=1&".repeat(600)}api_key=civic_abc`)).not.toContain("civic_abc");
   });
 });

@@ -179,6 +179,18 @@ const isStream = (payload: unknown): payload is Readable =>
  */
 type Kept = LRUCache<string, { identityLength: number; encoded: Buffer }>;
 
+/** Answers sent as they are, whatever the client accepts (leaveUncompressed). */
+const uncompressed = new WeakSet<FastifyReply>();
+
+/**
+ * Sends this answer uncompressed: for a page that shows back text of the request beside personal data it cannot
+ * leave out (the staff console's searches list people), where the compressed length would tell whether the text
+ * guessed some of it right (BREACH; issue 33 #6).
+ */
+export function leaveUncompressed(reply: FastifyReply): void {
+  uncompressed.add(reply);
+}
+
 /** onSend: compresses a text answer for the negotiated encoding; see the module comment. */
 function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   if (payload === null || payload === undefined) {
@@ -202,6 +214,7 @@ function compressAnswer(kept: Kept, request: FastifyRequest, reply: FastifyReply
     size = length === undefined ? -1 : Number(length);
   } else return done(null, payload);
   if (size >= 0 && size < COMPRESS_THRESHOLD) return done(null, payload);
+  if (uncompressed.has(reply)) return done(null, payload);
 
   const coding = negotiateEncoding(request.headers["accept-encoding"]);
   if (coding === "identity") return done(null, payload);

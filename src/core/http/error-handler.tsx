@@ -15,6 +15,7 @@ import {
 export { unreadableBody };
 import { wasInputRead } from "./input.js";
 import { escapeXml } from "./xml.js";
+import { errorWithoutSecrets, withoutSecrets } from "./secret-paths.js";
 
 export type { RouteFamily };
 
@@ -214,8 +215,9 @@ export function registerErrorHandling(scope: FastifyInstance, family?: RouteFami
   scope.setErrorHandler((error, request, reply) => {
     if (error instanceof ReplayedResponse) return reply.code(error.status).headers(error.headers).send(error.body);
     const err = requestError(error, request);
-    if (err.status >= 500) request.log.error({ err: error }, "request failed");
-    else request.log.info({ code: err.code, status: err.status }, err.message);
+    // A message may quote the request's link token (core/http/secret-paths.ts).
+    if (err.status >= 500) request.log.error({ err: errorWithoutSecrets(request, error) }, "request failed");
+    else request.log.info({ code: err.code, status: err.status }, withoutSecrets(request, err.message));
     return sendError(request, reply, err, family);
   });
   scope.setNotFoundHandler((request, reply) => {

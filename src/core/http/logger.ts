@@ -10,6 +10,7 @@ import { fstatSync, writeSync } from "node:fs";
 import pino from "pino";
 import type { LogLevel } from "../../config.js";
 import { forLog, MAX_LOGGED_STACK_CHARS, redactDeep } from "./redact.js";
+import { errorWithoutSecrets, loggableUrl } from "./secret-paths.js";
 
 /** How long a log line may wait for others before the batch is written. */
 export const FLUSH_MS = 2;
@@ -70,7 +71,8 @@ let stdoutSink: BatchedStdout | undefined;
 
 /**
  * Structured JSON logs (pino) on stdout, written in batches (BatchedStdout), with email addresses and secret parameters
- * (`api_key=…`) redacted from every message, object and URL, every string bounded in length, and without request
+ * (`api_key=…`) redacted from every message, object and URL, the secrets routes declare in their addresses (link
+ * tokens, core/http/secret-paths.ts) redacted from every URL, every string bounded in length, and without request
  * headers or bodies.
  */
 export function loggerOptions(level: LogLevel): FastifyServerOptions["logger"] {
@@ -88,7 +90,9 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions["logger"] {
     },
     serializers: {
       req(req: { method?: string; url?: string; id?: string }) {
-        return { id: req.id, method: req.method, url: forLog(req.url ?? "") };
+        // Fastify's own lines pass its request, whose route may declare a secret in its address.
+        const url = req.url === undefined ? "" : loggableUrl(req as FastifyRequest, true);
+        return { id: req.id, method: req.method, url: forLog(url) };
       },
       res(res: { statusCode: number }) {
         return { statusCode: res.statusCode };
@@ -388,7 +392,9 @@ export class NotModifiedTally {
  * One access line per request instead of Fastify's two ("incoming request" and "request completed", each through
  * the serializers): `{reqId, method, url, statusCode, responseTime, msg: "request"}`, written when the response is
  * finished, at `error` for 5xx and otherwise at `info`. The URL is bounded and redacted (emails, `api_key` and
- * other secret parameters). Fastify's own "Route … not found" line is dropped: the access line records the 404.
+ * other secret parameters, and the path segments that hold a secret its route declares, or, for an error, that look
+ * like one: core/http/secret-paths.ts). Fastify's own "Route … not found" line is dropped: the access line records
+ * the 404.
  * 304 answers are counted and summarised (NotModifiedTally) unless `notModified: "each"`.
  */
 export class AccessLogController extends LogController {
@@ -411,19 +417,22 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
     const log = reply.log;
+    // A route without a secret in its address costs one property read here (request.secrets, unset); an error
+    // may come from no route at all, and is checked against the routes that have one.
+    const address = loggableUrl(request, (status >= 300 && status !== 304) || !!error);
     if (status === 304 && !error && this.tally) {
-      this.tally.count(request.server.log, request.method, request.url);
+      this.tally.count(request.server.log, request.method, address);
       return;
     }
     const level = error || status >= 500 ? "error" : "info";
     if (level === "info" && log instanceof RequestLogger) {
-      if (log.accessInfo(request.method, request.url, status, reply.elapsedTime)) return;
+      if (log.accessInfo(request.method, address, status, reply.elapsedTime)) return;
     }
-    const url = forLog(request.url);
+    const url = forLog(address);
     const responseTime = Math.round(reply.elapsedTime * 100) / 100;
-    if (log instanceof RequestLogger) log.access(level, request.method, url, status, responseTime, error ?? undefined);
-    else
-      log[level](new AccessLine(undefined, request.method, url, status, responseTime, error ?? undefined), "request");
+    const err = error ? errorWithoutSecrets(request, error) : undefined;
+    if (log instanceof RequestLogger) log.access(level, request.method, url, status, responseTime, err);
+    else log[level](new AccessLine(undefined, request.method, url, status, responseTime, err), "request");
   }
 }
 

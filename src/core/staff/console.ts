@@ -5,6 +5,7 @@ import { sendError } from "../http/error-handler.js";
 import { AppError } from "../http/errors.js";
 import { checkStaff, isAdminOnlyPath, isStaffPath } from "./guard.js";
 import { methodNotAllowed } from "../http/methods.js";
+import { leaveUncompressed } from "../http/compression.js";
 import type { StaffNavEntry } from "./nav.js";
 
 /** Every feature's staff pages, in feature-list order (the navigation sorts them by `order`). */
@@ -29,6 +30,9 @@ export async function registerStaffConsole(app: FastifyInstance, features: reado
       scope.addHook("onRequest", async (request, reply) => {
         // null: the reply is decided (a redirect to sign in), and ends the request here.
         if (!checkStaff(request, reply, "moderator")) return reply;
+        // Staff pages list people (reporters, staff, the audit log's actors) and show their searches back: an
+        // answer to a search is not compressed, so its length tells nothing of what it lists (issue 33 #6).
+        if (request.url.includes("?")) leaveUncompressed(reply);
       });
       // A path that is admin-only whatever the method is a 403 for a moderator even with a method it lacks.
       scope.addHook("onRequest", async (request, reply) => {

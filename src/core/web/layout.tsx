@@ -10,8 +10,12 @@ export interface PageContext {
   assets: AssetManifest;
   /** The form token to put into every form posted back to us. */
   csrfToken: string;
-  /** The signed-in person, for the header's account link; null or absent when nobody is signed in. */
-  viewer?: { label: string } | null;
+  /**
+   * Whether somebody is signed in, for the header's account link. Never who: the chrome of a page that also shows
+   * request text back (a search, `next=`) must not carry the viewer's address or name in the same compressed body,
+   * or its length tells whether a guess at them was right (issue 33 #6).
+   */
+  signedIn?: boolean;
   /** Whose offline drafts this page may show and send (core/web/device-owner.ts); "unknown" when absent. */
   deviceOwner?: string;
 }
@@ -78,10 +82,9 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
               </ul>
             </nav>
             <p class="account-link">
-              {ctx.viewer ? (
+              {ctx.signedIn ? (
                 <a href="/account" aria-current={isCurrent("/account", path) ? "page" : undefined}>
-                  <span class="visually-hidden">Your account: </span>
-                  {ctx.viewer.label}
+                  Your account
                 </a>
               ) : (
                 <a href="/sign-in" aria-current={path === "/sign-in" ? "page" : undefined}>

@@ -75,8 +75,10 @@ export function triageRoutes(scope: StaffScope): void {
         pages={pages}
         filter={filter}
         categories={categories}
-        staff={staff}
-        assigned={q.assigned ?? ""}
+        // The viewer is "Me": this page shows back its search, so it carries none of their own details (the
+        // compressed length would tell a right guess at them: issue 33 #6).
+        staff={staff.filter((s) => s.id !== staffViewer(request).accountId)}
+        assigned={q.assigned === staffViewer(request).accountId ? "me" : (q.assigned ?? "")}
         query={query}
       />
     ));

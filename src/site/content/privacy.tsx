@@ -85,7 +85,7 @@ export function PrivacyContent({ site }: ContentProps) {
             </td>
             <td>
               To keep the site secure and to stop misuse, for example by limiting how many requests one address can
-              make. We never write email addresses to our logs.
+              make. We never write email addresses, or the secret part of a link we emailed you, to our logs.
             </td>
             <td>Only the volunteers who look after the server.</td>
           </tr>
