@@ -247,6 +247,8 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         params: ReferenceParams,
         querystring: Type.Object({ proof: Type.Optional(Type.String({ maxLength: 100 })) }),
       },
+      // The proof lets its holder see a report the public cannot: never logged.
+      config: { secretParams: ["proof"] },
     },
     async (request, reply) => {
       const { reference } = request.params;
