@@ -16,6 +16,14 @@ const WS = "[\\t\\n\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F
 /** A first character that is not white space (the checks trim, and an empty value is a missing one). */
 const FIRST = `(?:[^\\s<${CONTROL}]|<[^A-Za-z!?/\\s<${CONTROL}])`;
 
+/** Control and invisible format characters of the Basic Multilingual Plane (Unicode Cc and Cf), refused in addresses. */
+const INVISIBLE =
+  "\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890-\\u0891\\u08E2\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF\\uFFF9-\\uFFFB";
+/** One character of an address (lone surrogates, and so characters outside the BMP, left out: stricter). */
+const ADDRESS_CHAR = `[^\\s@<>()[\\]\\\\,;:"${CONTROL}${INVISIBLE}]`;
+/** One label of an address's domain: address characters but the dot, at least one. */
+const DOMAIN_LABEL = `[^\\s@<>()[\\]\\\\,;:".${CONTROL}${INVISIBLE}]+`;
+
 export const REPORT_PATTERNS = {
   /**
    * Plain text without HTML tags, possibly empty (an optional field); not ending in `<`, so that first_name and
@@ -26,8 +34,11 @@ export const REPORT_PATTERNS = {
   requiredText: `^${WS}*${FIRST}${PLAIN}*<?$`,
   /** One line of plain text, with something besides white space (a title). */
   requiredLine: `^${WS}*${FIRST}${PLAIN_LINE}*<?$`,
-  /** An email address as the check reads it (white space around it is trimmed), or nothing. */
-  email: `^${WS}*(?:[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+@[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+\\.[^\\s@<>()[\\]\\\\,;:"${CONTROL}]+${WS}*)?$`,
+  /**
+   * An email address as the check reads it (core/email-address.ts normaliseEmail: white space around it trimmed, no
+   * control or invisible character, domain labels not empty, one trailing dot of the domain allowed), or nothing.
+   */
+  email: `^${WS}*(?:${ADDRESS_CHAR}+@${DOMAIN_LABEL}(?:\\.${DOMAIN_LABEL})+\\.?${WS}*)?$`,
   /** A phone number: digits, spaces, brackets and dashes, an optional leading +, at least 6 characters; or nothing. */
   phone: `^${WS}*(?:\\+?[0-9()-][0-9 ()-]{4,}[0-9()-]${WS}*)?$`,
 } as const;
