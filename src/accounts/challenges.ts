@@ -113,9 +113,15 @@ export async function checkCode(
     if (!(await consume(db, row.id, now))) return { ok: false, reason: "ended" };
     return { ok: true, challenge: { id: row.id, email: row.email, accountId: row.account_id } };
   }
-  // The reserved attempt stays counted; the fifth also ends the link in the same message.
+  // The reserved attempt stays counted; the fifth also ends the link in the same message. It ends it by time, not
+  // as used: nobody used that link, so the lock-out relief (prolongNewest) may give it back to the mailbox's owner.
   if (row.failed_attempts < MAX_WRONG_CODES) return { ok: false, reason: "wrong" };
-  await consume(db, row.id, now);
+  await db
+    .updateTable("email_challenges")
+    .set({ expires_at: now.toISOString() })
+    .where("id", "=", row.id)
+    .where("used_at", "is", null)
+    .execute();
   return { ok: false, reason: "ended" };
 }
 
@@ -124,7 +130,8 @@ export async function checkCode(
  * CHALLENGE_MINUTES from now, unless it was used. Used when the address has had all the messages it may get for now
  * (the mail policy's cap): then that message was sent within the cap's window, and the link in it keeps working for
  * the person who owns the mailbox, whoever used the cap up. A challenge ended by wrong codes (typed by whoever asked
- * for it, maybe a stranger) gets its link back; its code stays ended (checkCode counts the wrong codes).
+ * for it, maybe a stranger) gets its link back; its code stays ended (checkCode counts the wrong codes). A link or
+ * code that was used never comes back: only challenges never used (`used_at` null) are made valid again.
  */
 export async function prolongNewest(
   db: Kysely<DB>,
@@ -136,7 +143,7 @@ export async function prolongNewest(
     .select("id")
     .where("purpose", "=", input.purpose)
     .where("email", "=", input.email)
-    .where((eb) => eb.or([eb("used_at", "is", null), eb("failed_attempts", ">=", MAX_WRONG_CODES)]))
+    .where("used_at", "is", null)
     .where("created_at", ">", new Date(now.getTime() - 24 * 60 * 60_000).toISOString())
     .orderBy("id", "desc")
     .limit(1);
@@ -145,8 +152,9 @@ export async function prolongNewest(
   if (!row) return;
   await db
     .updateTable("email_challenges")
-    .set({ expires_at: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000).toISOString(), used_at: null })
+    .set({ expires_at: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000).toISOString() })
     .where("id", "=", row.id)
+    .where("used_at", "is", null)
     .execute();
 }
 
