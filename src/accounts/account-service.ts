@@ -1,7 +1,7 @@
 import type { Civic, Viewer } from "../core/context.js";
 import { personalDataSources } from "./personal-data.js";
 import { sendChallengeMail } from "./challenge-mail.js";
-import { consume, findByToken } from "./challenges.js";
+import { openLink, useLink } from "../core/links.js";
 import { emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
@@ -60,12 +60,13 @@ export async function confirmEmailChange(
 ): Promise<EmailChangeOutcome> {
   const now = civic.now();
   return civic.database.db.transaction().execute(async (db) => {
-    const challenge = await findByToken(db, "email-change", token, now);
-    const account = challenge?.accountId ? await getAccount(db, challenge.accountId) : undefined;
-    if (!challenge || !account) return "expired";
-    const holder = await findAccountByEmail(db, challenge.email);
+    const opened = await openLink(db, "email-change", token, now);
+    const account = opened?.accountId ? await getAccount(db, opened.accountId) : undefined;
+    if (!opened || !account) return "expired";
+    const holder = await findAccountByEmail(db, opened.email);
     if (holder && holder.id !== account.id) return "taken";
-    if (!(await consume(db, challenge.id, now))) return "expired";
+    const challenge = await useLink(db, "email-change", token, now);
+    if (!challenge) return "expired";
     // The old address stays the person's: their data download and erasure still find what is held under it.
     if (account.email !== challenge.email) await rememberAddress(db, account.id, account.email, "former", now);
     await db

@@ -7,7 +7,7 @@ import { Slots } from "../core/limits/slots.js";
 import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
-import { findByToken } from "./challenges.js";
+import { openLink } from "../core/links.js";
 import { ownReports } from "../reports/index.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
 import { myDataMail } from "./mails.js";
@@ -20,7 +20,7 @@ import {
   withdrawConsent,
 } from "./personal-data.js";
 import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
-import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
+import { findAccountByEmail, getAccount } from "./repository.js";
 import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { LinkTokenParams } from "./link-page.js";
@@ -47,10 +47,10 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
   }
 
   async function tokenSubject(token: string): Promise<{ subject: DataSubject } | null> {
-    const challenge = await findByToken(db(), "my-data", token, civic.now());
-    if (!challenge) return null;
-    const account = await findAccountByEmail(db(), challenge.email);
-    return { subject: { accountId: account?.id ?? null, email: challenge.email } };
+    const link = await openLink(db(), "my-data", token, civic.now());
+    if (!link) return null;
+    const account = await findAccountByEmail(db(), link.email);
+    return { subject: { accountId: account?.id ?? null, email: link.email } };
   }
 
   /**
@@ -256,6 +256,7 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
     // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
     // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
     reply.header("referrer-policy", "same-origin");
+    reply.header("cache-control", "no-store");
     if (!found) {
       return renderPage(
         request,
@@ -275,11 +276,7 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
         { status: 410 },
       );
     }
-    // Opened while signed in: the link proves this address is the account holder's too, so their account's data
-    // download and erasure find what is held under it from now on (unless it is another account's address).
-    if (request.viewer && found.subject.accountId === null) {
-      await rememberAddress(db(), request.viewer.accountId, found.subject.email, "my-data", civic.now());
-    }
+    // Opening the page changes nothing (not even who the address belongs to): only its buttons act.
     return choices(request, reply, found.subject, { token });
   });
 

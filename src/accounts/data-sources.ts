@@ -1,3 +1,4 @@
+import { eraseLinks } from "../core/links.js";
 import { eraseMailAbout, mailAbout } from "../core/mail/erase.js";
 import { type PersonalDataSource, subjectAddresses } from "./personal-data.js";
 
@@ -7,7 +8,15 @@ import { type PersonalDataSource, subjectAddresses } from "./personal-data.js";
  */
 export const accountData: PersonalDataSource = {
   key: "account",
-  tables: ["accounts", "sessions", "passkeys", "email_challenges", "account_addresses", "webauthn_challenges"],
+  tables: [
+    "accounts",
+    "sessions",
+    "passkeys",
+    "email_challenges",
+    "email_links",
+    "account_addresses",
+    "webauthn_challenges",
+  ],
   async addresses({ db }, accountId) {
     const rows = await db
       .selectFrom("account_addresses")
@@ -58,8 +67,8 @@ export const accountData: PersonalDataSource = {
   },
   async erase({ db }, subject) {
     await db.deleteFrom("email_challenges").where("email", "in", subjectAddresses(subject)).execute();
-    // Undo links sent to these addresses after an email change hold the address (an account's own go with it).
-    await db.deleteFrom("email_change_undos").where("old_email", "in", subjectAddresses(subject)).execute();
+    // Emailed links of every kind sent to these addresses or for this account hold the address (core/links.ts).
+    await eraseLinks(db, { emails: subjectAddresses(subject), accountId: subject.accountId });
     if (!subject.accountId) return;
     // Sessions, passkeys, other addresses and pending challenges go with the account (ON DELETE CASCADE).
     await db.deleteFrom("accounts").where("id", "=", subject.accountId).execute();

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import type { EmailChallengesTable } from "../core/db/schema.js";
-import { findByToken } from "./challenges.js";
+import { openLink } from "../core/links.js";
 import { renderPage, safeNext } from "./page.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 
@@ -20,8 +19,8 @@ export function linkPage(
   app: FastifyInstance,
   page: {
     path: string;
-    /** The kind of email challenge the link's token names... */
-    purpose?: EmailChallengesTable["purpose"];
+    /** The purpose of the emailed link (core/links.ts) the token names... */
+    purpose?: string;
     /** ...or, for links kept elsewhere, whether a token is still usable. */
     isLive?: (token: string) => Promise<boolean>;
     title: string;
@@ -45,11 +44,11 @@ export function linkPage(
       const next = safeNext(request.query.next ?? "");
       const live = page.isLive
         ? await page.isLive(token)
-        : page.purpose !== undefined &&
-          (await findByToken(civic.database.db, page.purpose, token, civic.now())) !== null;
+        : page.purpose !== undefined && (await openLink(civic.database.db, page.purpose, token, civic.now())) !== null;
       // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
       // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
       reply.header("referrer-policy", "same-origin");
+      reply.header("cache-control", "no-store");
       return renderPage(
         request,
         reply,

@@ -378,7 +378,6 @@ export interface EmailChallengesTable {
   email: string;
   account_id: string | null;
   handle_hash: string;
-  token_hash: string;
   code_hash: string | null;
   failed_attempts: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
@@ -386,15 +385,29 @@ export interface EmailChallengesTable {
   used_at: Timestamp | null;
 }
 
-/** An undo link sent to the old address when an account's address changed (migration 0021). */
-export interface EmailChangeUndosTable {
+/**
+ * Emailed links of every kind (migration 0026, core/links.ts): written only through core/links.ts. Only the sha256
+ * of a link's token is kept.
+ */
+export interface EmailLinksTable {
   id: Id;
-  account_id: string;
-  old_email: string;
+  /** What pressing the link's button does ("sign-in", "email-change-undo", a feature's confirmation...). */
+  purpose: string;
   token_hash: string;
+  /** The lower-case address the link was mailed to. */
+  email: string;
+  account_id: string | null;
+  /** The feature row the link acts on (a volunteer id, a sign-in challenge id...). */
+  ref: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
-  used_at: Timestamp | null;
+  /** Null: any number of uses until it expires. */
+  max_uses: number | null;
+  uses: ColumnType<number, number | undefined, number>;
+  first_used_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  /** Ended for good (done another way, cancelled): never reopened. */
+  revoked_at: Timestamp | null;
 }
 
 export interface PasskeysTable {
@@ -628,7 +641,7 @@ export interface DB {
   account_addresses: AccountAddressesTable;
   sessions: SessionsTable;
   email_challenges: EmailChallengesTable;
-  email_change_undos: EmailChangeUndosTable;
+  email_links: EmailLinksTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;

@@ -21,6 +21,7 @@ import * as m0020b from "./0020b_unlogged_counters.js";
 import * as m0021 from "./0021_trust_signin.js";
 import * as m0022 from "./0022_trust_policy.js";
 import * as m0025 from "./0025_trust_personal_data.js";
+import * as m0026 from "./0026_email_links.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   "0021_trust_signin": m0021,
   "0022_trust_policy": m0022,
   "0025_trust_personal_data": m0025,
+  "0026_email_links": m0026,
 };
 
 export class MigrationError extends Error {
