@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { DB, EmailLinksTable } from "./db/schema.js";
 import { hashToken, looksLikeToken, newToken } from "./tokens.js";
 
@@ -198,6 +198,35 @@ export async function purgeLinks(db: Kysely<DB>, now: Date, batch = 1000): Promi
     .deleteFrom("email_links")
     .where("id", "in", (eb) => eb.selectFrom("email_links").select("id").where("expires_at", "<", dayAgo).limit(batch))
     .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Deletes the links of `purpose` whose row (`ref`, an integer id of `table`) is gone: a feature's row deleted by the
+ * retention job or an erasure takes its links, and the address they hold, with it. Returns how many.
+ */
+export async function purgeOrphanLinks(
+  db: Kysely<DB>,
+  purpose: LinkPurpose,
+  table: "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers",
+  batch = 1000,
+): Promise<number> {
+  const orphans = db
+    .selectFrom("email_links")
+    .select("id")
+    .where("purpose", "=", purpose)
+    .where("ref", "is not", null)
+    .where(({ not, exists, selectFrom, ref }) =>
+      not(
+        exists(
+          selectFrom(table)
+            .select(sql<number>`1`.as("one"))
+            .where(sql`cast(${sql.ref(`${table}.id`)} as text)`, "=", ref("email_links.ref")),
+        ),
+      ),
+    )
+    .limit(batch);
+  const result = await db.deleteFrom("email_links").where("id", "in", orphans).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -113,7 +113,7 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
   app.get("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const ctx = pageContext(request);
-    const pending = await pendingConfirmation(db(), token);
+    const pending = await pendingConfirmation(db(), token, civic.now());
     return sendPage(
       reply,
       <Layout ctx={ctx} title="Confirm your subscription">

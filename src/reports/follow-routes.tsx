@@ -111,7 +111,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
     { schema: { hide: true, params: TokenParams } },
     async (request, reply) => {
       const { token } = request.params;
-      const reference = await pendingFollow(db(), token);
+      const reference = await pendingFollow(db(), token, civic.now());
       const ctx = pageContext(request);
       return sendPage(
         reply,

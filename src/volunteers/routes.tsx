@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
-import { hashToken, looksLikeToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
+import { hashToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
+import { issueLink, openLink, useLink } from "../core/links.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
@@ -14,6 +15,14 @@ import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+
+/**
+ * The link in the confirmation mail (core/links.ts) confirms the sign-up, then withdraws it "at any time": any number
+ * of uses while the sign-up is kept (the retention job deletes it with the sign-up).
+ */
+const LINK = "volunteer";
+const LINK_DAYS = 10 * 366;
+const DAY = 24 * 60 * 60_000;
 
 export const CONSENT =
   "I agree that the volunteers who run this platform keep these details to contact me about volunteering, until I withdraw.";
@@ -161,7 +170,6 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
     if (problems.length > 0) return render(request, reply, v, problems);
     // A banned account or address gets the usual answer, and nothing is kept or mailed (moderation/ban-list.ts).
     const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
-    const confirmToken = newToken();
     const now = civic.now();
     const ctx = pageContext(request);
     const done = await oncePerForm(civic, token, "volunteer", (record) =>
@@ -170,7 +178,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
         .execute(async (tx) => {
           await record(tx, "sent");
           if (banned) return;
-          await tx
+          const row = await tx
             .insertInto("volunteers")
             .values({
               project_id: project?.id ?? null,
@@ -182,13 +190,28 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
               availability: v.availability.trim(),
               consent_text: CONSENT,
               status: "unconfirmed",
-              token_hash: hashToken(confirmToken),
+              // Not a link's: links are kept by core/links.ts. A random value (the column is unique, not null).
+              token_hash: hashToken(newToken()),
               account_id: request.viewer?.accountId ?? null,
               created_at: now.toISOString(),
               confirmed_at: null,
               withdrawn_at: null,
             })
-            .execute();
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          const confirmToken = await issueLink(
+            tx,
+            {
+              purpose: LINK,
+              email: email!,
+              // Erasing the account that made the sign-up erases the sign-up, and its link with it.
+              accountId: request.viewer?.accountId ?? null,
+              ref: row.id,
+              expiresAt: new Date(now.getTime() + LINK_DAYS * DAY),
+              maxUses: null,
+            },
+            now,
+          );
           await sendUnconfirmedMail(
             tx,
             { secret: civic.config.sessionSecret, now },
@@ -227,9 +250,11 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  async function byToken(token: string) {
-    if (!looksLikeToken(token)) return undefined;
-    return db().selectFrom("volunteers").selectAll().where("token_hash", "=", hashToken(token)).executeTakeFirst();
+  /** The sign-up a link names: `open` for its page (reads only), `use` for its buttons (counts a use). */
+  async function byToken(token: string, how: "open" | "use" = "open") {
+    const link = await (how === "open" ? openLink : useLink)(db(), LINK, token, civic.now());
+    if (!link || link.ref === null) return undefined;
+    return db().selectFrom("volunteers").selectAll().where("id", "=", Number(link.ref)).executeTakeFirst();
   }
 
   app.get("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
@@ -261,7 +286,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
 
   app.post("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
-    const row = await byToken(token);
+    const row = await byToken(token, "use");
     if (!row) throw notFound("This link is not valid.");
     await db()
       .updateTable("volunteers")
@@ -274,7 +299,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
 
   app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
-    const row = await byToken(token);
+    const row = await byToken(token, "use");
     if (!row) throw notFound("This link is not valid.");
     await withdraw(row.id, civic.now());
     return reply.redirect(`/volunteer/confirm/${token}`, 303);

@@ -466,7 +466,6 @@ export interface IdeasTable {
   account_id: string | null;
   /** The proposer's address when they had no account (never shown). */
   email: string | null;
-  confirm_token_hash: string | null;
   supports: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   published_at: Timestamp | null;
@@ -490,7 +489,7 @@ export interface VolunteersTable {
   availability: string;
   consent_text: string;
   status: "unconfirmed" | "confirmed" | "withdrawn";
-  /** sha256 of the link token in the confirmation mail (confirms, then withdraws). */
+  /** A random value since migration 0026 (unique, not null); the mailed link is kept in email_links. */
   token_hash: string;
   account_id: string | null;
   created_at: Timestamp;
@@ -502,7 +501,6 @@ export interface NewsletterSubscribersTable {
   id: Id;
   email: string;
   status: "unconfirmed" | "confirmed" | "unsubscribed";
-  confirm_token_hash: string | null;
   /** Random salt; the unsubscribe token is a keyed hash of it (see newsletter/tokens.ts). */
   unsubscribe_salt: string;
   consent_text: string;
@@ -559,6 +557,7 @@ export interface ReportFollowersTable {
   id: Id;
   report_id: number;
   email: string;
+  /** The salt of the unsubscribe token (reports/followers.ts); the confirmation link is in email_links (0026). */
   token_hash: string;
   created_at: Timestamp;
   confirmed_at: Timestamp | null;

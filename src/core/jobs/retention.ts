@@ -1,6 +1,6 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import type { DB, ReportStatus } from "../db/schema.js";
-import { purgeLinks } from "../links.js";
+import { purgeLinks, purgeOrphanLinks } from "../links.js";
 import type { Job } from "./runner.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -162,6 +162,12 @@ export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: Abort
         eb.and([eb("confirmed_at", "is", null), eb("created_at", "<", asked)]),
       ),
     () => purgeLinks(db, now, BATCH),
+    // The features' emailed links go with the rows they act on (their purposes: ideas/service.ts,
+    // volunteers/routes.tsx, newsletter/service.ts, reports/followers.ts).
+    () => purgeOrphanLinks(db, "idea-confirm", "ideas", BATCH),
+    () => purgeOrphanLinks(db, "volunteer", "volunteers", BATCH),
+    () => purgeOrphanLinks(db, "newsletter-confirm", "newsletter_subscribers", BATCH),
+    () => purgeOrphanLinks(db, "report-follow", "report_followers", BATCH),
   ];
   let total = 0;
   for (const step of steps) total += await inBatches(step, signal);

@@ -48,6 +48,89 @@ export async function up(db: MigrationDb): Promise<void> {
     from email_change_undos`.execute(db);
   await db.schema.dropTable("email_change_undos").execute();
 
+  // The features' links: idea, newsletter and follow confirmations (single-use, kept while the unconfirmed row is:
+  // 30 days), volunteer sign-ups (confirm, then withdraw at any time). ideas.confirm_token_hash and
+  // newsletter_subscribers.confirm_token_hash are emptied and no longer used (SQLite cannot drop a UNIQUE column);
+  // volunteers.token_hash and report_followers.token_hash stay (a random value; the follower's unsubscribe salt).
+  const day = 24 * 60 * 60_000;
+  const copy = async (
+    rows: { id: number; email: string; token_hash: string; created_at: string | Date; used?: boolean }[],
+    purpose: string,
+    days: number,
+    maxUses: number | null,
+  ) => {
+    for (const r of rows) {
+      const created = new Date(r.created_at);
+      await db
+        .insertInto("email_links")
+        .values({
+          purpose,
+          token_hash: r.token_hash,
+          email: r.email,
+          account_id: null,
+          ref: String(r.id),
+          created_at: created.toISOString(),
+          expires_at: new Date(created.getTime() + days * day).toISOString(),
+          max_uses: maxUses,
+          uses: r.used ? 1 : 0,
+        })
+        .execute();
+    }
+  };
+  await copy(
+    await db
+      .selectFrom("ideas")
+      .select(["id", "email", "confirm_token_hash as token_hash", "created_at"])
+      .where("confirm_token_hash", "is not", null)
+      .where("email", "is not", null)
+      .where("status", "=", "unconfirmed")
+      .execute(),
+    "idea-confirm",
+    30,
+    1,
+  );
+  await copy(
+    await db
+      .selectFrom("newsletter_subscribers")
+      .select(["id", "email", "confirm_token_hash as token_hash", "created_at"])
+      .where("confirm_token_hash", "is not", null)
+      .where("status", "=", "unconfirmed")
+      .execute(),
+    "newsletter-confirm",
+    30,
+    1,
+  );
+  await copy(
+    await db
+      .selectFrom("report_followers")
+      .select(["id", "email", "token_hash", "created_at"])
+      .where("confirmed_at", "is", null)
+      .execute(),
+    "report-follow",
+    30,
+    1,
+  );
+  const volunteers = await db
+    .selectFrom("volunteers")
+    .select(["id", "email", "token_hash", "created_at", "status"])
+    .execute();
+  await copy(
+    volunteers.map((v) => ({ ...v, used: v.status !== "unconfirmed" })),
+    "volunteer",
+    10 * 366,
+    null,
+  );
+  await db.updateTable("ideas").set({ confirm_token_hash: null }).execute();
+  await db.updateTable("newsletter_subscribers").set({ confirm_token_hash: null }).execute();
+  // The volunteers' column keeps a value (unique, not null) no link carries any more.
+  for (const v of volunteers) {
+    await db
+      .updateTable("volunteers")
+      .set({ token_hash: `moved:${String(v.id)}` })
+      .where("id", "=", v.id)
+      .execute();
+  }
+
   // email_challenges keeps the sign-in page's handle and code; its link token is gone. SQLite cannot drop a UNIQUE
   // column, so there the table is rebuilt (nothing refers to it).
   if (isPostgres(db)) {
