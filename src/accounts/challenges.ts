@@ -12,7 +12,9 @@ import { hashToken, keyedHash, looksLikeToken, newCode, newToken, safeEqual } fr
 export const CHALLENGE_MINUTES = 30;
 export const MAX_WRONG_CODES = 5;
 
-type Purpose = EmailChallengesTable["purpose"];
+/** The kinds of challenge mail: the first three are also email_challenges' purposes (only sign-in writes a row). */
+export type ChallengePurpose = EmailChallengesTable["purpose"] | "add-address";
+type Purpose = ChallengePurpose;
 
 export interface IssuedChallenge {
   /** Goes into the link in the message. */

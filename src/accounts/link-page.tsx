@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { openLink } from "../core/links.js";
+import { type LiveLink, openLink } from "../core/links.js";
 import { renderPage, safeNext } from "./page.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 
@@ -24,7 +24,8 @@ export function linkPage(
     /** ...or, for links kept elsewhere, whether a token is still usable. */
     isLive?: (token: string) => Promise<boolean>;
     title: string;
-    intro: string;
+    /** What pressing the button will do; may name what the link is for (its address, its account). */
+    intro: string | ((link: LiveLink) => Promise<string>);
     button: string;
     expired: string;
   },
@@ -42,9 +43,10 @@ export function linkPage(
     async (request, reply) => {
       const { token } = request.params;
       const next = safeNext(request.query.next ?? "");
-      const live = page.isLive
-        ? await page.isLive(token)
-        : page.purpose !== undefined && (await openLink(civic.database.db, page.purpose, token, civic.now())) !== null;
+      const link =
+        page.purpose === undefined ? null : await openLink(civic.database.db, page.purpose, token, civic.now());
+      const live = page.isLive ? await page.isLive(token) : link !== null;
+      const intro = typeof page.intro === "string" ? page.intro : link ? await page.intro(link) : "";
       // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
       // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
       reply.header("referrer-policy", "same-origin");
@@ -59,7 +61,10 @@ export function linkPage(
             token={live ? token : null}
             next={next}
             action={page.path}
-            {...page}
+            title={page.title}
+            intro={intro}
+            button={page.button}
+            expired={page.expired}
           />
         ),
         { status: live ? 200 : 410 },

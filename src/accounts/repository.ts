@@ -50,14 +50,15 @@ export async function setRole(db: Kysely<DB>, accountId: string, role: Role, now
 }
 
 /**
- * Records another address the account has proved it holds (its former address after a change, or a my-data link
- * opened while signed in), so the data download and the erasure find what is held under it (idempotent).
+ * Records another address the account has proved it holds (its former address after a change, or one added with
+ * "Add another address of yours" and confirmed from that mailbox), so the data download and the erasure find what
+ * is held under it (idempotent).
  */
 export async function rememberAddress(
   db: Kysely<DB>,
   accountId: string,
   email: string,
-  reason: "former" | "my-data",
+  reason: "former" | "my-data" | "added",
   now: Date,
 ): Promise<void> {
   const address = email.trim().toLowerCase();
