@@ -24,6 +24,7 @@ import {
   checkIdea,
   confirmIdea,
   IDEA_CATEGORIES,
+  IDEA_CONFIRM,
   IDEA_STATUS_LABELS,
   ImageError,
   isPublicStatus,
@@ -31,6 +32,7 @@ import {
   publicIdeas,
   setSupport,
 } from "./service.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 
 const listQuery = Type.Object({
   sort: Type.Optional(Type.String({ maxLength: 20 })),
@@ -228,16 +230,18 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Publish your idea">
-        <h1>Publish your idea</h1>
-        <ButtonForm action={`/ideas/confirm/${token}`} csrfToken={ctx.csrfToken} label="Publish my idea" />
-      </Layout>,
-    );
+  emailLinkPage(app, {
+    path: "/ideas/confirm",
+    purpose: IDEA_CONFIRM,
+    title: "Publish your idea",
+    gone: "This link has been used already or is not valid.",
+    askAgain: { href: "/ideas/new", label: "Share an idea" },
+    body: (_link, { token, csrfToken }) => (
+      <>
+        <p>Press the button to publish your idea.</p>
+        <ButtonForm action={`/ideas/confirm/${token}`} csrfToken={csrfToken} label="Publish my idea" />
+      </>
+    ),
   });
 
   app.post("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {

@@ -153,7 +153,8 @@ export async function proposeIdea(
 export { ImageError };
 
 /** The purpose of an idea's confirmation link (core/links.ts). */
-const CONFIRM = "idea-confirm";
+export const IDEA_CONFIRM = "idea-confirm";
+const CONFIRM = IDEA_CONFIRM;
 
 /** Publishes an unconfirmed idea by its link token (used once). Returns its id, or null for an unknown or used token. */
 export async function confirmIdea(civic: Civic, token: string): Promise<number | null> {

@@ -16,12 +16,14 @@ import { IssueArticle, issueDate } from "./pages.js";
 import {
   confirmSubscription,
   consentSentence,
+  NEWSLETTER_CONFIRM,
   pendingConfirmation,
   subscribe,
   subscriberByUnsubscribeToken,
   subscriptionEnded,
   unsubscribe,
 } from "./service.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 
 const PER_EMAIL = { name: "newsletter-email", max: 3, windowMs: 60 * 60_000 };
 
@@ -110,27 +112,19 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const ctx = pageContext(request);
-    const pending = await pendingConfirmation(db(), token, civic.now());
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Confirm your subscription">
-        <h1>Confirm your subscription</h1>
-        {pending ? (
-          <>
-            <p id="consent">{consentSentence(civic.site.villageName)}</p>
-            <ButtonForm action={`/newsletter/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
-          </>
-        ) : (
-          <p>
-            This link has been used already or is not valid. <a href="/newsletter">Subscribe again</a>.
-          </p>
-        )}
-      </Layout>,
-      pending ? 200 : 404,
-    );
+  emailLinkPage(app, {
+    path: "/newsletter/confirm",
+    purpose: NEWSLETTER_CONFIRM,
+    title: "Confirm your subscription",
+    gone: "This link has been used already or is not valid.",
+    askAgain: { href: "/newsletter", label: "Subscribe again" },
+    body: async (link, { token, csrfToken }) =>
+      (await pendingConfirmation(db(), link)) ? (
+        <>
+          <p id="consent">{consentSentence(civic.site.villageName)}</p>
+          <ButtonForm action={`/newsletter/confirm/${token}`} csrfToken={csrfToken} label="Confirm" />
+        </>
+      ) : null,
   });
 
   app.post("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { keyedHash, safeEqual } from "../core/tokens.js";
-import { endLinks, issueLink, openLink, useLink } from "../core/links.js";
+import { endLinks, issueLink, useLink } from "../core/links.js";
 import { RETENTION } from "../core/jobs/retention.js";
 import { markdownToHtml, markdownToText } from "../core/web/markdown.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
@@ -140,7 +140,8 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
 }
 
 /** The purpose of a confirmation link (core/links.ts): single-use, valid while an unconfirmed subscription is kept. */
-const CONFIRM = "newsletter-confirm";
+export const NEWSLETTER_CONFIRM = "newsletter-confirm";
+const CONFIRM = NEWSLETTER_CONFIRM;
 
 /** Confirms a subscription by its link token (used once). Returns false when the token is unknown, used or expired. */
 export async function confirmSubscription(civic: Civic, token: string): Promise<boolean> {
@@ -158,10 +159,9 @@ export async function confirmSubscription(civic: Civic, token: string): Promise<
   });
 }
 
-/** Whether a confirmation link is still usable (for the page it opens; reads only). */
-export async function pendingConfirmation(db: Kysely<DB>, token: string, now: Date): Promise<boolean> {
-  const link = await openLink(db, CONFIRM, token, now);
-  if (!link || link.ref === null) return false;
+/** Whether the subscription a usable confirmation link names still waits for it (for the page it opens; reads only). */
+export async function pendingConfirmation(db: Kysely<DB>, link: { ref: string | null }): Promise<boolean> {
+  if (link.ref === null) return false;
   const row = await db
     .selectFrom("newsletter_subscribers")
     .select("id")

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { hashToken, keyedHash, newToken, safeEqual } from "../core/tokens.js";
-import { endLinks, issueLink, openLink, useLink } from "../core/links.js";
+import { endLinks, issueLink, useLink } from "../core/links.js";
 import { RETENTION } from "../core/jobs/retention.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
@@ -159,10 +159,11 @@ export async function requestFollow(
 }
 
 /** The purpose of a follow's confirmation link (core/links.ts). */
-const CONFIRM = "report-follow";
+export const FOLLOW_CONFIRM = "report-follow";
+const CONFIRM = FOLLOW_CONFIRM;
 
 /** The reference of the report an unconfirmed follow's follower row is for, or undefined. */
-async function unconfirmedFollow(db: Kysely<DB>, ref: string | null): Promise<string | undefined> {
+export async function unconfirmedFollow(db: Kysely<DB>, ref: string | null): Promise<string | undefined> {
   if (ref === null) return undefined;
   const row = await db
     .selectFrom("report_followers")
@@ -172,12 +173,6 @@ async function unconfirmedFollow(db: Kysely<DB>, ref: string | null): Promise<st
     .where("report_followers.confirmed_at", "is", null)
     .executeTakeFirst();
   return row?.reference;
-}
-
-/** The reference of the report a usable confirmation link is for, or undefined. Reads only (the page it opens). */
-export async function pendingFollow(db: Kysely<DB>, token: string, now: Date): Promise<string | undefined> {
-  const link = await openLink(db, CONFIRM, token, now);
-  return link ? unconfirmedFollow(db, link.ref) : undefined;
 }
 
 /** Confirms a follow request by its link token (used once); the reference of the report, or undefined. */

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
 import { hashToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
-import { issueLink, openLink, useLink } from "../core/links.js";
+import { issueLink, useLink } from "../core/links.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
@@ -250,43 +251,52 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  /** The sign-up a link names: `open` for its page (reads only), `use` for its buttons (counts a use). */
-  async function byToken(token: string, how: "open" | "use" = "open") {
-    const link = await (how === "open" ? openLink : useLink)(db(), LINK, token, civic.now());
+  /** The sign-up a link names, for its buttons (counts a use of the link). */
+  async function byToken(token: string) {
+    const link = await useLink(db(), LINK, token, civic.now());
     if (!link || link.ref === null) return undefined;
     return db().selectFrom("volunteers").selectAll().where("id", "=", Number(link.ref)).executeTakeFirst();
   }
 
-  app.get("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Your volunteering sign-up">
-        <h1>Your volunteering sign-up</h1>
-        {row.status === "unconfirmed" ? (
-          <ButtonForm action={`/volunteer/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
-        ) : null}
-        {row.status === "confirmed" ? <p>Your sign-up is confirmed. Thank you.</p> : null}
-        {row.status === "withdrawn" ? (
-          <p>You have withdrawn; we no longer hold your details.</p>
-        ) : (
-          <ButtonForm
-            action={`/volunteer/withdraw/${token}`}
-            csrfToken={ctx.csrfToken}
-            label="Withdraw my sign-up"
-            secondary
-          />
-        )}
-      </Layout>,
-    );
+  emailLinkPage(app, {
+    path: "/volunteer/confirm",
+    purpose: LINK,
+    title: "Your volunteering sign-up",
+    gone: "This link is not valid any more.",
+    askAgain: { href: "/volunteer", label: "Sign up to volunteer" },
+    async body(link, { token, csrfToken }) {
+      const row =
+        link.ref === null
+          ? undefined
+          : await db().selectFrom("volunteers").select("status").where("id", "=", Number(link.ref)).executeTakeFirst();
+      if (!row) return null;
+      return (
+        <>
+          {row.status === "unconfirmed" ? (
+            <>
+              <p>Press “Confirm” to confirm your sign-up.</p>
+              <ButtonForm action={`/volunteer/confirm/${token}`} csrfToken={csrfToken} label="Confirm" />
+            </>
+          ) : null}
+          {row.status === "confirmed" ? <p>Your sign-up is confirmed. Thank you.</p> : null}
+          {row.status === "withdrawn" ? (
+            <p>You have withdrawn; we no longer hold your details.</p>
+          ) : (
+            <ButtonForm
+              action={`/volunteer/withdraw/${token}`}
+              csrfToken={csrfToken}
+              label="Withdraw my sign-up"
+              secondary
+            />
+          )}
+        </>
+      );
+    },
   });
 
   app.post("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
-    const row = await byToken(token, "use");
+    const row = await byToken(token);
     if (!row) throw notFound("This link is not valid.");
     await db()
       .updateTable("volunteers")
@@ -299,7 +309,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
 
   app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
-    const row = await byToken(token, "use");
+    const row = await byToken(token);
     if (!row) throw notFound("This link is not valid.");
     await withdraw(row.id, civic.now());
     return reply.redirect(`/volunteer/confirm/${token}`, 303);
