@@ -3,8 +3,9 @@ import { eraseMailAbout, mailAbout } from "../core/mail/erase.js";
 import { type PersonalDataSource, subjectAddresses } from "./personal-data.js";
 
 /**
- * The account itself, its sessions and passkeys, its other proved addresses (account_addresses: former ones, my-data
- * links opened while signed in) and pending sign-in messages. Erased last.
+ * The account itself, its sessions and passkeys, its other proved addresses (account_addresses: former ones, ones
+ * added and confirmed from their mailbox), pending sign-in messages and the emailed links sent to its addresses.
+ * Erased last.
  */
 export const accountData: PersonalDataSource = {
   key: "account",

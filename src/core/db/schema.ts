@@ -612,7 +612,10 @@ export interface AccountAddressesTable {
   account_id: string;
   /** Normalised (lower-case) address. */
   email: string;
-  /** "former" (the account's address before a change) or "my-data" (a my-data link opened while signed in). */
+  /**
+   * "former" (the account's address before a change), "added" (confirmed from its mailbox for this account), or
+   * "my-data" (before issue 33: a my-data link opened while signed in; no longer written).
+   */
   reason: string;
   created_at: Timestamp;
 }
