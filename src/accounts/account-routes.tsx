@@ -27,7 +27,7 @@ import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
-import { signedInRecently, signInAgainPath, undoEmailChange, undoLinkIsLive } from "./security.js";
+import { signedInRecently, signInAgainPath, UNDO_PURPOSE, undoEmailChange } from "./security.js";
 import { normaliseEmail } from "../core/tokens.js";
 import { requestClient } from "../core/http/client-address.js";
 
@@ -321,7 +321,7 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
 
   linkPage(app, {
     path: "/account/email/undo",
-    isLive: (token) => undoLinkIsLive(civic, token),
+    purpose: UNDO_PURPOSE,
     title: "Put your email address back",
     intro: "Press the button to give the account this email address again. Every device signed in to it is signed out.",
     button: "Put my address back",

@@ -8,7 +8,8 @@ import { endAllSessions, endOtherSessions } from "./sessions.js";
 import { endLinks, issueLink, openLink, useLink } from "../core/links.js";
 
 /** The purpose of the undo link sent to the old address (core/links.ts). */
-const UNDO = "email-change-undo";
+export const UNDO_PURPOSE = "email-change-undo";
+const UNDO = UNDO_PURPOSE;
 
 /**
  * Sensitive account changes (the email address, the password, passkeys) ask for a recent sign-in: a session started
@@ -70,11 +71,6 @@ export async function afterEmailChange(
   );
   const link = `${civic.site.baseUrl}/account/email/undo/${token}`;
   await enqueueMail(db, emailChangedMail(civic.site, input.oldEmail, link), now);
-}
-
-/** Whether an undo link is still usable (for the page it opens; using it is `undoEmailChange`). */
-export async function undoLinkIsLive(civic: Civic, token: unknown): Promise<boolean> {
-  return (await openLink(civic.database.db, UNDO, token, civic.now())) !== null;
 }
 
 export type UndoOutcome = { kind: "undone"; accountId: string } | { kind: "expired" } | { kind: "taken" };
