@@ -12,6 +12,7 @@ import { dumpEveryTable, trustHarness } from "./support.js";
  * (a) Every page a link in a mail opens (every GET route with a `:token` parameter) changes nothing in any table,
  *     for a stranger and for a signed-in person: only its button acts.
  * (b) Every single-use link, once used, does nothing the second time, also after the mailbox-cap relief ran.
+ * (c) Presses of a single-use link that arrive together: one works.
  */
 describeEachDb("emailed links", (dialect) => {
   let h: Awaited<ReturnType<typeof trustHarness>>;
@@ -207,5 +208,50 @@ describeEachDb("emailed links", (dialect) => {
     const undo = linkIn((await h.mailTo("redshank@example.org")).parsed.text ?? "", "/account/email/undo/");
     const undone = await twice(undo, "/account/email/undo", { token: undo.split("/").pop()! });
     expect(undone).toEqual({ first: 200, page: 410, second: 410 });
+
+    // The features' confirmations: the page is gone once used, and a second press does nothing.
+    const visitor = new Visitor(h.app);
+    await submitSlowly(h, visitor, "/newsletter", "/newsletter", { email: "stint@example.org", website: "" });
+    await submitSlowly(h, visitor, "/ideas/new", "/ideas", {
+      title: "Swift boxes on the church",
+      description: "Nest boxes under the eaves.",
+      email: "stint@example.org",
+      website: "",
+    });
+    const report = await makeReport(h.app, { email: "ruff@example.org" });
+    await submitSlowly(h, visitor, `/reports/${report.reference}`, `/reports/${report.reference}/follow`, {
+      email: "stint@example.org",
+      website: "",
+    });
+    await h.mailTo("stint@example.org");
+    const texts = (
+      await h.app.civic.database.db
+        .selectFrom("outbox")
+        .select("text_body")
+        .where("to_address", "=", "stint@example.org")
+        .execute()
+    )
+      .map((m) => m.text_body)
+      .join("\n");
+    for (const path of ["/newsletter/confirm/", "/ideas/confirm/", "/reports/updates/confirm/"]) {
+      const link = linkIn(texts, path);
+      const csrf = tokenIn((await visitor.get(link)).body);
+      const first = await visitor.post(link, { _csrf: csrf });
+      expect([200, 303], `${path} first press`).toContain(first.statusCode);
+      expect((await visitor.get(link)).statusCode, `${path} page once used`).toBe(410);
+      const second = await visitor.post(link, { _csrf: tokenIn((await visitor.get("/my-data")).body) });
+      expect([404, 410], `${path} second press`).toContain(second.statusCode);
+    }
   }, 180_000);
+
+  it("(c) a single-use link pressed many times at once works once", async () => {
+    const asker = new Visitor(h.app);
+    await asker.submit("/sign-in", "/sign-in/email", { email: "turnstone@example.org" });
+    const { path, token } = signInMailParts(await h.mailTo("turnstone@example.org"));
+    const browsers = Array.from({ length: 10 }, () => new Visitor(h.app));
+    const forms = await Promise.all(browsers.map(async (b) => tokenIn((await b.get(path)).body)));
+    const answers = await Promise.all(browsers.map((b, i) => b.post("/sign-in/link", { _csrf: forms[i]!, token })));
+    expect(answers.filter((a) => a.statusCode === 303).length).toBe(1);
+    expect(answers.filter((a) => a.statusCode === 410).length).toBe(9);
+  });
 });
