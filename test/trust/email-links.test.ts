@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prolongNewest } from "../../src/accounts/challenges.js";
 import { unsubscribeUrl } from "../../src/newsletter/service.js";
 import { updateRecipients } from "../../src/reports/followers.js";
@@ -253,5 +255,31 @@ describeEachDb("emailed links", (dialect) => {
     const answers = await Promise.all(browsers.map((b, i) => b.post("/sign-in/link", { _csrf: forms[i]!, token })));
     expect(answers.filter((a) => a.statusCode === 303).length).toBe(1);
     expect(answers.filter((a) => a.statusCode === 410).length).toBe(9);
+  });
+});
+
+/** The floor's table of links is written only through its API (src/core/links.ts): no other file names it. */
+describe("emailed links have one home", () => {
+  const ROOT = join(import.meta.dirname, "../..");
+  const ALLOWED: Record<string, string> = {
+    "src/core/links.ts": "the mechanism itself",
+    "src/core/db/schema.ts": "the table's type",
+    "src/core/db/migrations/0026_email_links.ts": "the table's migration",
+    "src/core/db/migrations/index.ts": "the list of migrations",
+    "src/accounts/data-sources.ts": "the tables an erasure vacuums (it erases links through eraseLinks)",
+  };
+  function sources(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return sources(path);
+      return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
+    });
+  }
+
+  it("no file outside core/links.ts reads or writes email_links", () => {
+    const offending = sources(join(ROOT, "src"))
+      .map((path) => relative(ROOT, path).replaceAll("\\", "/"))
+      .filter((file) => !(file in ALLOWED) && readFileSync(join(ROOT, file), "utf8").includes("email_links"));
+    expect(offending).toEqual([]);
   });
 });
