@@ -7,7 +7,7 @@ import { Select } from "../core/web/components.js";
 import { sendAtomFeed } from "../core/http/feed.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
-import { notFound, type FieldProblem } from "../core/http/errors.js";
+import { AppError, notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -246,7 +246,7 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
 
   app.post("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const id = await confirmIdea(civic, request.params.token);
-    if (id === null) throw notFound("This link has been used already or is not valid.");
+    if (id === null) throw new AppError("gone", "This link has been used already or is not valid.");
     return reply.redirect(`/ideas/${id}`, 303);
   });
 

@@ -141,7 +141,7 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
             : "It has been used already or has expired."}
         </p>
       </Layout>,
-      ok ? 200 : 404,
+      ok ? 200 : 410,
     );
   });
 

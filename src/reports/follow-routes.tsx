@@ -150,7 +150,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
             <p>It has been used already or is not valid.</p>
           )}
         </Layout>,
-        reference ? 200 : 404,
+        reference ? 200 : 410,
       );
     },
   );

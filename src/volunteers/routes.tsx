@@ -10,7 +10,7 @@ import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
 import { withdrawnValues } from "./personal-data.js";
 import { pageContext } from "../core/context.js";
-import { notFound, type FieldProblem } from "../core/http/errors.js";
+import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
@@ -297,7 +297,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
   app.post("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
+    if (!row) throw new AppError("gone", "This link is not valid any more.");
     await db()
       .updateTable("volunteers")
       .set({ status: "confirmed", confirmed_at: civic.now().toISOString() })
@@ -310,7 +310,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
   app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
+    if (!row) throw new AppError("gone", "This link is not valid any more.");
     await withdraw(row.id, civic.now());
     return reply.redirect(`/volunteer/confirm/${token}`, 303);
   });
