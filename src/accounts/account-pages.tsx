@@ -26,7 +26,7 @@ export interface AccountPageProps {
   passkeys: PasskeyRow[];
   consents: ConsentRecord[];
   problems: FieldProblem[];
-  values: { name: string; newEmail: string };
+  values: { name: string; newEmail: string; addEmail: string };
   notice?: string;
 }
 
@@ -89,6 +89,28 @@ export function AccountPage(p: AccountPageProps) {
         />
         <button type="submit" class="button">
           Send a confirmation link
+        </button>
+      </PostForm>
+
+      <h2>Add another address of yours</h2>
+      <p>
+        If you also use another address here (a report or a sign-up made under it), add it: your data download and
+        erasure then include what is held under it. We send a link to that address, and it is added only when you open
+        the link and press its button.
+      </p>
+      <PostForm action="/account/addresses" csrfToken={p.csrfToken}>
+        <Field
+          id="add-email"
+          name="email"
+          label="Another address of yours"
+          type="email"
+          autocomplete="off"
+          maxLength={254}
+          value={p.values.addEmail}
+          problems={p.problems}
+        />
+        <button type="submit" class="button">
+          Send a link to that address
         </button>
       </PostForm>
 

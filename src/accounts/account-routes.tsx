@@ -6,13 +6,17 @@ import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { formId } from "../core/http/ids.js";
 import { AccountPage } from "./account-pages.js";
 import {
+  ADDRESS_TAKEN,
   cleanName,
+  confirmAddAddress,
   confirmEmailChange,
+  describeAddAddress,
   listPasskeys,
   listSessions,
   NAME_MAX,
   removePasskey,
   removePassword,
+  requestAddAddress,
   requestEmailChange,
   setPassword,
   sourceContext,
@@ -23,7 +27,7 @@ import { field, limitedMessage, renderPage, requireViewer } from "./page.js";
 import { getAccount } from "./repository.js";
 import { clearSessionCookie, endAllSessions, endSession } from "./sessions.js";
 import { linkPage } from "./link-page.js";
-import { signedInRecently, signInAgainPath, undoEmailChange, undoLinkIsLive } from "./security.js";
+import { signedInRecently, signInAgainPath, UNDO_PURPOSE, undoEmailChange } from "./security.js";
 import { normaliseEmail } from "../core/email-address.js";
 import { requestClient } from "../core/http/client-address.js";
 
@@ -35,6 +39,8 @@ const NOTICES: Record<string, string> = {
   name: "Your name is saved.",
   email: "We have sent a confirmation link to the new address. Your address changes when you open it.",
   "email-changed": "Your email address is changed.",
+  address:
+    "If that address can be added, we have sent it a link. The address is added to your account when you open that link and press its button.",
   password: "Your password is saved.",
   "password-removed": "Your password is removed. Sign in with a link by email or a passkey.",
   session: "That device is signed out.",
@@ -55,7 +61,7 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
     viewer: Viewer,
     options: {
       problems?: FieldProblem[];
-      values?: Partial<{ name: string; newEmail: string }>;
+      values?: Partial<{ name: string; newEmail: string; addEmail: string }>;
       notice?: string;
       status?: number;
     } = {},
@@ -81,7 +87,7 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
           passkeys={passkeys}
           consents={consents}
           problems={problems}
-          values={{ name: account.name ?? "", newEmail: "", ...options.values }}
+          values={{ name: account.name ?? "", newEmail: "", addEmail: "", ...options.values }}
           notice={options.notice}
         />
       ),
@@ -153,6 +159,67 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
       return fail(limitedMessage(reply, error), 429);
     }
     return done(reply, "email");
+  });
+
+  app.post("/account/addresses", { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const typed = field(request, "email", 400);
+    const email = normaliseEmail(typed);
+    const fail = (message: string, status = 400) =>
+      showAccount(request, reply, viewer, {
+        problems: [{ field: "add-email", message }],
+        values: { addEmail: typed },
+        status,
+      });
+    if (!email) return fail("Enter an email address like name@example.com");
+    const account = await getAccount(db(), viewer.accountId);
+    if (!account) throw notFound();
+    if (account.email === email) return fail("That is already your email address");
+    try {
+      await requestAddAddress(civic, account.id, account.email, email, requestClient(request));
+    } catch (error) {
+      return fail(limitedMessage(reply, error), 429);
+    }
+    return done(reply, "address");
+  });
+
+  linkPage(app, {
+    path: "/account/addresses/confirm",
+    purpose: "add-address",
+    title: "Add an address to an account",
+    intro: (link) => describeAddAddress(civic, link),
+    button: "Add this address",
+    expired: "This link has expired or has already been used. Ask for a new one on your account page.",
+  });
+
+  app.post("/account/addresses/confirm", { schema: { hide: true } }, async (request, reply) => {
+    const outcome = await confirmAddAddress(civic, field(request, "token", 100));
+    const [title, message, status] =
+      outcome === "added"
+        ? ["Address added", "The address is added to the account.", 200]
+        : outcome === "taken"
+          ? ["Address not added", ADDRESS_TAKEN, 409]
+          : [
+              "Address not added",
+              "This link has expired or has already been used. Ask for a new one on your account page.",
+              410,
+            ];
+    return renderPage(
+      request,
+      reply,
+      title,
+      () => (
+        <>
+          <h1>{title}</h1>
+          <p>{message}</p>
+          <p>
+            <a href="/account">Go to your account</a>
+          </p>
+        </>
+      ),
+      { status },
+    );
   });
 
   linkPage(app, {
@@ -254,7 +321,7 @@ export async function accountRoutes(root: FastifyInstance): Promise<void> {
 
   linkPage(app, {
     path: "/account/email/undo",
-    isLive: (token) => undoLinkIsLive(civic, token),
+    purpose: UNDO_PURPOSE,
     title: "Put your email address back",
     intro: "Press the button to give the account this email address again. Every device signed in to it is signed out.",
     button: "Put my address back",

@@ -1,8 +1,8 @@
 import type { Civic, Viewer } from "../core/context.js";
 import { personalDataSources } from "./personal-data.js";
 import { sendChallengeMail } from "./challenge-mail.js";
-import { consume, findByToken } from "./challenges.js";
-import { emailChangeMail } from "./mails.js";
+import { openLink, useLink } from "../core/links.js";
+import { addAddressMail, emailChangeMail } from "./mails.js";
 import { hashPassword, passwordProblem } from "./passwords.js";
 import type { SourceContext } from "./personal-data.js";
 import { findAccountByEmail, getAccount, rememberAddress } from "./repository.js";
@@ -48,6 +48,62 @@ export async function requestEmailChange(
   });
 }
 
+/**
+ * "Add another address of yours": a link to that address, whose message says which account asked. Nothing is
+ * added until the link's button is pressed (confirmAddAddress). The mail policy's caps apply as for any challenge.
+ */
+export async function requestAddAddress(
+  civic: Civic,
+  accountId: string,
+  accountEmail: string,
+  address: string,
+  client: string,
+): Promise<void> {
+  await sendChallengeMail(civic, {
+    purpose: "add-address",
+    email: address,
+    accountId,
+    client,
+    linkPath: "/account/addresses/confirm",
+    compose: (link) => addAddressMail(civic.site, address, accountEmail, link),
+  });
+}
+
+export const ADDRESS_TAKEN =
+  "This address is another account's own address, so it cannot be added to this account. Its owner can erase or download its data by signing in with it.";
+
+/** What the page an add-address link opens says (reads only). */
+export async function describeAddAddress(
+  civic: Civic,
+  link: { email: string; accountId: string | null },
+): Promise<string> {
+  const account = link.accountId ? await getAccount(civic.database.db, link.accountId) : undefined;
+  if (!account) return "";
+  const holder = await findAccountByEmail(civic.database.db, link.email);
+  if (holder && holder.id !== account.id) return ADDRESS_TAKEN;
+  return `Add ${link.email} to the account ${account.email}? Its data download and erasure will then include what is held under ${link.email}.`;
+}
+
+export type AddAddressOutcome = "added" | "expired" | "taken";
+
+/**
+ * Uses an add-address link: the address is recorded as the account's (account_addresses, reason "added"), unless it
+ * is another account's own address. Works once.
+ */
+export async function confirmAddAddress(civic: Civic, token: unknown): Promise<AddAddressOutcome> {
+  const now = civic.now();
+  return civic.database.db.transaction().execute(async (db) => {
+    const opened = await openLink(db, "add-address", token, now);
+    const account = opened?.accountId ? await getAccount(db, opened.accountId) : undefined;
+    if (!opened || !account) return "expired";
+    const holder = await findAccountByEmail(db, opened.email);
+    if (holder && holder.id !== account.id) return "taken";
+    if (!(await useLink(db, "add-address", token, now))) return "expired";
+    if (account.email !== opened.email) await rememberAddress(db, account.id, opened.email, "added", now);
+    return "added";
+  });
+}
+
 export type EmailChangeOutcome = "changed" | "expired" | "taken";
 
 /**
@@ -61,12 +117,13 @@ export async function confirmEmailChange(
 ): Promise<EmailChangeOutcome> {
   const now = civic.now();
   return civic.database.db.transaction().execute(async (db) => {
-    const challenge = await findByToken(db, "email-change", token, now);
-    const account = challenge?.accountId ? await getAccount(db, challenge.accountId) : undefined;
-    if (!challenge || !account) return "expired";
-    const holder = await findAccountByEmail(db, challenge.email);
+    const opened = await openLink(db, "email-change", token, now);
+    const account = opened?.accountId ? await getAccount(db, opened.accountId) : undefined;
+    if (!opened || !account) return "expired";
+    const holder = await findAccountByEmail(db, opened.email);
     if (holder && holder.id !== account.id) return "taken";
-    if (!(await consume(db, challenge.id, now))) return "expired";
+    const challenge = await useLink(db, "email-change", token, now);
+    if (!challenge) return "expired";
     // The old address stays the person's: their data download and erasure still find what is held under it.
     if (account.email !== challenge.email) await rememberAddress(db, account.id, account.email, "former", now);
     await db

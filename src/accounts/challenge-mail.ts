@@ -1,8 +1,7 @@
 import type { Civic } from "../core/context.js";
-import type { EmailChallengesTable } from "../core/db/schema.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
 import { sendChallengeMail as sendWithinCaps } from "../core/mail/policy.js";
-import { issueChallenge, prolongNewest, purgeChallenges } from "./challenges.js";
+import { type ChallengePurpose, issueChallenge, prolongNewest, purgeChallenges } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { newToken } from "../core/tokens.js";
 
@@ -17,7 +16,7 @@ import { newToken } from "../core/tokens.js";
 export async function sendChallengeMail(
   civic: Civic,
   input: {
-    purpose: EmailChallengesTable["purpose"];
+    purpose: ChallengePurpose;
     email: string;
     accountId: string | null;
     client: string;

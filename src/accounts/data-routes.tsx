@@ -7,7 +7,7 @@ import { Slots } from "../core/limits/slots.js";
 import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
-import { findByToken } from "./challenges.js";
+import { openLink } from "../core/links.js";
 import { ownReports } from "../reports/index.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
 import { myDataMail } from "./mails.js";
@@ -25,7 +25,7 @@ import { clearSessionCookie } from "./sessions.js";
 import { ConfirmLinkPage } from "./sign-in-pages.js";
 import { LinkTokenParams } from "./link-page.js";
 import { DOWNLOAD_LIMIT_MESSAGE, LIMITS } from "./limits.js";
-import { normaliseEmail } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { requestClient } from "../core/http/client-address.js";
 
 const EXPIRED = "This link has expired. Ask for a new one on the “Your personal data” page.";
@@ -47,10 +47,10 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
   }
 
   async function tokenSubject(token: string): Promise<{ subject: DataSubject } | null> {
-    const challenge = await findByToken(db(), "my-data", token, civic.now());
-    if (!challenge) return null;
-    const account = await findAccountByEmail(db(), challenge.email);
-    return { subject: { accountId: account?.id ?? null, email: challenge.email } };
+    const link = await openLink(db(), "my-data", token, civic.now());
+    if (!link) return null;
+    const account = await findAccountByEmail(db(), link.email);
+    return { subject: { accountId: account?.id ?? null, email: link.email } };
   }
 
   /**
@@ -256,6 +256,7 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
     // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
     // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
     reply.header("referrer-policy", "same-origin");
+    reply.header("cache-control", "no-store");
     if (!found) {
       return renderPage(
         request,
@@ -276,7 +277,7 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
       );
     }
     // Opening the link changes nothing, and proves the address for this link alone: whoever is signed in on this
-    // device, the address does not become their account's (that takes "Add an address" on the account page).
+    // device, the address does not become their account's (that takes "Add another address of yours" on /account).
     return choices(request, reply, found.subject, { token });
   });
 

@@ -1,13 +1,23 @@
+import { eraseLinks } from "../core/links.js";
 import { eraseMailAbout, mailAbout } from "../core/mail/erase.js";
 import { type PersonalDataSource, subjectAddresses } from "./personal-data.js";
 
 /**
- * The account itself, its sessions and passkeys, its other proved addresses (account_addresses: former ones, my-data
- * links opened while signed in) and pending sign-in messages. Erased last.
+ * The account itself, its sessions and passkeys, its other proved addresses (account_addresses: former ones, ones
+ * added and confirmed from their mailbox), pending sign-in messages and the emailed links sent to its addresses.
+ * Erased last.
  */
 export const accountData: PersonalDataSource = {
   key: "account",
-  tables: ["accounts", "sessions", "passkeys", "email_challenges", "account_addresses", "webauthn_challenges"],
+  tables: [
+    "accounts",
+    "sessions",
+    "passkeys",
+    "email_challenges",
+    "email_links",
+    "account_addresses",
+    "webauthn_challenges",
+  ],
   async collect({ db }, subject) {
     const account = subject.accountId
       ? await db.selectFrom("accounts").selectAll().where("id", "=", subject.accountId).executeTakeFirst()
@@ -49,8 +59,8 @@ export const accountData: PersonalDataSource = {
   },
   async erase({ db }, subject) {
     await db.deleteFrom("email_challenges").where("email", "in", subjectAddresses(subject)).execute();
-    // Undo links sent to these addresses after an email change hold the address (an account's own go with it).
-    await db.deleteFrom("email_change_undos").where("old_email", "in", subjectAddresses(subject)).execute();
+    // Emailed links of every kind sent to these addresses or for this account hold the address (core/links.ts).
+    await eraseLinks(db, { emails: subjectAddresses(subject), accountId: subject.accountId });
     if (!subject.accountId) return;
     // Sessions, passkeys, other addresses and pending challenges go with the account (ON DELETE CASCADE).
     await db.deleteFrom("accounts").where("id", "=", subject.accountId).execute();

@@ -1,10 +1,9 @@
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import type { EmailChallengesTable } from "../core/db/schema.js";
-import { findByToken } from "./challenges.js";
-import { renderPage, safeNext } from "./page.js";
-import { ConfirmLinkPage } from "./sign-in-pages.js";
+import type { LiveLink } from "../core/links.js";
+import { PostForm } from "../core/web/forms.js";
+import { emailLinkPage } from "../core/web/link-page.js";
+import { safeNext } from "./page.js";
 
 /**
  * Path parameters `{ token }` of the accounts' emailed links (sign-in, email change, my data). Their tokens are 43
@@ -13,58 +12,43 @@ import { ConfirmLinkPage } from "./sign-in-pages.js";
 export const LinkTokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
 
 /**
- * GET `{path}/{token}`: the page an emailed single-use link opens. It only shows a button that POSTs the token to
- * `path`; opening it (as mail scanners do) uses nothing up. An expired or used link gets 410 and says so.
+ * GET `{path}/{token}`: the page an accounts' emailed link opens (the floor's emailLinkPage). It only shows a button
+ * that POSTs the token (and a checked `next`) to `path`; opening it (as mail scanners do) uses nothing up. An
+ * expired or used link gets 410 and says so.
  */
 export function linkPage(
   app: FastifyInstance,
   page: {
     path: string;
-    /** The kind of email challenge the link's token names... */
-    purpose?: EmailChallengesTable["purpose"];
-    /** ...or, for links kept elsewhere, whether a token is still usable. */
-    isLive?: (token: string) => Promise<boolean>;
+    /** The purpose of the emailed link (core/links.ts) the token names. */
+    purpose: string;
     title: string;
-    intro: string;
+    /** What pressing the button will do; may name what the link is for (its address, its account). */
+    intro: string | ((link: LiveLink) => Promise<string>);
     button: string;
     expired: string;
+    askAgain?: { href: string; label: string };
   },
 ): void {
-  const civic = app.civic;
-  app.withTypeProvider<TypeBoxTypeProvider>().get(
-    `${page.path}/:token`,
-    {
-      schema: {
-        hide: true,
-        params: LinkTokenParams,
-        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 600 })) }),
-      },
-    },
-    async (request, reply) => {
-      const { token } = request.params;
-      const next = safeNext(request.query.next ?? "");
-      const live = page.isLive
-        ? await page.isLive(token)
-        : page.purpose !== undefined &&
-          (await findByToken(civic.database.db, page.purpose, token, civic.now())) !== null;
-      // The token in this page's address never reaches another site. Not "no-referrer": browsers then send
-      // `Origin: null` with the page's form post, which the form check refuses (core/http/csrf.ts).
-      reply.header("referrer-policy", "same-origin");
-      return renderPage(
-        request,
-        reply,
-        page.title,
-        (ctx) => (
-          <ConfirmLinkPage
-            csrfToken={ctx.csrfToken}
-            token={live ? token : null}
-            next={next}
-            action={page.path}
-            {...page}
-          />
-        ),
-        { status: live ? 200 : 410 },
+  emailLinkPage(app, {
+    path: page.path,
+    purpose: page.purpose,
+    title: page.title,
+    gone: page.expired,
+    askAgain: page.askAgain ?? { href: "/sign-in", label: "Go to the sign-in page" },
+    async body(link, { token, csrfToken, next }) {
+      const intro = typeof page.intro === "string" ? page.intro : await page.intro(link);
+      const checked = safeNext(next);
+      return (
+        <>
+          <p>{intro}</p>
+          <PostForm action={page.path} csrfToken={csrfToken} hidden={{ token, ...(checked ? { next: checked } : {}) }}>
+            <button type="submit" class="button">
+              {page.button}
+            </button>
+          </PostForm>
+        </>
       );
     },
-  );
+  });
 }

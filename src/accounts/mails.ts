@@ -45,6 +45,21 @@ export function emailChangeMail(site: SiteInfo, to: string, link: string): Outgo
   };
 }
 
+export function addAddressMail(site: SiteInfo, to: string, accountEmail: string, link: string): OutgoingMail {
+  return {
+    kind: "account-add-address",
+    to,
+    subject: `Add this address to an account on ${site.villageName} Community Platform?`,
+    text:
+      `${accountEmail} asked to add this address to their account on the ${site.villageName} Community ` +
+      `Platform. If this wasn't you, ignore this message.\n\nIf it was you, open this link and press "Add this ` +
+      `address":\n${link}\n\nThe account's data download and erasure then include what is held under this ` +
+      `address. The link works once, for ${MINUTES} minutes.${signature(site)}`,
+    html: null,
+    domain: domainOf(site),
+  };
+}
+
 export function myDataMail(site: SiteInfo, to: string, link: string): OutgoingMail {
   return {
     kind: "my-data",

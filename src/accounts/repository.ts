@@ -61,15 +61,16 @@ export async function provedAddresses(db: Kysely<DB>, accountId: string): Promis
 }
 
 /**
- * Records another address the account has proved it holds for this account (its former address after a change), so
- * the data download and the erasure find what is held under it (idempotent). Rows with reason "my-data" are from
- * before issue 33, when opening a my-data link while signed in added its address; nothing adds them any more.
+ * Records another address the account has proved it holds for this account (its former address after a change, or
+ * one added with "Add another address of yours" and confirmed from that mailbox), so the data download and the
+ * erasure find what is held under it (idempotent). Rows with reason "my-data" are from before issue 33, when opening
+ * a my-data link while signed in added its address; nothing adds them any more.
  */
 export async function rememberAddress(
   db: Kysely<DB>,
   accountId: string,
   email: string,
-  reason: "former" | "my-data",
+  reason: "former" | "my-data" | "added",
   now: Date,
 ): Promise<void> {
   const address = email.trim().toLowerCase();

@@ -5,7 +5,11 @@ import { enqueueMail } from "../core/mail/outbox.js";
 import { emailChangedMail, type SecurityChange, securityChangeMail, UNDO_DAYS } from "./mails.js";
 import { findAccountByEmail, getAccount } from "./repository.js";
 import { endAllSessions, endOtherSessions } from "./sessions.js";
-import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
+import { endLinks, issueLink, openLink, useLink } from "../core/links.js";
+
+/** The purpose of the undo link sent to the old address (core/links.ts). */
+export const UNDO_PURPOSE = "email-change-undo";
+const UNDO = UNDO_PURPOSE;
 
 /**
  * Sensitive account changes (the email address, the password, passkeys) ask for a recent sign-in: a session started
@@ -54,33 +58,19 @@ export async function afterEmailChange(
 ): Promise<void> {
   const now = civic.now();
   await endOtherSessions(db, input.accountId, input.keepSessionId);
-  const token = newToken();
-  await db
-    .insertInto("email_change_undos")
-    .values({
-      account_id: input.accountId,
-      old_email: input.oldEmail,
-      token_hash: hashToken(token),
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + UNDO_DAYS * 24 * 60 * 60_000).toISOString(),
-      used_at: null,
-    })
-    .execute();
+  const token = await issueLink(
+    db,
+    {
+      purpose: UNDO,
+      email: input.oldEmail,
+      accountId: input.accountId,
+      expiresAt: new Date(now.getTime() + UNDO_DAYS * 24 * 60 * 60_000),
+      maxUses: 1,
+    },
+    now,
+  );
   const link = `${civic.site.baseUrl}/account/email/undo/${token}`;
   await enqueueMail(db, emailChangedMail(civic.site, input.oldEmail, link), now);
-}
-
-/** Whether an undo link is still usable (for the page it opens; using it is `undoEmailChange`). */
-export async function undoLinkIsLive(civic: Civic, token: unknown): Promise<boolean> {
-  if (!looksLikeToken(token)) return false;
-  const row = await civic.database.db
-    .selectFrom("email_change_undos")
-    .select("id")
-    .where("token_hash", "=", hashToken(token))
-    .where("used_at", "is", null)
-    .where("expires_at", ">", civic.now().toISOString())
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export type UndoOutcome = { kind: "undone"; accountId: string } | { kind: "expired" } | { kind: "taken" };
@@ -90,40 +80,24 @@ export type UndoOutcome = { kind: "undone"; accountId: string } | { kind: "expir
  * pending confirmations of a new address are cancelled. Works without being signed in; once.
  */
 export async function undoEmailChange(civic: Civic, token: unknown): Promise<UndoOutcome> {
-  if (!looksLikeToken(token)) return { kind: "expired" };
-  const now = civic.now().toISOString();
+  const at = civic.now();
+  const now = at.toISOString();
   return civic.database.db.transaction().execute(async (tx) => {
-    const undo = await tx
-      .selectFrom("email_change_undos")
-      .select(["id", "account_id", "old_email"])
-      .where("token_hash", "=", hashToken(token))
-      .where("used_at", "is", null)
-      .where("expires_at", ">", now)
-      .executeTakeFirst();
-    if (!undo) return { kind: "expired" } as const;
+    const opened = await openLink(tx, UNDO, token, at);
+    if (!opened?.accountId) return { kind: "expired" } as const;
     // Someone has since taken the old address for another account (only its owner could): the link stays unused.
-    const holder = await findAccountByEmail(tx, undo.old_email);
-    if (holder && holder.id !== undo.account_id) return { kind: "taken" } as const;
-    const used = await tx
-      .updateTable("email_change_undos")
-      .set({ used_at: now })
-      .where("id", "=", undo.id)
-      .where("used_at", "is", null)
-      .executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) return { kind: "expired" } as const;
+    const holder = await findAccountByEmail(tx, opened.email);
+    if (holder && holder.id !== opened.accountId) return { kind: "taken" } as const;
+    const undo = await useLink(tx, UNDO, token, at);
+    if (!undo?.accountId) return { kind: "expired" } as const;
     await tx
       .updateTable("accounts")
-      .set({ email: undo.old_email, email_verified_at: now, updated_at: now })
-      .where("id", "=", undo.account_id)
+      .set({ email: undo.email, email_verified_at: now, updated_at: now })
+      .where("id", "=", undo.accountId)
       .execute();
-    await tx
-      .updateTable("email_challenges")
-      .set({ used_at: now })
-      .where("account_id", "=", undo.account_id)
-      .where("purpose", "=", "email-change")
-      .where("used_at", "is", null)
-      .execute();
-    await endAllSessions(tx, undo.account_id);
-    return { kind: "undone", accountId: undo.account_id } as const;
+    // Pending confirmations of a new address are cancelled for good.
+    await endLinks(tx, { purpose: "email-change", accountId: undo.accountId }, at, "revoke");
+    await endAllSessions(tx, undo.accountId);
+    return { kind: "undone", accountId: undo.accountId } as const;
   });
 }

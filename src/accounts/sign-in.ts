@@ -1,7 +1,7 @@
 import type { Civic } from "../core/context.js";
 import type { Account } from "../core/db/schema.js";
 import { sendChallengeMail } from "./challenge-mail.js";
-import { checkCode, consume, findByToken } from "./challenges.js";
+import { checkCode, useSignInLink } from "./challenges.js";
 import { LIMIT_MESSAGE, LIMITS } from "./limits.js";
 import { signInMail } from "./mails.js";
 import { checkPassword } from "./passwords.js";
@@ -42,9 +42,9 @@ export async function signInWithLink(civic: Civic, token: unknown, client: strin
   await civic.limits.enforce([[LIMITS.attemptsPerClient, client]], LIMIT_MESSAGE);
   const db = civic.database.db;
   const now = civic.now();
-  const challenge = await findByToken(db, "sign-in", token, now);
-  if (!challenge || !(await consume(db, challenge.id, now))) return { kind: "failed", message: EXPIRED_LINK };
-  return accountOutcome(await findOrCreateAccount(db, challenge.email, now));
+  const link = await useSignInLink(db, token, now);
+  if (!link) return { kind: "failed", message: EXPIRED_LINK };
+  return accountOutcome(await findOrCreateAccount(db, link.email, now));
 }
 
 /** A code typed on the page that sent the message. */

@@ -37,6 +37,3 @@ export const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) 
 export function looksLikeToken(value: unknown): value is string {
   return typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
-
-/** Kept here for the call sites that still import it from tokens.ts; its home is core/email-address.ts. */
-export { normaliseEmail } from "./email-address.js";

@@ -94,7 +94,7 @@ export const ideaData: PersonalDataSource = {
     if (options.removePublicContent) {
       await mine(db.updateTable("ideas")).set({ visibility: "removed", updated_at: now.toISOString() }).execute();
     }
-    await mine(db.updateTable("ideas")).set({ account_id: null, email: null, confirm_token_hash: null }).execute();
+    await mine(db.updateTable("ideas")).set({ account_id: null, email: null }).execute();
     if (subject.accountId) {
       const supported = await db
         .selectFrom("idea_supports")

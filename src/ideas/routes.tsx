@@ -2,12 +2,13 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm } from "../core/web/forms.js";
-import { normaliseEmail, TokenParams } from "../core/tokens.js";
+import { TokenParams } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
 import { Select } from "../core/web/components.js";
 import { sendAtomFeed } from "../core/http/feed.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { pageContext } from "../core/context.js";
-import { notFound, type FieldProblem } from "../core/http/errors.js";
+import { AppError, notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
 import { isStaff, publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
@@ -24,6 +25,7 @@ import {
   checkIdea,
   confirmIdea,
   IDEA_CATEGORIES,
+  IDEA_CONFIRM,
   IDEA_STATUS_LABELS,
   ImageError,
   isPublicStatus,
@@ -31,6 +33,7 @@ import {
   publicIdeas,
   setSupport,
 } from "./service.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 
 const listQuery = Type.Object({
   sort: Type.Optional(Type.String({ maxLength: 20 })),
@@ -228,21 +231,23 @@ export async function ideaRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Publish your idea">
-        <h1>Publish your idea</h1>
-        <ButtonForm action={`/ideas/confirm/${token}`} csrfToken={ctx.csrfToken} label="Publish my idea" />
-      </Layout>,
-    );
+  emailLinkPage(app, {
+    path: "/ideas/confirm",
+    purpose: IDEA_CONFIRM,
+    title: "Publish your idea",
+    gone: "This link has been used already or is not valid.",
+    askAgain: { href: "/ideas/new", label: "Share an idea" },
+    body: (_link, { token, csrfToken }) => (
+      <>
+        <p>Press the button to publish your idea.</p>
+        <ButtonForm action={`/ideas/confirm/${token}`} csrfToken={csrfToken} label="Publish my idea" />
+      </>
+    ),
   });
 
   app.post("/ideas/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const id = await confirmIdea(civic, request.params.token);
-    if (id === null) throw notFound("This link has been used already or is not valid.");
+    if (id === null) throw new AppError("gone", "This link has been used already or is not valid.");
     return reply.redirect(`/ideas/${id}`, 303);
   });
 

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import { hashToken, looksLikeToken, newToken } from "../core/tokens.js";
+import { issueLink, useLink } from "../core/links.js";
+import { RETENTION } from "../core/jobs/retention.js";
 import { recordAudit } from "../core/staff/audit.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
 import type { Civic } from "../core/context.js";
@@ -88,7 +89,6 @@ export async function proposeIdea(
   }
   const now = civic.now();
   const at = now.toISOString();
-  const token = accountId ? null : newToken();
   // From a banned account or address: kept, never published, with the usual answer (moderation/ban-list.ts).
   const banned = await isBanned(civic.database.db, { accountId, addresses: [v.email] });
   return civic.database.db.transaction().execute(async (tx) => {
@@ -106,7 +106,6 @@ export async function proposeIdea(
         project_id: null,
         account_id: accountId,
         email: accountId ? null : v.email,
-        confirm_token_hash: token ? hashToken(token) : null,
         created_at: at,
         published_at: accountId ? at : null,
         updated_at: at,
@@ -116,7 +115,19 @@ export async function proposeIdea(
       .executeTakeFirstOrThrow();
     const published = accountId !== null && !banned;
     await record(tx, published ? `/ideas/${row.id}` : "/ideas/sent");
-    if (token) {
+    if (!accountId) {
+      // A single-use link (core/links.ts), valid while an unconfirmed idea is kept.
+      const token = await issueLink(
+        tx,
+        {
+          purpose: CONFIRM,
+          email: v.email,
+          ref: row.id,
+          expiresAt: new Date(now.getTime() + RETENTION.unconfirmedDays * 24 * 60 * 60_000),
+          maxUses: 1,
+        },
+        now,
+      );
       await sendUnconfirmedMail(
         tx,
         { secret: civic.config.sessionSecret, now },
@@ -141,18 +152,26 @@ export async function proposeIdea(
 
 export { ImageError };
 
-/** Publishes an unconfirmed idea by its link token. Returns its id, or null for an unknown or used token. */
+/** The purpose of an idea's confirmation link (core/links.ts). */
+export const IDEA_CONFIRM = "idea-confirm";
+const CONFIRM = IDEA_CONFIRM;
+
+/** Publishes an unconfirmed idea by its link token (used once). Returns its id, or null for an unknown or used token. */
 export async function confirmIdea(civic: Civic, token: string): Promise<number | null> {
-  if (!looksLikeToken(token)) return null;
-  const at = civic.now().toISOString();
-  const row = await civic.database.db
-    .updateTable("ideas")
-    .set({ status: "open", published_at: at, updated_at: at, confirm_token_hash: null })
-    .where("confirm_token_hash", "=", hashToken(token))
-    .where("status", "=", "unconfirmed")
-    .returning("id")
-    .executeTakeFirst();
-  return row?.id ?? null;
+  const now = civic.now();
+  const at = now.toISOString();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const link = await useLink(tx, CONFIRM, token, now);
+    if (!link || link.ref === null) return null;
+    const row = await tx
+      .updateTable("ideas")
+      .set({ status: "open", published_at: at, updated_at: at })
+      .where("id", "=", Number(link.ref))
+      .where("status", "=", "unconfirmed")
+      .returning("id")
+      .executeTakeFirst();
+    return row?.id ?? null;
+  });
 }
 
 /** Adds or withdraws a resident's support; one per account (primary key), the public count kept in step. */

@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
-import { normaliseEmail, TokenParams } from "../core/tokens.js";
+import { TokenParams } from "../core/tokens.js";
+import { mailboxKey, normaliseEmail } from "../core/email-address.js";
 import { Honeypot } from "../core/web/components.js";
 import { sendAtomFeed } from "../core/http/feed.js";
 import { pageContext } from "../core/context.js";
@@ -9,19 +10,20 @@ import { notFound, type FieldProblem } from "../core/http/errors.js";
 import { IdParams } from "../core/http/ids.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
-import { mailboxOf } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { IssueArticle, issueDate } from "./pages.js";
 import {
   confirmSubscription,
   consentSentence,
+  NEWSLETTER_CONFIRM,
   pendingConfirmation,
   subscribe,
   subscriberByUnsubscribeToken,
   subscriptionEnded,
   unsubscribe,
 } from "./service.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 
 const PER_EMAIL = { name: "newsletter-email", max: 3, windowMs: 60 * 60_000 };
 
@@ -85,7 +87,7 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
     if (problems.length > 0) return renderForm(request, reply, typed, problems, 400);
     const ctx = pageContext(request);
     const done = await oncePerForm(civic, token, "newsletter-subscribe", async (record) => {
-      const limited = await limiter.hit(PER_EMAIL, mailboxOf(email!));
+      const limited = await limiter.hit(PER_EMAIL, mailboxKey(email!));
       if (limited.allowed) await subscribe(civic, email!, record);
     });
     if ("earlier" in done) {
@@ -110,27 +112,19 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const ctx = pageContext(request);
-    const pending = await pendingConfirmation(db(), token);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Confirm your subscription">
-        <h1>Confirm your subscription</h1>
-        {pending ? (
-          <>
-            <p id="consent">{consentSentence(civic.site.villageName)}</p>
-            <ButtonForm action={`/newsletter/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
-          </>
-        ) : (
-          <p>
-            This link has been used already or is not valid. <a href="/newsletter">Subscribe again</a>.
-          </p>
-        )}
-      </Layout>,
-      pending ? 200 : 404,
-    );
+  emailLinkPage(app, {
+    path: "/newsletter/confirm",
+    purpose: NEWSLETTER_CONFIRM,
+    title: "Confirm your subscription",
+    gone: "This link has been used already or is not valid.",
+    askAgain: { href: "/newsletter", label: "Subscribe again" },
+    body: async (link, { token, csrfToken }) =>
+      (await pendingConfirmation(db(), link)) ? (
+        <>
+          <p id="consent">{consentSentence(civic.site.villageName)}</p>
+          <ButtonForm action={`/newsletter/confirm/${token}`} csrfToken={csrfToken} label="Confirm" />
+        </>
+      ) : null,
   });
 
   app.post("/newsletter/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
@@ -147,7 +141,7 @@ export async function newsletterRoutes(root: FastifyInstance): Promise<void> {
             : "It has been used already or has expired."}
         </p>
       </Layout>,
-      ok ? 200 : 404,
+      ok ? 200 : 410,
     );
   });
 

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../core/tokens.js";
+import { keyedHash, safeEqual } from "../core/tokens.js";
+import { endLinks, issueLink, useLink } from "../core/links.js";
+import { RETENTION } from "../core/jobs/retention.js";
 import { markdownToHtml, markdownToText } from "../core/web/markdown.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
 import type { Civic } from "../core/context.js";
@@ -68,7 +70,6 @@ export async function subscriptionEnded(civic: Civic, token: string): Promise<bo
 export async function subscribe(civic: Civic, email: string, record: RecordSubmission = async () => {}): Promise<void> {
   const now = civic.now();
   const at = now.toISOString();
-  const token = newToken();
   const consent = consentSentence(civic.site.villageName);
   await civic.database.db.transaction().execute(async (tx) => {
     await record(tx, "subscribe");
@@ -78,27 +79,43 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
       .where("email", "=", email)
       .executeTakeFirst();
     if (existing?.status === "confirmed") return;
+    let id: number;
     if (existing) {
+      id = existing.id;
       await tx
         .updateTable("newsletter_subscribers")
-        .set({ status: "unconfirmed", confirm_token_hash: hashToken(token), consent_text: consent, created_at: at })
+        .set({ status: "unconfirmed", consent_text: consent, created_at: at })
         .where("id", "=", existing.id)
         .execute();
+      // A new confirmation link replaces the one sent before.
+      await endLinks(tx, { purpose: CONFIRM, ref: id }, now);
     } else {
-      await tx
+      const row = await tx
         .insertInto("newsletter_subscribers")
         .values({
           email,
           status: "unconfirmed",
-          confirm_token_hash: hashToken(token),
           unsubscribe_salt: randomBytes(16).toString("base64url"),
           consent_text: consent,
           created_at: at,
           confirmed_at: null,
           unsubscribed_at: null,
         })
-        .execute();
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      id = row.id;
     }
+    const token = await issueLink(
+      tx,
+      {
+        purpose: CONFIRM,
+        email,
+        ref: id,
+        expiresAt: new Date(now.getTime() + RETENTION.unconfirmedDays * 24 * 60 * 60_000),
+        maxUses: 1,
+      },
+      now,
+    );
     const link = `${civic.site.baseUrl}/newsletter/confirm/${token}`;
     await sendUnconfirmedMail(
       tx,
@@ -122,25 +139,33 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
   });
 }
 
-/** Confirms a subscription by its link token. Returns false when the token is unknown or used. */
+/** The purpose of a confirmation link (core/links.ts): single-use, valid while an unconfirmed subscription is kept. */
+export const NEWSLETTER_CONFIRM = "newsletter-confirm";
+const CONFIRM = NEWSLETTER_CONFIRM;
+
+/** Confirms a subscription by its link token (used once). Returns false when the token is unknown, used or expired. */
 export async function confirmSubscription(civic: Civic, token: string): Promise<boolean> {
-  if (!looksLikeToken(token)) return false;
-  const at = civic.now().toISOString();
-  const result = await civic.database.db
-    .updateTable("newsletter_subscribers")
-    .set({ status: "confirmed", confirmed_at: at, confirm_token_hash: null, unsubscribed_at: null })
-    .where("confirm_token_hash", "=", hashToken(token))
-    .where("status", "=", "unconfirmed")
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const now = civic.now();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const link = await useLink(tx, CONFIRM, token, now);
+    if (!link || link.ref === null) return false;
+    const result = await tx
+      .updateTable("newsletter_subscribers")
+      .set({ status: "confirmed", confirmed_at: now.toISOString(), unsubscribed_at: null })
+      .where("id", "=", Number(link.ref))
+      .where("status", "=", "unconfirmed")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  });
 }
 
-export async function pendingConfirmation(db: Kysely<DB>, token: string): Promise<boolean> {
-  if (!looksLikeToken(token)) return false;
+/** Whether the subscription a usable confirmation link names still waits for it (for the page it opens; reads only). */
+export async function pendingConfirmation(db: Kysely<DB>, link: { ref: string | null }): Promise<boolean> {
+  if (link.ref === null) return false;
   const row = await db
     .selectFrom("newsletter_subscribers")
     .select("id")
-    .where("confirm_token_hash", "=", hashToken(token))
+    .where("id", "=", Number(link.ref))
     .where("status", "=", "unconfirmed")
     .executeTakeFirst();
   return row !== undefined;
@@ -148,12 +173,15 @@ export async function pendingConfirmation(db: Kysely<DB>, token: string): Promis
 
 /** Stops the newsletter for a subscriber (idempotent). Pending sends of an issue in progress are skipped. */
 export async function unsubscribe(civic: Civic, id: number): Promise<void> {
-  await civic.database.db
-    .updateTable("newsletter_subscribers")
-    .set({ status: "unsubscribed", unsubscribed_at: civic.now().toISOString(), confirm_token_hash: null })
-    .where("id", "=", id)
-    .where("status", "!=", "unsubscribed")
-    .execute();
+  await civic.database.db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable("newsletter_subscribers")
+      .set({ status: "unsubscribed", unsubscribed_at: civic.now().toISOString() })
+      .where("id", "=", id)
+      .where("status", "!=", "unsubscribed")
+      .execute();
+    await endLinks(tx, { purpose: CONFIRM, ref: id }, civic.now());
+  });
 }
 
 /** The mail of one issue for one recipient, with the RFC 8058 one-click unsubscribe headers. */

@@ -11,7 +11,15 @@ import { mailboxKey } from "../core/email-address.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 import { publicReport } from "../core/visibility.js";
-import { confirmFollow, pendingFollow, requestFollow, stopUpdates, unsubscribeTarget } from "./followers.js";
+import {
+  confirmFollow,
+  FOLLOW_CONFIRM,
+  requestFollow,
+  stopUpdates,
+  unconfirmedFollow,
+  unsubscribeTarget,
+} from "./followers.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 import { FollowForm } from "./pages/follow.js";
 import { isUniqueViolation, ReferenceParams } from "./reference.js";
 import { isBanned } from "../moderation/index.js";
@@ -107,30 +115,23 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    "/reports/updates/confirm/:token",
-    { schema: { hide: true, params: TokenParams } },
-    async (request, reply) => {
-      const { token } = request.params;
-      const reference = await pendingFollow(db(), token);
-      const ctx = pageContext(request);
-      return sendPage(
-        reply,
-        <Layout ctx={ctx} title="Confirm the updates by email">
-          <h1>Confirm the updates by email</h1>
-          {reference ? (
-            <>
-              <p>Press the button to get the public updates on report {reference} by email.</p>
-              <ButtonForm action={`/reports/updates/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
-            </>
-          ) : (
-            <p>This link has been used already or is not valid.</p>
-          )}
-        </Layout>,
-        reference ? 200 : 404,
+  emailLinkPage(app, {
+    path: "/reports/updates/confirm",
+    purpose: FOLLOW_CONFIRM,
+    title: "Confirm the updates by email",
+    gone: "This link has been used already or is not valid.",
+    askAgain: { href: "/reports", label: "Find the report to follow it again" },
+    async body(link, { token, csrfToken }) {
+      const reference = await unconfirmedFollow(db(), link.ref);
+      if (!reference) return null;
+      return (
+        <>
+          <p>Press the button to get the public updates on report {reference} by email.</p>
+          <ButtonForm action={`/reports/updates/confirm/${token}`} csrfToken={csrfToken} label="Confirm" />
+        </>
       );
     },
-  );
+  });
 
   app.post(
     "/reports/updates/confirm/:token",
@@ -150,7 +151,7 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
             <p>It has been used already or is not valid.</p>
           )}
         </Layout>,
-        reference ? 200 : 404,
+        reference ? 200 : 410,
       );
     },
   );

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
-import { hashToken, keyedHash, looksLikeToken, newToken, safeEqual } from "../core/tokens.js";
+import { hashToken, keyedHash, newToken, safeEqual } from "../core/tokens.js";
+import { endLinks, issueLink, useLink } from "../core/links.js";
+import { RETENTION } from "../core/jobs/retention.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
@@ -83,7 +85,9 @@ export async function requestFollow(
 ): Promise<boolean> {
   const now = civic.now();
   const at = now.toISOString();
-  const token = newToken();
+  // The row's token_hash is the salt of its unsubscribe token (followerToken); the confirmation link is an emailed
+  // link of its own (core/links.ts), single-use.
+  const salt = hashToken(newToken());
   return civic.database.db.transaction().execute(async (tx) => {
     if (recordSubmission) await recordSubmission(tx, reference);
     const report = await tx
@@ -100,18 +104,35 @@ export async function requestFollow(
       .where("email", "=", email)
       .executeTakeFirst();
     if (existing?.confirmed_at) return true;
+    let id: number;
     if (existing) {
+      id = existing.id;
       await tx
         .updateTable("report_followers")
-        .set({ token_hash: hashToken(token), created_at: at })
+        .set({ token_hash: salt, created_at: at })
         .where("id", "=", existing.id)
         .execute();
+      // A new confirmation link replaces the one sent before.
+      await endLinks(tx, { purpose: CONFIRM, ref: id }, now);
     } else {
-      await tx
+      const row = await tx
         .insertInto("report_followers")
-        .values({ report_id: report.id, email, token_hash: hashToken(token), created_at: at, confirmed_at: null })
-        .execute();
+        .values({ report_id: report.id, email, token_hash: salt, created_at: at, confirmed_at: null })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      id = row.id;
     }
+    const token = await issueLink(
+      tx,
+      {
+        purpose: CONFIRM,
+        email,
+        ref: id,
+        expiresAt: new Date(now.getTime() + RETENTION.unconfirmedDays * 24 * 60 * 60_000),
+        maxUses: 1,
+      },
+      now,
+    );
     const village = civic.site.villageName;
     const link = `${civic.site.baseUrl}/reports/updates/confirm/${token}`;
     await sendUnconfirmedMail(
@@ -137,30 +158,38 @@ export async function requestFollow(
   });
 }
 
-/** The reference of the report an unused confirmation link is for, or undefined. */
-export async function pendingFollow(db: Kysely<DB>, token: string): Promise<string | undefined> {
-  if (!looksLikeToken(token)) return undefined;
+/** The purpose of a follow's confirmation link (core/links.ts). */
+export const FOLLOW_CONFIRM = "report-follow";
+const CONFIRM = FOLLOW_CONFIRM;
+
+/** The reference of the report an unconfirmed follow's follower row is for, or undefined. */
+export async function unconfirmedFollow(db: Kysely<DB>, ref: string | null): Promise<string | undefined> {
+  if (ref === null) return undefined;
   const row = await db
     .selectFrom("report_followers")
     .innerJoin("reports", "reports.id", "report_followers.report_id")
     .select("reports.reference")
-    .where("report_followers.token_hash", "=", hashToken(token))
+    .where("report_followers.id", "=", Number(ref))
     .where("report_followers.confirmed_at", "is", null)
     .executeTakeFirst();
   return row?.reference;
 }
 
-/** Confirms a follow request by its link token; the reference of the report, or undefined (unknown or used). */
+/** Confirms a follow request by its link token (used once); the reference of the report, or undefined. */
 export async function confirmFollow(civic: Civic, token: string): Promise<string | undefined> {
-  const reference = await pendingFollow(civic.database.db, token);
-  if (!reference) return undefined;
-  const result = await civic.database.db
-    .updateTable("report_followers")
-    .set({ confirmed_at: civic.now().toISOString() })
-    .where("token_hash", "=", hashToken(token))
-    .where("confirmed_at", "is", null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1 ? reference : undefined;
+  const now = civic.now();
+  return civic.database.db.transaction().execute(async (tx) => {
+    const link = await useLink(tx, CONFIRM, token, now);
+    const reference = link ? await unconfirmedFollow(tx, link.ref) : undefined;
+    if (!link || !reference) return undefined;
+    await tx
+      .updateTable("report_followers")
+      .set({ confirmed_at: now.toISOString() })
+      .where("id", "=", Number(link.ref))
+      .where("confirmed_at", "is", null)
+      .execute();
+    return reference;
+  });
 }
 
 /** What an unsubscribe token names: a follower row or a report's reporter. */

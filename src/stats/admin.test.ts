@@ -143,7 +143,6 @@ describeEachDb("staff statistics page", (dialect) => {
         .values({
           email: `subscriber-${i}@example.org`,
           status,
-          confirm_token_hash: null,
           unsubscribe_salt: `stats-test-salt-${i}`,
           consent_text: "Test",
           created_at: at,

@@ -2,19 +2,30 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ButtonForm, ErrorSummary, Field, PostForm } from "../core/web/forms.js";
-import { hashToken, looksLikeToken, newToken, normaliseEmail, TokenParams } from "../core/tokens.js";
+import { hashToken, newToken, TokenParams } from "../core/tokens.js";
+import { normaliseEmail } from "../core/email-address.js";
+import { issueLink, useLink } from "../core/links.js";
+import { emailLinkPage } from "../core/web/link-page.js";
 import { FormProblem, Honeypot, Select, TextArea } from "../core/web/components.js";
 import { AlreadySent, oncePerForm } from "../core/http/single-use.js";
 import { parseRoles } from "../projects/index.js";
 import { withdrawnValues } from "./personal-data.js";
 import { pageContext } from "../core/context.js";
-import { notFound, type FieldProblem } from "../core/http/errors.js";
+import { AppError, type FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { isBanned } from "../moderation/index.js";
 import { accountAddress } from "../accounts/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
+
+/**
+ * The link in the confirmation mail (core/links.ts) confirms the sign-up, then withdraws it "at any time": any number
+ * of uses while the sign-up is kept (the retention job deletes it with the sign-up).
+ */
+const LINK = "volunteer";
+const LINK_DAYS = 10 * 366;
+const DAY = 24 * 60 * 60_000;
 
 export const CONSENT =
   "I agree that the volunteers who run this platform keep these details to contact me about volunteering, until I withdraw.";
@@ -170,7 +181,6 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
     if (problems.length > 0) return render(request, reply, v, problems);
     // A banned account or address gets the usual answer, and nothing is kept or mailed (moderation/ban-list.ts).
     const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
-    const confirmToken = newToken();
     const now = civic.now();
     const ctx = pageContext(request);
     const done = await oncePerForm(civic, token, "volunteer", (record) =>
@@ -179,7 +189,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
         .execute(async (tx) => {
           await record(tx, "sent");
           if (banned) return;
-          await tx
+          const row = await tx
             .insertInto("volunteers")
             .values({
               project_id: project?.id ?? null,
@@ -191,13 +201,28 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
               availability: v.availability.trim(),
               consent_text: CONSENT,
               status: "unconfirmed",
-              token_hash: hashToken(confirmToken),
+              // Not a link's: links are kept by core/links.ts. A random value (the column is unique, not null).
+              token_hash: hashToken(newToken()),
               account_id: request.viewer?.accountId ?? null,
               created_at: now.toISOString(),
               confirmed_at: null,
               withdrawn_at: null,
             })
-            .execute();
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          const confirmToken = await issueLink(
+            tx,
+            {
+              purpose: LINK,
+              email: email!,
+              // Erasing the account that made the sign-up erases the sign-up, and its link with it.
+              accountId: request.viewer?.accountId ?? null,
+              ref: row.id,
+              expiresAt: new Date(now.getTime() + LINK_DAYS * DAY),
+              maxUses: null,
+            },
+            now,
+          );
           await sendUnconfirmedMail(
             tx,
             { secret: civic.config.sessionSecret, now },
@@ -236,42 +261,53 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
+  /** The sign-up a link names, for its buttons (counts a use of the link). */
   async function byToken(token: string) {
-    if (!looksLikeToken(token)) return undefined;
-    return db().selectFrom("volunteers").selectAll().where("token_hash", "=", hashToken(token)).executeTakeFirst();
+    const link = await useLink(db(), LINK, token, civic.now());
+    if (!link || link.ref === null) return undefined;
+    return db().selectFrom("volunteers").selectAll().where("id", "=", Number(link.ref)).executeTakeFirst();
   }
 
-  app.get("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
-    const ctx = pageContext(request);
-    return sendPage(
-      reply,
-      <Layout ctx={ctx} title="Your volunteering sign-up">
-        <h1>Your volunteering sign-up</h1>
-        {row.status === "unconfirmed" ? (
-          <ButtonForm action={`/volunteer/confirm/${token}`} csrfToken={ctx.csrfToken} label="Confirm" />
-        ) : null}
-        {row.status === "confirmed" ? <p>Your sign-up is confirmed. Thank you.</p> : null}
-        {row.status === "withdrawn" ? (
-          <p>You have withdrawn; we no longer hold your details.</p>
-        ) : (
-          <ButtonForm
-            action={`/volunteer/withdraw/${token}`}
-            csrfToken={ctx.csrfToken}
-            label="Withdraw my sign-up"
-            secondary
-          />
-        )}
-      </Layout>,
-    );
+  emailLinkPage(app, {
+    path: "/volunteer/confirm",
+    purpose: LINK,
+    title: "Your volunteering sign-up",
+    gone: "This link is not valid any more.",
+    askAgain: { href: "/volunteer", label: "Sign up to volunteer" },
+    async body(link, { token, csrfToken }) {
+      const row =
+        link.ref === null
+          ? undefined
+          : await db().selectFrom("volunteers").select("status").where("id", "=", Number(link.ref)).executeTakeFirst();
+      if (!row) return null;
+      return (
+        <>
+          {row.status === "unconfirmed" ? (
+            <>
+              <p>Press “Confirm” to confirm your sign-up.</p>
+              <ButtonForm action={`/volunteer/confirm/${token}`} csrfToken={csrfToken} label="Confirm" />
+            </>
+          ) : null}
+          {row.status === "confirmed" ? <p>Your sign-up is confirmed. Thank you.</p> : null}
+          {row.status === "withdrawn" ? (
+            <p>You have withdrawn; we no longer hold your details.</p>
+          ) : (
+            <ButtonForm
+              action={`/volunteer/withdraw/${token}`}
+              csrfToken={csrfToken}
+              label="Withdraw my sign-up"
+              secondary
+            />
+          )}
+        </>
+      );
+    },
   });
 
   app.post("/volunteer/confirm/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
+    if (!row) throw new AppError("gone", "This link is not valid any more.");
     await db()
       .updateTable("volunteers")
       .set({ status: "confirmed", confirmed_at: civic.now().toISOString() })
@@ -284,7 +320,7 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
   app.post("/volunteer/withdraw/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const { token } = request.params;
     const row = await byToken(token);
-    if (!row) throw notFound("This link is not valid.");
+    if (!row) throw new AppError("gone", "This link is not valid any more.");
     await withdraw(row.id, civic.now());
     return reply.redirect(`/volunteer/confirm/${token}`, 303);
   });

@@ -70,7 +70,6 @@ describe.skipIf(!browserAvailable())("community staff pages in Chromium", { time
         project_id: "village-orchard",
         account_id: null,
         email: null,
-        confirm_token_hash: null,
         created_at: at,
         published_at: at,
         updated_at: at,

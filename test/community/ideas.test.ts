@@ -39,7 +39,7 @@ describeEachDb("ideas", (dialect) => {
     expect(ideaPage.body).not.toContain("dee@example.org");
     expect((await v.get("/ideas.atom")).body).toContain(idea.title);
     // The link works once.
-    expect((await v.post(path, { _csrf: token })).statusCode).toBe(404);
+    expect((await v.post(path, { _csrf: token })).statusCode).toBe(410);
   });
 
   it("residents' ideas publish at once; support once, withdrawable, count public; staff adopt it into a project", async () => {

@@ -189,7 +189,6 @@ async function addSubscribers(db: Kysely<DB>, emails: string[]) {
       .values({
         email,
         status: "confirmed",
-        confirm_token_hash: null,
         unsubscribe_salt: `salt${i}`,
         consent_text: "yes",
         created_at: at,

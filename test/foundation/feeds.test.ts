@@ -34,7 +34,6 @@ describeEachDb("Atom feeds on the wire", (dialect) => {
         project_id: null,
         account_id: null,
         email: null,
-        confirm_token_hash: null,
         created_at: at,
         published_at: at,
         updated_at: at,

@@ -111,7 +111,7 @@ describeEachDb("following a report by email", (dialect) => {
     });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.body).toContain("You will get the updates");
-    expect((await h.app.inject({ method: "GET", url: link![1]! })).statusCode).toBe(404);
+    expect((await h.app.inject({ method: "GET", url: link![1]! })).statusCode).toBe(410);
 
     // Asking again gives the same answer and no new mail: the form does not tell who follows.
     const twice = (await follow("fan@example.org")).first;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AppError } from "../../src/core/http/errors.js";
 import { admitConfirmation } from "../../src/core/mail/policy.js";
-import { normaliseEmail } from "../../src/core/tokens.js";
+import { normaliseEmail } from "../../src/core/email-address.js";
 import { addBan } from "../../src/moderation/ban-list.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";

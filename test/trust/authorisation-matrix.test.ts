@@ -53,6 +53,7 @@ const MATRIX: Record<string, Entry> = {
   "POST /report-this/:kind/:id": { action: "submit", on: "report", fields: () => ({ reason: "spam" }) },
   "POST /account/email/confirm": { action: "submit" },
   "POST /account/email/undo": { action: "submit" },
+  "POST /account/addresses/confirm": { action: "submit" },
   "POST /councillors/:id/contact": { action: "submit" },
   "POST /sign-in/email": { action: "submit" },
   "POST /sign-in/code": { action: "submit" },
@@ -76,6 +77,7 @@ const MATRIX: Record<string, Entry> = {
   // A signed-in person's own account (the session names it).
   "POST /account/name": { action: "signed-in" },
   "POST /account/email": { action: "signed-in" },
+  "POST /account/addresses": { action: "signed-in" },
   "POST /account/password": { action: "signed-in" },
   "POST /account/password/remove": { action: "signed-in" },
   "POST /account/sessions/end": { action: "signed-in", fields: () => ({ id: "0" }) },

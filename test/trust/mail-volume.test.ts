@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mailboxOf } from "../../src/core/mail/policy.js";
+import { mailboxKey as mailboxOf } from "../../src/core/email-address.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { accountsHarness, type AccountsHarness, tokenIn, Visitor } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";

@@ -100,6 +100,9 @@ export class Checkpointer {
     if (!worker) return;
     this.worker = null;
     const exited = once(worker, "exit");
+    // Referenced again while it closes: an unreferenced thread's "exit" does not keep the process alive, so a
+    // shutdown that awaited it could end the process with nothing left to run, before "stopped" was logged.
+    worker.ref();
     worker.postMessage("close");
     await exited;
   }

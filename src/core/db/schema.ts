@@ -383,7 +383,6 @@ export interface EmailChallengesTable {
   email: string;
   account_id: string | null;
   handle_hash: string;
-  token_hash: string;
   code_hash: string | null;
   failed_attempts: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
@@ -391,15 +390,29 @@ export interface EmailChallengesTable {
   used_at: Timestamp | null;
 }
 
-/** An undo link sent to the old address when an account's address changed (migration 0021). */
-export interface EmailChangeUndosTable {
+/**
+ * Emailed links of every kind (migration 0026, core/links.ts): written only through core/links.ts. Only the sha256
+ * of a link's token is kept.
+ */
+export interface EmailLinksTable {
   id: Id;
-  account_id: string;
-  old_email: string;
+  /** What pressing the link's button does ("sign-in", "email-change-undo", a feature's confirmation...). */
+  purpose: string;
   token_hash: string;
+  /** The lower-case address the link was mailed to. */
+  email: string;
+  account_id: string | null;
+  /** The feature row the link acts on (a volunteer id, a sign-in challenge id...). */
+  ref: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
-  used_at: Timestamp | null;
+  /** Null: any number of uses until it expires. */
+  max_uses: number | null;
+  uses: ColumnType<number, number | undefined, number>;
+  first_used_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  /** Ended for good (done another way, cancelled): never reopened. */
+  revoked_at: Timestamp | null;
 }
 
 export interface PasskeysTable {
@@ -458,7 +471,6 @@ export interface IdeasTable {
   account_id: string | null;
   /** The proposer's address when they had no account (never shown). */
   email: string | null;
-  confirm_token_hash: string | null;
   supports: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   published_at: Timestamp | null;
@@ -482,7 +494,7 @@ export interface VolunteersTable {
   availability: string;
   consent_text: string;
   status: "unconfirmed" | "confirmed" | "withdrawn";
-  /** sha256 of the link token in the confirmation mail (confirms, then withdraws). */
+  /** A random value since migration 0026 (unique, not null); the mailed link is kept in email_links. */
   token_hash: string;
   account_id: string | null;
   created_at: Timestamp;
@@ -494,7 +506,6 @@ export interface NewsletterSubscribersTable {
   id: Id;
   email: string;
   status: "unconfirmed" | "confirmed" | "unsubscribed";
-  confirm_token_hash: string | null;
   /** Random salt; the unsubscribe token is a keyed hash of it (see newsletter/tokens.ts). */
   unsubscribe_salt: string;
   consent_text: string;
@@ -551,6 +562,7 @@ export interface ReportFollowersTable {
   id: Id;
   report_id: number;
   email: string;
+  /** The salt of the unsubscribe token (reports/followers.ts); the confirmation link is in email_links (0026). */
   token_hash: string;
   created_at: Timestamp;
   confirmed_at: Timestamp | null;
@@ -605,7 +617,10 @@ export interface AccountAddressesTable {
   account_id: string;
   /** Normalised (lower-case) address. */
   email: string;
-  /** "former" (the account's address before a change) or "my-data" (a my-data link opened while signed in). */
+  /**
+   * "former" (the account's address before a change), "added" (confirmed from its mailbox for this account), or
+   * "my-data" (before issue 33: a my-data link opened while signed in; no longer written).
+   */
   reason: string;
   created_at: Timestamp;
 }
@@ -633,7 +648,7 @@ export interface DB {
   account_addresses: AccountAddressesTable;
   sessions: SessionsTable;
   email_challenges: EmailChallengesTable;
-  email_change_undos: EmailChangeUndosTable;
+  email_links: EmailLinksTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   rate_limit_counters: RateLimitCountersTable;

@@ -143,7 +143,6 @@ describeEachDb("retention of personal data", (dialect) => {
           project_id: null,
           account_id: null,
           email,
-          confirm_token_hash: null,
           created_at: iso(since),
           published_at: confirmedAt,
           updated_at: iso(since),
@@ -173,7 +172,6 @@ describeEachDb("retention of personal data", (dialect) => {
         .values({
           email,
           status: state === "stopped" ? "unsubscribed" : state,
-          confirm_token_hash: null,
           unsubscribe_salt: "salt",
           consent_text: "Send me the newsletter.",
           created_at: iso(since),

@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import type { DB, ReportStatus } from "../db/schema.js";
+import { purgeLinks, purgeOrphanLinks } from "../links.js";
 import type { Job } from "./runner.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -116,7 +117,7 @@ export function eraseOldContactDetails(db: Kysely<DB>, now: Date, signal?: Abort
 }
 
 /** A delete of at most BATCH rows of `table` (by its integer `id`) chosen by `where`; says how many went. */
-type Purgeable = "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers" | "email_change_undos";
+type Purgeable = "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers";
 
 async function deleteBatch<T extends Purgeable>(
   db: Kysely<DB>,
@@ -136,8 +137,8 @@ async function deleteBatch<T extends Purgeable>(
 /**
  * Deletes what was asked for but never confirmed from its mailbox (`unconfirmedDays` after it was asked for): ideas
  * (never public), volunteer sign-ups, newsletter subscriptions and report follows; and stopped ones (`stoppedDays`
- * after): unsubscribed newsletter addresses and withdrawn volunteer sign-ups; and email-change undo links once they
- * have expired (7 days), with the old address they hold. Their addresses go with them.
+ * after): unsubscribed newsletter addresses and withdrawn volunteer sign-ups; and emailed links of every kind
+ * (core/links.ts) a day after they expired, with the address they hold. Their addresses go with them.
  */
 export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: AbortSignal): Promise<number> {
   const asked = before(now, RETENTION.unconfirmedDays);
@@ -160,7 +161,13 @@ export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: Abort
       deleteBatch(db, "report_followers", (eb) =>
         eb.and([eb("confirmed_at", "is", null), eb("created_at", "<", asked)]),
       ),
-    () => deleteBatch(db, "email_change_undos", (eb) => eb("expires_at", "<", now.toISOString())),
+    () => purgeLinks(db, now, BATCH),
+    // The features' emailed links go with the rows they act on (their purposes: ideas/service.ts,
+    // volunteers/routes.tsx, newsletter/service.ts, reports/followers.ts).
+    () => purgeOrphanLinks(db, "idea-confirm", "ideas", BATCH),
+    () => purgeOrphanLinks(db, "volunteer", "volunteers", BATCH),
+    () => purgeOrphanLinks(db, "newsletter-confirm", "newsletter_subscribers", BATCH),
+    () => purgeOrphanLinks(db, "report-follow", "report_followers", BATCH),
   ];
   let total = 0;
   for (const step of steps) total += await inBatches(step, signal);

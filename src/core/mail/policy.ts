@@ -46,9 +46,6 @@ const LIMITS = {
   challenge: limits("mail-challenge", UNCONFIRMED_MAIL_CAPS.challenge),
 };
 
-/** The old name of `mailboxKey` (core/email-address.ts), for the call sites that still use it. */
-export const mailboxOf = mailboxKey;
-
 /** Counts one message against each limit in turn; stops (and says no) at the first one that is used up. */
 async function within(limiter: FixedWindowLimiter, checks: [WindowLimit, string][]): Promise<boolean> {
   for (const [limit, subject] of checks) {

@@ -268,6 +268,15 @@ export function PrivacyContent({ site }: ContentProps) {
         account's own address, so nobody can join another person's address to their account by typing it into a form.
         Identifiers that other programs send through our Open311 API are never taken as one of our accounts.
       </p>
+      <p>
+        <strong>Links we email you</strong> (to sign in, to confirm something, to see your data, to add an address to
+        your account) work only from the button on the page they open. For each link we keep what it is for, the address
+        we sent it to (and the account that asked, if any), when it expires and how often it was used, but not the link
+        itself, only a scrambled fingerprint of it. Sign-in and similar links expire after 30 minutes, undo links after
+        7 days, confirmation links after {RETENTION.unconfirmedDays} days (the link of a volunteer sign-up, which also
+        withdraws it, lasts as long as the sign-up); we delete each a day after it expires, or with what it was for, and
+        at once when you erase your data.
+      </p>
 
       <h2>Changes to this notice</h2>
       <p>If we change this notice, we will update the "Last updated" date at the top of this page.</p>

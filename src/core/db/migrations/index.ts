@@ -21,7 +21,8 @@ import * as m0020b from "./0020b_unlogged_counters.js";
 import * as m0021 from "./0021_trust_signin.js";
 import * as m0022 from "./0022_trust_policy.js";
 import * as m0025 from "./0025_trust_personal_data.js";
-import * as m0026 from "./0026_trust_api_clients.js";
+import * as m0026a from "./0026_email_links.js";
+import * as m0026b from "./0026_trust_api_clients.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -50,7 +51,8 @@ export const migrations: Record<string, Migration> = {
   "0021_trust_signin": m0021,
   "0022_trust_policy": m0022,
   "0025_trust_personal_data": m0025,
-  "0026_trust_api_clients": m0026,
+  "0026_email_links": m0026a,
+  "0026_trust_api_clients": m0026b,
 };
 
 export class MigrationError extends Error {
