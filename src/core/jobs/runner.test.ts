@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase } from "../../../test/helpers/app.js";
 import type { Database } from "../db/database.js";
+import { until } from "../../../test/helpers/wait.js";
 import { type Job, JobRunner } from "./runner.js";
 
 /** A clock the test moves by hand. */
@@ -28,17 +29,36 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
     await t.cleanup();
   });
 
+  /** What a started counting job waits for before it ends (see `together`). */
+  let held: Promise<unknown> = Promise.resolve();
+
   function countingJob(runs: string[], options: Partial<Job> = {}): (who: string) => Job {
     return (who) => ({
       name: "count",
       intervalMs: HOUR,
       async run() {
         runs.push(who);
-        await new Promise((r) => setTimeout(r, 20));
+        await held;
         return { done: 1 };
       },
       ...options,
     });
+  }
+
+  /**
+   * Every runner's runDue at once; a counting job that starts is held until every runner has either started it too
+   * or returned, so each runner tries while the job runs (not only after a while).
+   */
+  async function together(runners: JobRunner[], runs: string[]): Promise<void> {
+    let open = (): void => {};
+    held = new Promise<void>((resolve) => (open = resolve));
+    const before = runs.length;
+    let returned = 0;
+    const all = runners.map((r) => r.runDue().finally(() => returned++));
+    await until(() => returned + runs.length - before >= runners.length);
+    open();
+    await Promise.all(all);
+    held = Promise.resolve();
   }
 
   it("runs a job once per interval across several processes sharing the database", async () => {
@@ -48,15 +68,15 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
     const runners = [t.database, other, t.database, other].map(
       (d, i) => new JobRunner({ db: d.db, jobs: [job(`p${i}`)], now: c.now, owner: `p${i}` }),
     );
-    await Promise.all(runners.map((r) => r.runDue()));
+    await together(runners, runs);
     expect(runs).toHaveLength(1);
 
     c.advance(HOUR - 1);
-    await Promise.all(runners.map((r) => r.runDue()));
+    await together(runners, runs);
     expect(runs).toHaveLength(1);
 
     c.advance(1);
-    await Promise.all(runners.map((r) => r.runDue()));
+    await together(runners, runs);
     expect(runs).toHaveLength(2);
     const row = await t.database.db.selectFrom("job_leases").selectAll().executeTakeFirstOrThrow();
     expect(row.lease_owner).toBeNull();
@@ -98,6 +118,7 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
   it("stopping aborts the run, releases the lease and leaves the job due for another process", async () => {
     const c = clock();
     let sawAbort = false;
+    let started = false;
     const stopping = new JobRunner({
       db: t.database.db,
       now: c.now,
@@ -109,6 +130,7 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
           intervalMs: HOUR,
           run: ({ signal }) =>
             new Promise((resolve) => {
+              started = true;
               signal.addEventListener("abort", () => {
                 sawAbort = true;
                 resolve(undefined);
@@ -118,11 +140,10 @@ describeEachDb("periodic jobs with database leases", (dialect) => {
       ],
     });
     stopping.start();
-    for (let i = 0; i < 100; i++) {
-      const row = await t.database.db.selectFrom("job_leases").select("lease_owner").executeTakeFirst();
-      if (row?.lease_owner === "stopping") break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Until the job runs (it holds the lease by then), for as long as the test's timeout allows.
+    await until(() => started);
+    const lease = await t.database.db.selectFrom("job_leases").select("lease_owner").executeTakeFirstOrThrow();
+    expect(lease.lease_owner).toBe("stopping");
     await stopping.stop();
     expect(sawAbort).toBe(true);
     const row = await t.database.db.selectFrom("job_leases").selectAll().executeTakeFirstOrThrow();
