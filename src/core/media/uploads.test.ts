@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, formToken, type TestApp } from "../../../test/helpers/app.js";
 import { jpegWithGps } from "../../../test/helpers/images.js";
+import { until } from "../../../test/helpers/wait.js";
 import { createApiKey } from "../../open311/keys.js";
 import { MAX_CONCURRENT_UPLOADS } from "./uploads.js";
 
@@ -201,9 +202,7 @@ describeEachDb("uploads", (dialect) => {
     );
     const pending = stalled.map((body) => post("/api/v2/requests.json", body));
     // Wait until every stalled upload holds its slot and has written part of its file.
-    for (let i = 0; i < 200 && tempFiles().filter((f) => String(f).includes("/")).length < stalled.length; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await until(() => tempFiles().filter((f) => String(f).includes("/")).length >= stalled.length);
     expect(tempFiles().filter((f) => String(f).includes("/"))).toHaveLength(stalled.length);
 
     const extra = multipartStream(open311Fields(key), { field: "media", fileBytes: 20 * MB });
@@ -264,10 +263,10 @@ describe("uploads over a real connection", () => {
       );
       const chunk = Buffer.alloc(64 * 1024);
       let written = 0;
-      const started = Date.now();
-      while (!closed && written < total && Date.now() - started < 10_000) {
+      // Until the server closes the connection or everything is sent; a full socket buffer waits until it drains.
+      while (!closed && written < total) {
         if (socket.write(chunk)) written += chunk.length;
-        else await new Promise((r) => setTimeout(r, 10));
+        else await until(() => closed || !socket.writableNeedDrain);
       }
       socket.destroy();
       expect(response).toMatch(/^HTTP\/1.1 403/);
