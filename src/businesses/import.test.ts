@@ -6,6 +6,7 @@ import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/
 import { runCli } from "../cli.js";
 import { parseCsv } from "./csv.js";
 import { formatProblem, parseImport, parseOpeningHoursText } from "./import.js";
+import { until } from "../../test/helpers/wait.js";
 
 function io() {
   const out: string[] = [];
@@ -84,13 +85,11 @@ describeEachDb("civic businesses import/export", (dialect) => {
       ).n,
     );
   const servedEtag = async () => String((await t.app.inject("/data/businesses-canonical.json")).headers.etag);
+  /** The served ETag once it is no longer `not` (the dataset has looked at the change log again). */
   async function waitForEtag(not: string): Promise<string> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const etag = await servedEtag();
-      if (etag !== not || Date.now() > deadline) return etag;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let etag = not;
+    await until(async () => (etag = await servedEtag()) !== not, 100);
+    return etag;
   }
 
   beforeAll(async () => {
@@ -189,13 +188,12 @@ describeEachDb("civic businesses import/export", (dialect) => {
     expect(o.out).toContain("Checked 1000 of 2500 records…");
     expect(o.out).toContain("Applied 2000 of 2500 records…");
     expect(o.out.at(-1)).toMatch(/CSV, 2500 records\): 2500 added, 0 updated, 0 removed, 0 unchanged/);
-    const deadline = Date.now() + 5000;
+    // Until the served dataset has every imported record (it rebuilds once it has looked at the change log again).
     let count = 0;
-    while (Date.now() < deadline) {
+    await until(async () => {
       count = JSON.parse((await t.app.inject("/api/v1/businesses?category=shops&q=long%20road")).body).numberOfItems;
-      if (count === 2500) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return count >= 2500;
+    }, 100);
     expect(count).toBe(2500);
     const one = JSON.parse((await t.app.inject("/api/v1/businesses/csv-shop-7")).body);
     expect(one.name).toBe('Shop 7, the "best"');
