@@ -46,10 +46,9 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
       const problems = watchPageProblems(page);
       for (const path of paths) {
         await page.goto(`${site.base}${path}`, { waitUntil: "load" });
-        if (javaScriptEnabled) {
-          const violations = await axeViolations(page);
-          if (violations.length > 0) failures.push(formatViolations(path, violations));
-        }
+        const violations = await axeViolations(page, { javaScript: javaScriptEnabled });
+        const mode = javaScriptEnabled ? "with JavaScript" : "without JavaScript";
+        if (violations.length > 0) failures.push(formatViolations(`${path} (${mode})`, violations));
       }
       await context.close();
       expect(problems, "CSP violations or script errors").toEqual([]);
