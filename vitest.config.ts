@@ -36,6 +36,7 @@ const SLOW = [
   "test/foundation/server.test.ts",
   "test/scale/checkpointer.test.ts",
   "test/scale/sync-thread.test.ts",
+  "test/foundation/html-valid.test.ts",
 ];
 
 /** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */

@@ -10,9 +10,11 @@ function Example({ id, title, code, children }: { id: string; title: string; cod
     <section aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
       {children as never}
-      <pre tabIndex={0} aria-labelledby={id}>
-        <code>{code}</code>
-      </pre>
+      <div class="code-example" role="region" tabIndex={0} aria-labelledby={id}>
+        <pre>
+          <code>{code}</code>
+        </pre>
+      </div>
     </section>
   );
 }
