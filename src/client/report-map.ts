@@ -83,6 +83,13 @@ function init(el: HTMLElement): void {
 
   el.hidden = false;
   if (help) help.hidden = false;
+  // The hint speaks of the map only once there is one (without this script, the form has none).
+  const hintWithMap = document.getElementById("location-hint-map");
+  const hintWithout = document.getElementById("location-hint-text");
+  if (hintWithMap && hintWithout) {
+    hintWithMap.hidden = false;
+    hintWithout.hidden = true;
+  }
   el.setAttribute("role", "application");
   el.setAttribute("aria-label", "Map of the village for placing the report pin");
   if (help) el.setAttribute("aria-describedby", "map-help");

@@ -93,6 +93,7 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await page.getByRole("button", { name: "Continue" }).click();
     await page.waitForURL(/\/report\?category=pothole/);
     await expect.poll(() => page.isVisible("#report-map")).toBe(true);
+    expect(await page.innerText("#location-hint")).toContain("Put a pin on the map");
     await page.waitForSelector("#report-map .leaflet-tile-loaded");
     await axe(page, "report form");
 
@@ -282,6 +283,8 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
     await page.getByLabel("Damaged road sign").check();
     await page.getByRole("button", { name: "Continue" }).click();
     expect(await page.isVisible("#report-map")).toBe(false);
+    // Where there is no map, the hint does not speak of one.
+    expect((await page.innerText("#location-hint")).toLowerCase()).not.toContain("map");
     await page.selectOption("#place", "church-lane");
     await page.getByLabel("Describe the place").fill("By the fingerpost at the top");
     await page.getByLabel("Knocked down").check();

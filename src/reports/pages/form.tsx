@@ -58,8 +58,11 @@ export function ReportForm(p: ReportFormProps) {
             <h2 class="legend-heading">Where is it?</h2>
           </legend>
           <p class="hint" id="location-hint">
-            Put a pin on the map, or choose the nearest street or landmark, or describe the place. One of these is
-            enough.
+            <span id="location-hint-map" hidden>
+              Put a pin on the map, or choose the nearest street or landmark, or describe the place.
+            </span>
+            <span id="location-hint-text">Choose the nearest street or landmark, or describe the place.</span> One of
+            these is enough.
           </p>
           <FieldError id="location-error" message={locationError} />
           <div
