@@ -38,7 +38,7 @@ export function AccountPage(p: AccountPageProps) {
       <ErrorSummary problems={p.problems} />
       <h1>Your account</h1>
       {p.notice ? (
-        <p class="notice" role="status">
+        <p class="notice notice-success" role="status">
           {p.notice}
         </p>
       ) : null}

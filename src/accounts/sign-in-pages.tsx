@@ -14,7 +14,11 @@ export function SignInPage(p: { csrfToken: string; values: SignInValues; problem
     <>
       <ErrorSummary problems={p.problems} />
       <h1>Sign in</h1>
-      {p.notice ? <p class="notice">{p.notice}</p> : null}
+      {p.notice ? (
+        <p class="notice" role="status">
+          {p.notice}
+        </p>
+      ) : null}
       <p>
         You do not need an account to report a problem or to read reports. With one you can list your reports, manage
         your personal data and, if you help run the platform, use the staff tools.

@@ -18,7 +18,7 @@ export function RolesPage({ staff, csrfToken, problems, values, notice }: RolesP
       <h1>Staff roles</h1>
       <ErrorSummary problems={problems} staffPrefix="admin-" />
       {notice ? (
-        <p class="notice" role="status">
+        <p class="notice notice-success" role="status">
           The role is changed.
         </p>
       ) : null}
@@ -84,7 +84,7 @@ export function ApiKeysPage({ keys, csrfToken, problems, created, revoked }: Api
       <h1>Open311 API keys</h1>
       <ErrorSummary problems={problems} staffPrefix="admin-" />
       {created ? (
-        <div class="notice" role="status">
+        <div class="notice notice-success" role="status">
           <p>
             The key for “{created.name}” is: <code>{created.key}</code>
           </p>
@@ -92,7 +92,7 @@ export function ApiKeysPage({ keys, csrfToken, problems, created, revoked }: Api
         </div>
       ) : null}
       {revoked ? (
-        <p class="notice" role="status">
+        <p class="notice notice-success" role="status">
           The key is revoked.
         </p>
       ) : null}

@@ -10,7 +10,7 @@ type CategoryRow = Awaited<ReturnType<typeof listCategories>>[number];
 
 function Notice({ text }: { text?: string }) {
   return text ? (
-    <p class="notice" role="status">
+    <p class="notice notice-success" role="status">
       {text}
     </p>
   ) : null;

@@ -127,7 +127,7 @@ export function QuestionsPage({ csrfToken, category, values, problems, notice }:
       </p>
       <ErrorSummary problems={problems} staffPrefix="admin-" />
       {notice ? (
-        <p class="notice" role="status">
+        <p class="notice notice-success" role="status">
           {notice}
         </p>
       ) : null}

@@ -101,7 +101,7 @@ export async function councillorContactRoutes(root: FastifyInstance): Promise<vo
         </dl>
         <h2 id="contact">Send {c.name} a message</h2>
         {sent ? (
-          <p role="status" class="notice">
+          <p role="status" class="notice notice-success">
             Your message has been sent. We have emailed you a copy.
           </p>
         ) : (

@@ -53,7 +53,7 @@ export async function ideaStaffRoutes(app: StaffScope): Promise<void> {
           </p>
           <h1>{idea.title}</h1>
           {notice ? (
-            <p role="status" class="notice">
+            <p role="status" class="notice notice-success">
               {notice}
             </p>
           ) : null}

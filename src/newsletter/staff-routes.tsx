@@ -78,7 +78,7 @@ export async function staffNewsletterRoutes(app: StaffScope): Promise<void> {
             </p>
             <h1>{id === null ? "New newsletter" : "Newsletter issue"}</h1>
             {options.notice ? (
-              <p role="status" class="notice">
+              <p role="status" class="notice notice-success">
                 {options.notice}
               </p>
             ) : null}

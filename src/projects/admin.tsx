@@ -159,7 +159,7 @@ export async function projectAdminRoutes(app: StaffScope): Promise<void> {
           </p>
           <h1>{project.title}</h1>
           {o.notice ? (
-            <p role="status" class="notice">
+            <p role="status" class="notice notice-success">
               {o.notice}
             </p>
           ) : null}

@@ -99,7 +99,7 @@ export function CategoryStep({ categories, selected }: { categories: Category[];
     <>
       <h1>Report an issue</h1>
       <p class="lead">Tell us about a local, non-urgent problem. It takes about two minutes.</p>
-      <p class="notice">
+      <p class="notice notice-warning">
         <strong>Not for emergencies.</strong> If someone is in danger, call 999.
       </p>
       <form method="get" action="/report">

@@ -164,7 +164,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
       </h1>
       <ErrorSummary problems={problems} staffPrefix="staff-" />
       {notice && NOTICES[notice] ? (
-        <p class="notice" role="status">
+        <p class="notice notice-success" role="status">
           {NOTICES[notice]}
         </p>
       ) : null}

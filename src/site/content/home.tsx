@@ -76,7 +76,7 @@ export function HomeContent({ site }: ContentProps) {
         ))}
       </ul>
 
-      <aside class="notice" aria-labelledby="emergencies-heading">
+      <aside class="notice notice-warning" aria-labelledby="emergencies-heading">
         <h2 id="emergencies-heading">Not for emergencies</h2>
         <p>
           Reports here are not watched around the clock. If someone is in danger, call <strong>999</strong> (or{" "}
