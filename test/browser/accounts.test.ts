@@ -27,6 +27,16 @@ describe.skipIf(!browserAvailable())("accounts in Chromium", { timeout: 120_000 
     const page = await noJs.newPage();
     await signInByEmail(page, "wren@example.org");
     expect(await page.textContent("h1")).toBe("Your account");
+    // Issue 34: one look for every form control. The password box is as wide and tall as the email box, and the
+    // username box that password managers read (hidden) is not shown.
+    const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+    const email = await box("#new-email");
+    const password = await box('input[type="password"]');
+    expect(password.width).toBe(email.width);
+    expect(password.height).toBe(email.height);
+    expect(await page.locator('input[name="username"]').isVisible()).toBe(false);
+    await page.goto(`${site.base}/sign-in`);
+    expect((await box("#password")).width).toBe((await box("#password-email")).width);
     await noJs.close();
 
     const { context, page: p, problems, failures, check } = await site.checkedPage();
