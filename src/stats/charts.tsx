@@ -29,29 +29,57 @@ export interface ChartProps {
 const INK = "#1b1f23";
 const BAR = "#1d5b3a";
 const GRID = "#c9d0c6";
-const WIDTH = 640;
+/**
+ * The drawing's width in SVG units; the CSS shows it at most this many pixels wide (`.chart-svg`), so text of 13
+ * units is 13 px on a wide screen and still at least 10 px on a 320-pixel phone, where the chart shrinks to fit.
+ */
+const WIDTH = 360;
+const FONT = 13;
+const LINE = 16;
 
 export const formatNumber = (n: number) => n.toLocaleString("en-GB");
 
-const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** A label in lines of at most `max` characters, broken between words (a longer word is split), never cut short. */
+export function wrapLabel(text: string, max: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    for (let rest = word; rest.length > 0;) {
+      const room = line === "" ? max : max - line.length - 1;
+      if (rest.length <= room) {
+        line = line === "" ? rest : `${line} ${rest}`;
+        rest = "";
+      } else if (line !== "") {
+        lines.push(line);
+        line = "";
+      } else {
+        lines.push(rest.slice(0, max));
+        rest = rest.slice(max);
+      }
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines.length > 0 ? lines : [""];
+}
 
 function Columns({ data }: { data: ChartDatum[] }) {
   const height = 220;
-  const left = 48;
+  const left = 40;
   const bottom = 28;
   const top = 12;
   const plotHeight = height - top - bottom;
   const max = Math.max(1, ...data.map((d) => d.value));
   const slot = (WIDTH - left - 8) / Math.max(1, data.length);
-  const every = Math.max(1, Math.ceil(data.length / 8));
+  // Labels lie flat: at most five of them, so that each has room at this width.
+  const every = Math.max(1, Math.ceil(data.length / 5));
   return (
     <svg viewBox={`0 0 ${WIDTH} ${height}`} class="chart-svg" aria-hidden="true" focusable="false">
       <line x1={left} x2={WIDTH} y1={top} y2={top} stroke={GRID} />
       <line x1={left} x2={WIDTH} y1={top + plotHeight} y2={top + plotHeight} stroke={INK} />
-      <text x={left - 6} y={top + 4} text-anchor="end" font-size="12" fill={INK}>
+      <text x={left - 6} y={top + 4} text-anchor="end" font-size={FONT} fill={INK}>
         {formatNumber(max)}
       </text>
-      <text x={left - 6} y={top + plotHeight + 4} text-anchor="end" font-size="12" fill={INK}>
+      <text x={left - 6} y={top + plotHeight + 4} text-anchor="end" font-size={FONT} fill={INK}>
         0
       </text>
       {data.map((d, i) => {
@@ -61,7 +89,7 @@ function Columns({ data }: { data: ChartDatum[] }) {
           <g key={i}>
             <rect x={x + slot * 0.15} y={top + plotHeight - h} width={Math.max(1, slot * 0.7)} height={h} fill={BAR} />
             {i % every === 0 ? (
-              <text x={x + slot / 2} y={height - 8} text-anchor="middle" font-size="12" fill={INK}>
+              <text x={x + slot / 2} y={height - 8} text-anchor="middle" font-size={FONT} fill={INK}>
                 {d.label}
               </text>
             ) : null}
@@ -73,23 +101,39 @@ function Columns({ data }: { data: ChartDatum[] }) {
 }
 
 function Bars({ data }: { data: ChartDatum[] }) {
-  const row = 26;
-  const labelWidth = 210;
-  const height = Math.max(row, data.length * row) + 4;
+  const labelWidth = 150;
+  const gap = 8;
+  const rows = data.map((d) => wrapLabel(d.label, 19));
+  const heights = rows.map((lines) => Math.max(26, lines.length * LINE + 10));
+  const height =
+    Math.max(
+      26,
+      heights.reduce((a, b) => a + b, 0),
+    ) + 4;
   const max = Math.max(1, ...data.map((d) => d.value));
-  const plot = WIDTH - labelWidth - 60;
+  const plot = WIDTH - labelWidth - 44;
+  let y = 2;
   return (
     <svg viewBox={`0 0 ${WIDTH} ${height}`} class="chart-svg" aria-hidden="true" focusable="false">
       {data.map((d, i) => {
-        const y = i * row + 2;
+        const lines = rows[i]!;
+        const rowHeight = heights[i]!;
+        const top = y;
+        y += rowHeight;
         const w = (d.value / max) * plot;
+        const firstBaseline = top + (rowHeight - lines.length * LINE) / 2 + FONT;
+        const middle = top + rowHeight / 2;
         return (
           <g key={i}>
-            <text x={labelWidth - 8} y={y + 17} text-anchor="end" font-size="13" fill={INK}>
-              {shorten(d.label, 28)}
+            <text x={labelWidth - gap} y={firstBaseline} text-anchor="end" font-size={FONT} fill={INK}>
+              {lines.map((line, j) => (
+                <tspan key={j} x={labelWidth - gap} dy={j === 0 ? 0 : LINE}>
+                  {line}
+                </tspan>
+              ))}
             </text>
-            <rect x={labelWidth} y={y + 3} width={Math.max(d.value > 0 ? 2 : 0, w)} height={row - 8} fill={BAR} />
-            <text x={labelWidth + w + 6} y={y + 17} font-size="13" fill={INK}>
+            <rect x={labelWidth} y={middle - 9} width={Math.max(d.value > 0 ? 2 : 0, w)} height={18} fill={BAR} />
+            <text x={labelWidth + w + 6} y={middle + 5} font-size={FONT} fill={INK}>
               {formatNumber(d.value)}
             </text>
           </g>

@@ -33,4 +33,28 @@ describe.skipIf(!browserAvailable())("statistics pages in Chromium", () => {
     expect(problems).toEqual([]);
     expect(failures.join("\n\n")).toBe("");
   }, 120_000);
+
+  it("charts stay readable on a 320-pixel phone: labels at least 10 px high, whole, and as wide as the screen", async () => {
+    const staff = await signInAs(site.app, "admin@example.org", "admin");
+    for (const width of [320, 390, 1280]) {
+      const context = await site.newContext({ viewport: { width, height: 800 }, cookie: staff.cookie });
+      const page = await context.newPage();
+      for (const path of ["/stats", "/admin/stats"]) {
+        await page.goto(`${site.base}${path}`, { waitUntil: "load" });
+        const texts = await page.$$eval("figure.chart svg text", (nodes) =>
+          nodes.map((n) => ({ text: n.textContent ?? "", height: n.getBoundingClientRect().height })),
+        );
+        expect(texts.length, path).toBeGreaterThan(0);
+        const small = texts.filter((t) => t.text.trim() !== "" && t.height < 10);
+        expect(small, `${path} at ${width} px`).toEqual([]);
+        expect(
+          texts.filter((t) => t.text.includes("…")),
+          `${path} at ${width} px`,
+        ).toEqual([]);
+        const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(sideways, `${path} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+      }
+      await context.close();
+    }
+  }, 120_000);
 });

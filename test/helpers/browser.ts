@@ -172,7 +172,11 @@ export interface BrowserSite<H extends Served> {
   readonly base: string;
   readonly browser: TestBrowser;
   /** A new context of the browser, signed in with `cookie` (a Cookie header value, as SignedIn.cookie) if given. */
-  newContext(options?: { cookie?: string; javaScriptEnabled?: boolean }): Promise<BrowserContext>;
+  newContext(options?: {
+    cookie?: string;
+    javaScriptEnabled?: boolean;
+    viewport?: { width: number; height: number };
+  }): Promise<BrowserContext>;
   /**
    * A page in a new context (signed in with `cookie` if given) whose problems (CSP violations, script errors) and
    * axe failures (`check`) are collected.
