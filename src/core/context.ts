@@ -1,3 +1,4 @@
+import { personalRoute } from "./http/private-responses.js";
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Command } from "./cli.js";
 import type { Job } from "./jobs/runner.js";
@@ -119,6 +120,17 @@ declare module "fastify" {
   }
 }
 
+/**
+ * The page's own address on BASE_URL, for its link preview and canonical link: only for a page that is the same for
+ * everyone (nobody signed in, a route that matched, not personal or opened by an emailed link), without the query.
+ */
+function shareUrl(request: FastifyRequest): string | null {
+  if (request.viewer !== null) return null;
+  const route = request.routeOptions;
+  if (!route.url || personalRoute(route)) return null;
+  return `${request.server.civic.site.baseUrl}${request.url.split("?")[0] ?? "/"}`;
+}
+
 /** The context a page needs to render the layout. */
 export function pageContext(request: FastifyRequest): PageContext {
   const civic = request.server.civic;
@@ -128,6 +140,7 @@ export function pageContext(request: FastifyRequest): PageContext {
     assets: civic.assets,
     csrfToken: request.viewer ? request.viewer.formToken() : civic.formTokens.issue(),
     signedIn: request.viewer !== null,
+    shareUrl: shareUrl(request),
     deviceOwner: deviceOwnerKey(civic.config.sessionSecret, request.viewer?.accountId ?? null),
   };
 }

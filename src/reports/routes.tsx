@@ -464,6 +464,8 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
       const links = await duplicateLinks(db(), r.reference, { staff });
+      // Its link preview shows the first photo the public sees (the derived full size, on this site).
+      const preview = r.photos.find((ph) => ph.visibility === "public");
       const ctx = pageContext(request);
       return sendPage(
         reply,
@@ -471,6 +473,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           ctx={ctx}
           title={`${r.title} (${r.reference})`}
           description={`${r.categoryName} report: ${r.statusLabel}.`}
+          image={preview ? `${config.baseUrl}${preview.full}` : undefined}
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >

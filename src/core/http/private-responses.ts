@@ -26,8 +26,7 @@ export function registerPrivateResponses(app: FastifyInstance): void {
   app.addHook("onSend", (request, reply, payload, done) => {
     // Fastify builds request.routeOptions anew on every read: read it once.
     const route = request.routeOptions;
-    const personal =
-      route.config.personal === true || LINK_TOKEN.test(route.url ?? "") || reply.hasHeader("set-cookie");
+    const personal = personalRoute(route) || reply.hasHeader("set-cookie");
     if (personal || (request.viewer !== null && !declaredPublic(reply.getHeader("cache-control")))) {
       reply.header("cache-control", PRIVATE_NO_STORE);
     }
@@ -37,6 +36,14 @@ export function registerPrivateResponses(app: FastifyInstance): void {
 
 /** A route opened by an emailed link carries the link's secret in its path: what it shows is for one person. */
 const LINK_TOKEN = /\/:token(?:\/|$)/;
+
+/**
+ * Whether a route's answers are for one person whoever asks: marked `personal` (data downloads) or opened by an
+ * emailed link. Such pages are never stored by a cache, and never offer a link preview (core/web/layout.tsx).
+ */
+export function personalRoute(route: { config: { personal?: boolean }; url?: string }): boolean {
+  return route.config.personal === true || LINK_TOKEN.test(route.url ?? "");
+}
 
 function declaredPublic(value: unknown): boolean {
   return typeof value === "string" && /^\s*public\b/i.test(value);

@@ -18,6 +18,11 @@ export interface PageContext {
   signedIn?: boolean;
   /** Whose offline drafts this page may show and send (core/web/device-owner.ts); "unknown" when absent. */
   deviceOwner?: string;
+  /**
+   * The page's absolute address on BASE_URL when it may be previewed where it is shared (OpenGraph, Twitter card,
+   * canonical link): public pages seen by nobody in particular; null on private pages (core/context.ts).
+   */
+  shareUrl?: string | null;
 }
 
 export interface LayoutProps {
@@ -30,7 +35,35 @@ export interface LayoutProps {
   scripts?: string[];
   /** Extra elements for <head> (feeds, JSON-LD). */
   head?: ComponentChildren;
+  /** An image of the page for its link preview: an absolute URL on BASE_URL (a report's first public photo). */
+  image?: string;
   children: ComponentChildren;
+}
+
+/**
+ * What a chat or social site shows when the page's address is shared: OpenGraph and Twitter card tags and the
+ * canonical link, all on BASE_URL, nothing from a third party. Only on public pages (PageContext.shareUrl).
+ */
+function LinkPreview(p: {
+  url: string;
+  title: string;
+  siteName: string;
+  description: string;
+  image: string;
+  large: boolean;
+}) {
+  return (
+    <>
+      <link rel="canonical" href={p.url} />
+      <meta property="og:type" content="website" />
+      <meta property="og:site_name" content={p.siteName} />
+      <meta property="og:title" content={p.title} />
+      <meta property="og:description" content={p.description} />
+      <meta property="og:url" content={p.url} />
+      <meta property="og:image" content={p.image} />
+      <meta name="twitter:card" content={p.large ? "summary_large_image" : "summary"} />
+    </>
+  );
 }
 
 function isCurrent(navPath: string, path: string): boolean {
@@ -38,7 +71,7 @@ function isCurrent(navPath: string, path: string): boolean {
 }
 
 /** The page shell: skip link, header with navigation, main landmark, footer. Works without JavaScript. */
-export function Layout({ ctx, title, description, styles = [], scripts = [], head, children }: LayoutProps) {
+export function Layout({ ctx, title, description, styles = [], scripts = [], head, image, children }: LayoutProps) {
   const { site, path, assets } = ctx;
   // enhance.js runs everywhere: it registers the service worker and sends drafts saved offline.
   const pageScripts = scripts.includes("enhance.js") ? scripts : ["enhance.js", ...scripts];
@@ -59,6 +92,16 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
         <meta name="theme-color" content="#1d5b3a" />
         <meta name="device-owner" content={ctx.deviceOwner ?? "unknown"} />
         <link rel="icon" type="image/png" sizes="192x192" href="/icons/icon-192.png" />
+        {ctx.shareUrl ? (
+          <LinkPreview
+            url={ctx.shareUrl}
+            title={path === "/" ? fullTitle : title}
+            siteName={`${site.villageName} Community Platform`}
+            description={description ?? `What is happening in ${site.villageName}, and how to report a local problem.`}
+            image={image ?? `${site.baseUrl}/icons/icon-512.png`}
+            large={image !== undefined}
+          />
+        ) : null}
         {head}
       </head>
       <body>
