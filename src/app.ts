@@ -27,6 +27,7 @@ import { AccessLogController, loggerOptions, requestLoggerFactory } from "./core
 import { markSecrets, routeSecrets } from "./core/http/secret-paths.js";
 import { multipartForMultipartRequests } from "./core/media/multipart.js";
 import { registerUploads } from "./core/media/uploads.js";
+import { registerLoopbackRedirect } from "./core/http/loopback.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
@@ -180,6 +181,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
 
+  // First, so a request on the other loopback name goes to BASE_URL's origin before anything else runs.
+  registerLoopbackRedirect(app, config.baseUrl);
   registerSecurityHeaders(app, config);
   registerSafeLocations(app);
   // Nothing served to a signed-in person, or marked personal, is stored by any cache (the service worker included).

@@ -191,7 +191,9 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(str("DATA_DIR") ?? "./data");
   const databaseUrl = url("DATABASE_URL", ["postgres:", "postgresql:"]) ?? null;
   const smtpUrl = url("SMTP_URL", ["smtp:", "smtps:"]) ?? null;
-  const mailFrom = str("MAIL_FROM") ?? `${DEFAULT_VILLAGE.name} Community Platform <no-reply@${hostOf(baseUrl)}>`;
+  const villageName = str("VILLAGE_NAME") ?? DEFAULT_VILLAGE.name;
+  const mailFrom =
+    str("MAIL_FROM") ?? `${displayName(`${villageName} Community Platform`)} <no-reply@${hostOf(baseUrl)}>`;
   if (!/@/.test(mailFrom)) problems.push(`MAIL_FROM="${mailFrom}" must contain an email address`);
   const seedDemo = bool("SEED_DEMO", true);
   const logLevelRaw = (str("LOG_LEVEL") ?? "info").toLowerCase();
@@ -264,7 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     open311CacheBytes,
     rateLimit: { writeMax, readMax, windowMs },
     village: {
-      name: str("VILLAGE_NAME") ?? DEFAULT_VILLAGE.name,
+      name: villageName,
       councilName: str("COUNCIL_NAME") ?? DEFAULT_VILLAGE.councilName,
       contactEmail,
       centre: str("VILLAGE_BOUNDS") ? centre : DEFAULT_VILLAGE.centre,
@@ -369,6 +371,16 @@ function isAddressOrRange(entry: string): boolean {
   if (version === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * A display name for a From header (RFC 5322): as it is when it is all atoms and spaces, else quoted with its quotes
+ * and backslashes escaped, so a village called "Upper Piddle, Dorset" stays one sender rather than two addresses.
+ */
+function displayName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- line breaks and control characters never reach a header.
+  const clean = name.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  return /[()<>[\]:;@\\,."]/.test(clean) ? `"${clean.replace(/["\\]/g, "\\$&")}"` : clean;
 }
 
 function hostOf(url: string): string {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { printedUrl } from "./core/http/loopback.js";
 import { startDraining } from "./health/routes.js";
 
 export interface RunningServer {
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   }
   const app = await buildApp(config);
   const server = await startServer(app, config);
-  const shown = config.host === "0.0.0.0" || config.host === "::" ? config.baseUrl : server.url;
+  const shown = printedUrl(config.baseUrl, server.url, config.host);
   app.log.info(`Community Civic Platform is running at ${shown}`);
   if (process.stdout.isTTY || process.env.CIVIC_PRINT_URL !== "0") console.log(`Open ${shown} in your browser.`);
 

@@ -34,6 +34,22 @@ describe("configuration", () => {
     );
   });
 
+  it("names the default sender after the configured village, quoted when the name needs it", () => {
+    expect(loadConfig({ DATA_DIR: tempDir() }).mailFrom).toBe(
+      "Wrenford St Mary Community Platform <no-reply@localhost>",
+    );
+    expect(loadConfig({ DATA_DIR: tempDir(), VILLAGE_NAME: "Little Snoring" }).mailFrom).toBe(
+      "Little Snoring Community Platform <no-reply@localhost>",
+    );
+    expect(
+      loadConfig({ DATA_DIR: tempDir(), VILLAGE_NAME: 'Upper "Piddle", Dorset', BASE_URL: "https://civic.example.org" })
+        .mailFrom,
+    ).toBe('"Upper \\"Piddle\\", Dorset Community Platform" <no-reply@civic.example.org>');
+    expect(
+      loadConfig({ DATA_DIR: tempDir(), VILLAGE_NAME: "Elsewhere", MAIL_FROM: "Us <us@example.org>" }).mailFrom,
+    ).toBe("Us <us@example.org>");
+  });
+
   it("names every offending variable at once and what it expects", () => {
     let error: unknown;
     try {

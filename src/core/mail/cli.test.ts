@@ -1,7 +1,8 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDatabase, describeEachDb, type TestDatabase, testConfig } from "../../../test/helpers/app.js";
+import { UsageError } from "../cli.js";
 import { mailCommands } from "./cli.js";
 import { startTestSmtp } from "../../../test/helpers/smtp.js";
 import { enqueueMail } from "./outbox.js";
@@ -41,6 +42,59 @@ describeEachDb("civic mail", (dialect) => {
     expect(lines.pop()).toBe(
       "Sent: 2. Waiting: 0. Failed at least once: 0. Failed for good: 0. Suppressed addresses: 0.",
     );
+  });
+
+  it("mail last shows the newest message: recipient, subject, text, its links and its .eml file once written", async () => {
+    const config = testConfig(db.dataDir);
+    const lines: string[] = [];
+    const ctx = (args: string[] = []) => ({
+      config,
+      database: db.database,
+      args,
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+    });
+    expect(await mailCommands["mail last"]?.run(ctx())).toBe(1);
+    expect(lines.pop()).toBe("No mail has been written yet.");
+
+    const at = new Date("2026-05-01T10:00:00Z");
+    await enqueueMail(
+      db.database.db,
+      { kind: "test", to: "old@example.org", subject: "Older", text: "Not this one.", html: null },
+      at,
+    );
+    const text = [
+      "Sign in with this link (valid 30 minutes):",
+      "http://civic.test/sign-in/link#abc.",
+      "Or see (https://civic.test/reports/R-1). Again: http://civic.test/sign-in/link#abc",
+    ].join("\n");
+    await enqueueMail(
+      db.database.db,
+      { kind: "sign-in", to: "new@example.org", subject: "Your sign-in link", text, html: null },
+      new Date(at.getTime() + 1000),
+    );
+    lines.length = 0;
+    expect(await mailCommands["mail last"]?.run(ctx())).toBe(0);
+    const shown = lines.join("\n");
+    expect(shown).toContain("To: new@example.org");
+    expect(shown).toContain("Subject: Your sign-in link");
+    expect(shown).toContain("Status: waiting to be sent");
+    expect(shown).toContain(text);
+    expect(shown).not.toContain("Older");
+    expect(lines.slice(lines.indexOf("Links:") + 1)).toEqual([
+      "  http://civic.test/sign-in/link#abc",
+      "  https://civic.test/reports/R-1",
+    ]);
+
+    await mailCommands["mail send"]?.run(ctx());
+    lines.length = 0;
+    expect(await mailCommands["mail last"]?.run(ctx())).toBe(0);
+    const file = readdirSync(join(db.dataDir, "mail")).find((f) =>
+      readFileSync(join(db.dataDir, "mail", f), "utf8").includes("new@example.org"),
+    );
+    expect(lines).toContain(`File: ${join(db.dataDir, "mail", file ?? "?")}`);
+    expect(lines.find((l) => l.startsWith("Status:"))).toMatch(/^Status: sent at /);
+    await expect(mailCommands["mail last"]?.run(ctx(["extra"]))).rejects.toThrow(UsageError);
   });
 
   it("counts failed messages and suppressed addresses, and erases a suppression", async () => {

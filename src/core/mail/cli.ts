@@ -1,9 +1,36 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { type Command, UsageError } from "../cli.js";
-import { configuredTransport } from "./plugin.js";
+import { messageIdOfFile } from "./mail-files.js";
+import { configuredTransport, mailFileDirectory } from "./plugin.js";
 import { unsuppressAddress } from "./suppressions.js";
 import { OutboxWorker } from "./worker.js";
 
-/** `civic mail status|send`: see what is waiting in the outbox, and send what is due now (e.g. from cron). */
+/**
+ * The web addresses in a mail's text, each once, in order: what a person trying the site locally wants to open
+ * from a sign-in or confirmation mail. Punctuation that ends a sentence or closes brackets is not part of one.
+ */
+export function linksIn(text: string): string[] {
+  const found = (text.match(/https?:\/\/[^\s<>"]+/g) ?? []).map((u) => u.replace(/[.,;:!?)\]'"]+$/, ""));
+  return [...new Set(found)];
+}
+
+/** The .eml file written for a message (file mail), or null when there is none (SMTP, or not sent yet). */
+async function mailFileOf(dir: string | null, messageId: string): Promise<string | null> {
+  if (!dir) return null;
+  try {
+    const name = (await readdir(dir)).find((n) => messageIdOfFile(n) === messageId);
+    return name ? join(dir, name) : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * `civic mail status|send|last|unsuppress`: see what is waiting in the outbox, send what is due now (e.g. from cron),
+ * and read the newest message (from the outbox, so it works with SMTP and with .eml files alike).
+ */
 export const mailCommands: Record<string, Command> = {
   "mail status": {
     summary: "Show how many emails are waiting, failing or sent",
@@ -42,6 +69,50 @@ export const mailCommands: Record<string, Command> = {
       }
       err("That address is not on the suppression list.");
       return 1;
+    },
+  },
+  "mail last": {
+    summary: "Show the newest email: recipient, subject, text and its links",
+    usage: "civic mail last",
+    async run({ config, database, args, out, err }) {
+      if (args.length > 0) throw new UsageError(`Unexpected argument "${args[0]}".`);
+      const mail = await database.db
+        .selectFrom("outbox")
+        .select([
+          "to_address",
+          "subject",
+          "text_body",
+          "message_id",
+          "created_at",
+          "sent_at",
+          "failed_at",
+          "last_error",
+        ])
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      if (!mail) {
+        err("No mail has been written yet.");
+        return 1;
+      }
+      const file = await mailFileOf(mailFileDirectory(config), mail.message_id);
+      out(`To: ${mail.to_address}`);
+      out(`Subject: ${mail.subject}`);
+      out(`Written: ${String(mail.created_at)}`);
+      if (mail.sent_at !== null) out(`Status: sent at ${String(mail.sent_at)}`);
+      else if (mail.failed_at !== null) out(`Status: failed for good: ${mail.last_error ?? ""}`);
+      else out("Status: waiting to be sent");
+      if (file) out(`File: ${file}`);
+      out("");
+      out(mail.text_body);
+      const links = linksIn(mail.text_body);
+      if (links.length > 0) {
+        out("");
+        out("Links:");
+        for (const link of links) out(`  ${link}`);
+      }
+      return 0;
     },
   },
   "mail send": {
