@@ -465,7 +465,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       const r = found.report;
       const links = await duplicateLinks(db(), r.reference, { staff });
       // Its link preview shows the first photo the public sees (the derived full size, on this site).
-      const preview = r.photos.find((ph) => ph.visibility === "public");
+      const preview = r.photos.find((ph) => isPublic(ph.visibility));
       const ctx = pageContext(request);
       return sendPage(
         reply,
