@@ -90,7 +90,7 @@ const ANSWER_FRESH_MS = 10_000;
  * when no date was given (its ends move with the clock; freshness bounds that).
  */
 function answerKey(format: Format, filter: Extract<RequestFilter, { kind: "search" }>, query: RequestsQuery): string {
-  const dated = !!query.start_date?.trim() || !!query.end_date?.trim();
+  const dated = query.start_date !== undefined || query.end_date !== undefined;
   const window = dated ? `${filter.from}/${filter.to}` : "recent";
   const near = filter.near ? `${filter.near.lat},${filter.near.lng},${filter.near.radiusM}` : "";
   return `${format}|${window}|${filter.serviceCodes?.join(",") ?? ""}|${filter.statuses?.join(",") ?? ""}|${near}|${filter.limit}|${filter.offset}`;
