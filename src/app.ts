@@ -30,7 +30,7 @@ import { registerUploads } from "./core/media/uploads.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
-import { methodNotAllowed, ROUTER_OPTIONS } from "./core/http/methods.js";
+import { methodNotAllowed, overlongParams, ROUTER_OPTIONS } from "./core/http/methods.js";
 import { isStaffPath } from "./core/staff/guard.js";
 import { type AssetManifest, isPrecompressedAsset, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -180,6 +180,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
 
+  // The app's first check: a path parameter past 200 code points is a 414, as the router's own limit (counted in
+  // UTF-16 units) answers the longer ones (core/http/methods.ts).
+  app.addHook("onRequest", overlongParams);
   registerSecurityHeaders(app, config);
   registerSafeLocations(app);
   // Nothing served to a signed-in person, or marked personal, is stored by any cache (the service worker included).

@@ -98,8 +98,8 @@ What the schemas cannot say is in the descriptions (an id that must exist, a dat
 * Text (every query, header and form value) holds no control character but tab, LF and CR, no DEL and no broken
   Unicode (a lone UTF-16 surrogate); a path parameter holds no control character at all. Every text parameter's
   \`pattern\` says so, and breaking it is a \`400\`.
-* Before any route: a path parameter longer than 200 characters is \`414\`, a request line and headers over 16 KB
-  \`431\`; both are documented on every operation.
+* Before any route: a path parameter longer than 200 characters (Unicode code points, once %-decoded) is \`414\`,
+  a request line and headers over 16 KB \`431\`; both are documented on every operation.
 * Lengths (\`maxLength\`) count Unicode code points, as JSON Schema does.
 
 ## Errors
@@ -444,7 +444,10 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
         );
       }
       if (parameters.some((p) => p.in === "path")) {
-        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 characters.");
+        op.responses["414"] ??= familyError(
+          path,
+          "URI Too Long: a path parameter is longer than 200 characters (code points).",
+        );
       }
       op.responses["431"] ??= familyError(
         path,
