@@ -31,7 +31,7 @@ import { registerLoopbackRedirect } from "./core/http/loopback.js";
 import { registerSafeLocations } from "./core/http/redirect.js";
 import { registerPrivateResponses } from "./core/http/private-responses.js";
 import { registerSecurityHeaders } from "./core/http/security.js";
-import { methodNotAllowed, ROUTER_OPTIONS } from "./core/http/methods.js";
+import { methodNotAllowed, overlongParams, ROUTER_OPTIONS } from "./core/http/methods.js";
 import { isStaffPath } from "./core/staff/guard.js";
 import { type AssetManifest, isPrecompressedAsset, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
@@ -183,6 +183,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // First, so a request on the other loopback name goes to BASE_URL's origin before anything else runs.
   registerLoopbackRedirect(app, config.baseUrl);
+  // Then the app's first check: a path parameter past 200 code points is a 414, as the router's own limit (counted in
+  // UTF-16 units) answers the longer ones (core/http/methods.ts).
+  app.addHook("onRequest", overlongParams);
   registerSecurityHeaders(app, config);
   registerSafeLocations(app);
   // Nothing served to a signed-in person, or marked personal, is stored by any cache (the service worker included).

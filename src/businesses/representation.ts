@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import { brotliCompress, brotliCompressSync, gzip, gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { brotliTextOptions, type Coding, encodedEtag, negotiateEncoding } from "../core/http/compression.js";
-import { noneMatchSatisfied } from "../core/http/conditional.js";
+import { notModified } from "../core/http/conditional.js";
 
 export { type Coding, negotiateEncoding };
 
@@ -84,6 +84,8 @@ export interface RepresentationHeaders {
   /** Extra headers a 200 and a 304 both carry (e.g. X-Dataset-Version). */
   extra?: Record<string, string>;
   contentType?: string;
+  /** The item's own change time, for a representation of one item: sent as Last-Modified. */
+  lastModified?: Date;
 }
 
 /**
@@ -99,7 +101,10 @@ export function sendPrepared(
   const coding = negotiateEncoding(request.headers["accept-encoding"]);
   const etag = prepared.etag(coding);
   reply.headers({ "cache-control": headers.cacheControl, vary: "Accept-Encoding", etag, ...headers.extra });
-  if (noneMatchSatisfied(request.headers["if-none-match"], etag)) {
+  const { lastModified } = headers;
+  if (lastModified) reply.header("last-modified", lastModified.toUTCString());
+  // If-None-Match decides when sent; If-Modified-Since only without it (RFC 9110 §13.2.2).
+  if (notModified(request.headers, { etag, lastModified })) {
     return reply.code(304).send();
   }
   reply.header("content-type", headers.contentType ?? "application/json");

@@ -33,7 +33,7 @@ export const DIFF_CACHE_CONTROL = "max-age=300";
 /** CORS headers on every /api/v1 (and /data) response, errors included. */
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, X-Dataset-Version",
+  "access-control-expose-headers": "ETag, Last-Modified, X-Dataset-Version",
 } as const;
 
 const LIST_HEADERS = {
@@ -225,12 +225,12 @@ export async function businessRoutes(root: FastifyInstance): Promise<void> {
           schema: {
             summary: "Get one business",
             description:
-              "A schema.org LocalBusiness (its most specific subtype) as JSON-LD. An unknown id is a 404; a business that was removed is a 410.",
+              "A schema.org LocalBusiness (its most specific subtype) as JSON-LD. An unknown id is a 404; a business that was removed is a 410. `Last-Modified` is when the business last changed (`If-Modified-Since` gives a 304 when no `If-None-Match` is sent).",
             tags: ["Businesses"],
             params: IdParams,
             response: {
-              200: { ...BusinessSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false) },
-              304: notModified(DIRECTORY_CACHE_CONTROL, false),
+              200: { ...BusinessSchema, headers: representationHeaders(DIRECTORY_CACHE_CONTROL, false, true) },
+              304: notModified(DIRECTORY_CACHE_CONTROL, false, true),
               404: problems.notFound,
               410: problems.gone,
             },
@@ -253,7 +253,8 @@ export async function businessRoutes(root: FastifyInstance): Promise<void> {
                 `There is no business with id "${id}". GET ${LIST_PATH} lists every business with its identifier.`,
               );
             }
-            return sendPrepared(request, reply, snap.single(entry), SINGLE_HEADERS);
+            const lastModified = new Date(entry.record.updatedAt);
+            return sendPrepared(request, reply, snap.single(entry), { ...SINGLE_HEADERS, lastModified });
           }),
       );
 

@@ -229,14 +229,23 @@ const etagHeader = {
 };
 const cors = {
   "Access-Control-Allow-Origin": { type: "string", description: "*" },
-  "Access-Control-Expose-Headers": { type: "string", description: "ETag, X-Dataset-Version" },
+  "Access-Control-Expose-Headers": { type: "string", description: "ETag, Last-Modified, X-Dataset-Version" },
 };
 const vary = { type: "string", description: "Accept-Encoding" };
 
 /** OpenAPI response headers of a prepared representation. */
-export function representationHeaders(cacheControl: string, datasetVersion: boolean) {
+export function representationHeaders(cacheControl: string, datasetVersion: boolean, lastModified = false) {
   return {
     ETag: etagHeader,
+    ...(lastModified
+      ? {
+          "Last-Modified": {
+            type: "string",
+            description:
+              "When the business was last changed, as an HTTP date (RFC 9110 IMF-fixdate); send it back in If-Modified-Since for a 304 (If-None-Match, when sent, decides instead).",
+          },
+        }
+      : {}),
     "Cache-Control": { type: "string", description: cacheControl },
     Vary: vary,
     ...(datasetVersion
@@ -251,12 +260,13 @@ export function representationHeaders(cacheControl: string, datasetVersion: bool
   };
 }
 
-export function notModified(cacheControl: string, datasetVersion: boolean) {
+export function notModified(cacheControl: string, datasetVersion: boolean, lastModified = false) {
   return {
-    description:
-      "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). Carries the headers a 200 would.",
+    description: lastModified
+      ? "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches), or, without If-None-Match, the business did not change since If-Modified-Since. Carries the headers a 200 would."
+      : "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). Carries the headers a 200 would.",
     type: "null",
-    headers: representationHeaders(cacheControl, datasetVersion),
+    headers: representationHeaders(cacheControl, datasetVersion, lastModified),
   };
 }
 

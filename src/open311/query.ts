@@ -125,8 +125,9 @@ export function parseRequestsQuery(q: RequestsQuery, now: Date): RequestFilter {
   }
   if (wanted.length === 1) statuses = statusesFor(wanted[0] as "open" | "closed");
 
-  const start = q.start_date?.trim() ? parseW3cDatetime("start_date", q.start_date, false) : null;
-  const end = q.end_date?.trim() ? parseW3cDatetime("end_date", q.end_date, true) : null;
+  // A date given empty (`start_date=`) is a 400, as the published pattern refuses it: only an absent one is no date.
+  const start = q.start_date !== undefined ? parseW3cDatetime("start_date", q.start_date, false) : null;
+  const end = q.end_date !== undefined ? parseW3cDatetime("end_date", q.end_date, true) : null;
   // service_request_id overrides the other filters (the standard): they are only checked to be well-formed (each
   // has its pattern in the description), not used, and the rules between them (the window) do not apply.
   if (ids.length > 0) return { kind: "ids", references: [...new Set(ids.flatMap(referenceCandidates))] };

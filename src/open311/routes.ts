@@ -40,7 +40,7 @@ import {
 } from "./schemas.js";
 import { publicCategories, publicCategory, toService, toServiceDefinition } from "./services.js";
 import { CatalogueCache } from "../catalogue/index.js";
-import { contentEtag, noneMatchSatisfied } from "../core/http/conditional.js";
+import { contentEtag, notModified } from "../core/http/conditional.js";
 import { type SparkValue, toOpen311Xml } from "./xml.js";
 import { AnswerCache, type CachedAnswer } from "./answer-cache.js";
 import { publicReadVersion, reportResource } from "../reports/index.js";
@@ -54,7 +54,7 @@ const SERVICES_CACHE = "public, max-age=300";
  */
 const CATALOGUE_CACHE = "public, no-cache";
 /** So browser clients can read an answer's entity tag (to send it back in If-None-Match), their rate-limit state and when to retry. */
-const EXPOSED_HEADERS = "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
+const EXPOSED_HEADERS = "ETag, Last-Modified, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
 /**
  * Sends an Open311 body as JSON or as XML with the standard's root element. JSON is stringified here rather than
@@ -90,23 +90,40 @@ const ANSWER_FRESH_MS = 10_000;
  * when no date was given (its ends move with the clock; freshness bounds that).
  */
 function answerKey(format: Format, filter: Extract<RequestFilter, { kind: "search" }>, query: RequestsQuery): string {
-  const dated = !!query.start_date?.trim() || !!query.end_date?.trim();
+  const dated = query.start_date !== undefined || query.end_date !== undefined;
   const window = dated ? `${filter.from}/${filter.to}` : "recent";
   const near = filter.near ? `${filter.near.lat},${filter.near.lng},${filter.near.radiusM}` : "";
   return `${format}|${window}|${filter.serviceCodes?.join(",") ?? ""}|${filter.statuses?.join(",") ?? ""}|${near}|${filter.limit}|${filter.offset}`;
 }
 
-/** A kept or new answer, with its entity tag: a repeat that sends it back in If-None-Match gets a 304. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Omit<CachedAnswer, "builtAt">) {
+/**
+ * A kept or new answer, with its entity tag: a repeat that sends it back in If-None-Match gets a 304. An answer
+ * about one item also carries `Last-Modified` (the item's own change time) and honours If-Modified-Since as RFC 9110
+ * says (core/http/conditional.ts).
+ */
+function sendAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: Omit<CachedAnswer, "builtAt">,
+  lastModified?: Date,
+) {
   reply.header("etag", answer.etag);
-  if (noneMatchSatisfied(request.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+  if (lastModified) reply.header("last-modified", lastModified.toUTCString());
+  if (notModified(request.headers, { etag: answer.etag, lastModified })) return reply.code(304).send();
   return reply.type(answer.contentType).send(answer.payload);
 }
 
 /** A read's answer, with a strong entity tag from its bytes (304 for a repeat that sends it in If-None-Match). */
-function sendRead(request: FastifyRequest, reply: FastifyReply, format: Format, root: string, body: SparkValue) {
+function sendRead(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  format: Format,
+  root: string,
+  body: SparkValue,
+  lastModified?: Date,
+) {
   const { payload, contentType } = serialise(format, root, body);
-  return sendAnswer(request, reply, { payload, contentType, etag: contentEtag(payload) });
+  return sendAnswer(request, reply, { payload, contentType, etag: contentEtag(payload) }, lastModified);
 }
 
 /** Characters past which an answer is sent as an encoded Buffer. */
@@ -199,14 +216,19 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     root: string,
     key: string,
     build: (d: ReturnType<typeof db>) => Promise<SparkValue>,
+    lastModifiedToo = false,
   ) => {
-    const { value, version } = await catalogue.get(`${key}.${format}`, async (d) => {
+    const { value, version, changedAt } = await catalogue.get(`${key}.${format}`, async (d) => {
       const body = await build(d);
       return format === "xml" ? toOpen311Xml(root, body) : JSON.stringify(body);
     });
     const etag = `"catalogue-${version}-${format}"`;
     reply.header("cache-control", CATALOGUE_CACHE).header("etag", etag);
-    if (noneMatchSatisfied(request.headers["if-none-match"], etag)) return reply.code(304).send();
+    // One service's definition: Last-Modified is the catalogue's last change (catalogue/version.ts), the newest
+    // change that can touch it, as categories keep no change time of their own.
+    const lastModified = lastModifiedToo ? changedAt : undefined;
+    if (lastModified) reply.header("last-modified", lastModified.toUTCString());
+    if (notModified(request.headers, { etag, lastModified })) return reply.code(304).send();
     return reply.type(format === "xml" ? "text/xml; charset=utf-8" : "application/json; charset=utf-8").send(value);
   };
 
@@ -276,7 +298,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       schema: {
         summary: "Service definition",
         description:
-          "The extra questions (attributes) of one service: datatype (string, number, datetime, text, singlevaluelist, multivaluelist), variable, required, order, description and list values. 404 for an unknown or retired service_code. Like the services list, `no-cache` with an `ETag` (304 on `If-None-Match`): edits to the questions show at once.",
+          "The extra questions (attributes) of one service: datatype (string, number, datetime, text, singlevaluelist, multivaluelist), variable, required, order, description and list values. 404 for an unknown or retired service_code. Like the services list, `no-cache` with an `ETag` (304 on `If-None-Match`): edits to the questions show at once. `Last-Modified` is the catalogue's last change (304 on `If-Modified-Since` when no `If-None-Match` is sent).",
         tags: [TAG],
         params: ServiceCodeParams,
         querystring: ReadQuery,
@@ -285,6 +307,7 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
             "The definition (root `service_definition`, lists `attributes/attribute` and `values/value`).",
             ServiceDefinition,
             CATALOGUE_CACHE,
+            "When the catalogue (any service or department) last changed: services keep no change time of their own",
           ),
           ...errorResponses(400, 404, 429),
         },
@@ -292,8 +315,14 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const code = request.params.service_code;
-      return sendCatalogue(request, reply, request.params.format, "service_definition", `service:${code}`, async (d) =>
-        toServiceDefinition(await publicCategory(d, code)),
+      return sendCatalogue(
+        request,
+        reply,
+        request.params.format,
+        "service_definition",
+        `service:${code}`,
+        async (d) => toServiceDefinition(await publicCategory(d, code)),
+        true,
       );
     },
   );
@@ -353,12 +382,17 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
       schema: {
         summary: "One service request",
         description:
-          "One public report by its reference number, as a one-element list. 404 when there is no such public report. Carries a strong `ETag` (send `If-None-Match` for a 304).",
+          "One public report by its reference number, as a one-element list. 404 when there is no such public report. Carries a strong `ETag` (send `If-None-Match` for a 304) and `Last-Modified`, the report's last change (`If-Modified-Since` gives a 304 when no `If-None-Match` is sent).",
         tags: [TAG],
         params: RequestIdParams,
         querystring: ReadQuery,
         response: {
-          ...readResponses("A list with the one request (root `service_requests`).", ServiceRequests, READ_CACHE),
+          ...readResponses(
+            "A list with the one request (root `service_requests`).",
+            ServiceRequests,
+            READ_CACHE,
+            "The request's last change (its `updated_datetime`)",
+          ),
           ...errorResponses(400, 404, 429),
         },
       },
@@ -366,7 +400,8 @@ export async function open311Routes(root: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const found = await findServiceRequest(db(), request.params.service_request_id, presenter);
       reply.header("cache-control", READ_CACHE);
-      return sendRead(request, reply, request.params.format, "service_requests", [found]);
+      const lastModified = found.updated_datetime ? new Date(found.updated_datetime) : undefined;
+      return sendRead(request, reply, request.params.format, "service_requests", [found], lastModified);
     },
   );
 

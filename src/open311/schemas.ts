@@ -401,8 +401,16 @@ export function jsonOrXml(description: string, json: TSchema) {
 }
 
 /** The headers of every read's answer (200 and 304). */
-function readHeaders(cacheControl: string) {
+function readHeaders(cacheControl: string, lastModified?: string) {
   return {
+    ...(lastModified
+      ? {
+          "Last-Modified": {
+            type: "string",
+            description: `${lastModified}, as an HTTP date (RFC 9110 IMF-fixdate); send it back in If-Modified-Since for a 304 (If-None-Match, when sent, decides instead).`,
+          },
+        }
+      : {}),
     ETag: {
       type: "string",
       description:
@@ -416,7 +424,7 @@ function readHeaders(cacheControl: string) {
     "Access-Control-Allow-Origin": { type: "string", description: "*" },
     "Access-Control-Expose-Headers": {
       type: "string",
-      description: "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+      description: "ETag, Last-Modified, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
     },
   };
 }
@@ -425,13 +433,14 @@ function readHeaders(cacheControl: string) {
  * The 200 and 304 of a read: the answer in JSON or XML with its caching headers, and Not Modified when
  * If-None-Match matched its ETag.
  */
-export function readResponses(description: string, json: TSchema, cacheControl: string) {
+export function readResponses(description: string, json: TSchema, cacheControl: string, lastModified?: string) {
   return {
-    200: { ...jsonOrXml(description, json), headers: readHeaders(cacheControl) },
+    200: { ...jsonOrXml(description, json), headers: readHeaders(cacheControl, lastModified) },
     304: {
-      description:
-        "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). No body; the headers a 200 would carry.",
-      headers: readHeaders(cacheControl),
+      description: lastModified
+        ? "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches), or, without If-None-Match, nothing changed since If-Modified-Since. No body; the headers a 200 would carry."
+        : "Not Modified: If-None-Match matched the current ETag (weak comparison; `*` matches). No body; the headers a 200 would carry.",
+      headers: readHeaders(cacheControl, lastModified),
     },
   };
 }

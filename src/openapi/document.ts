@@ -66,14 +66,16 @@ a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
 ## Caching and conditional requests (business directory)
 
 * Every \`/api/v1\` response carries \`ETag\` (a hash of the dataset content), \`Vary: Accept-Encoding\` and
-  \`Access-Control-Allow-Origin: *\`; \`ETag\` and \`X-Dataset-Version\` are listed in
-  \`Access-Control-Expose-Headers\` so browsers can read them cross-origin.
+  \`Access-Control-Allow-Origin: *\`; \`ETag\`, \`Last-Modified\` and \`X-Dataset-Version\` are listed in
+  \`Access-Control-Expose-Headers\` so browsers can read them cross-origin. A single business also carries
+  \`Last-Modified\`, when it last changed.
 * \`Cache-Control\`: \`max-age=3600, s-maxage=86400\` on the list and single-business endpoints, \`max-age=300\` on
   the diff feed.
 * \`X-Dataset-Version\` (SemVer of the dataset *schema*) is sent on the list endpoint only; the dataset *content*
   version is the \`ETag\`.
 * Conditional requests follow RFC 9110: \`If-None-Match\` may hold a list of entity tags or \`*\`, and is compared with
   the weak comparison function; a match answers \`304 Not Modified\` with the same caching headers a \`200\` would send.
+  Where \`Last-Modified\` is sent, \`If-Modified-Since\` is read too, but only when \`If-None-Match\` is absent.
   \`HEAD\` is supported everywhere \`GET\` is.
 * Responses are negotiated as gzip or brotli (\`Accept-Encoding\`). Each encoding has its own entity tag (a suffix on
   the identity ETag), so no tag claims byte identity across encodings.
@@ -98,8 +100,8 @@ What the schemas cannot say is in the descriptions (an id that must exist, a dat
 * Text (every query, header and form value) holds no control character but tab, LF and CR, no DEL and no broken
   Unicode (a lone UTF-16 surrogate); a path parameter holds no control character at all. Every text parameter's
   \`pattern\` says so, and breaking it is a \`400\`.
-* Before any route: a path parameter longer than 200 characters is \`414\`, a request line and headers over 16 KB
-  \`431\`; both are documented on every operation.
+* Before any route: a path parameter longer than 200 characters (Unicode code points, once %-decoded) is \`414\`,
+  a request line and headers over 16 KB \`431\`; both are documented on every operation.
 * Lengths (\`maxLength\`) count Unicode code points, as JSON Schema does.
 
 ## Errors
@@ -211,8 +213,11 @@ rate-limited: it is served from prepared, cacheable responses.
 * **Caching**: discovery \`public, max-age=300\`; services and definitions \`public, no-cache\` with an \`ETag\` that
   changes with the catalogue; requests \`public, max-age=60\` (\`private\` instead of \`public\` when the request
   carried an API key); POST and errors \`no-store\`. Every read (discovery, services, definitions, searches, one
-  request, tokens) carries a strong \`ETag\`: send it back in \`If-None-Match\` for a \`304\`. Every \`/api/v2\`
-  answer carries \`Access-Control-Allow-Origin: *\` and exposes \`ETag\` and the rate-limit headers to scripts; the
+  request, tokens) carries a strong \`ETag\`: send it back in \`If-None-Match\` for a \`304\`. One request and one
+  service definition also carry \`Last-Modified\` (the report's last change; the catalogue's last change, as services
+  keep no change time of their own), read back from \`If-Modified-Since\` only without \`If-None-Match\`. Every
+  \`/api/v2\` answer carries \`Access-Control-Allow-Origin: *\` and exposes \`ETag\`, \`Last-Modified\` and the
+  rate-limit headers to scripts; the
   preflight allows \`If-None-Match\`, \`If-Modified-Since\`, \`X-Api-Key\`, \`Idempotency-Key\` and
   \`Content-Type\`.
 
@@ -444,7 +449,10 @@ export function completeOperations(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
         );
       }
       if (parameters.some((p) => p.in === "path")) {
-        op.responses["414"] ??= familyError(path, "URI Too Long: a path parameter is longer than 200 characters.");
+        op.responses["414"] ??= familyError(
+          path,
+          "URI Too Long: a path parameter is longer than 200 characters (code points).",
+        );
       }
       op.responses["431"] ??= familyError(
         path,

@@ -41,6 +41,25 @@ describeEachDb("framework errors answer in the family's format", (dialect) => {
     }
   });
 
+  it("counts a path parameter's length in code points, as the description's 200 characters count", async () => {
+    // 😀 is one code point and two UTF-16 units: 200 of them are at the limit, 201 past it.
+    const at = encodeURIComponent("😀".repeat(200));
+    const past = encodeURIComponent("😀".repeat(201));
+    for (const [url, status] of [
+      [`/api/v1/businesses/${encodeURIComponent("😀".repeat(101))}`, 404],
+      [`/api/v1/businesses/${at}`, 404],
+      [`/api/v2/requests/${at}.json`, 404],
+      [`/api/v2/services/${at}.xml`, 404],
+      [`/api/v1/businesses/${past}`, 414],
+      [`/api/v2/requests/${past}.json`, 414],
+      [`/api/v2/services/${past}.xml`, 414],
+      [`/reports/${past}`, 414],
+      [`/api/v1/businesses/${"a".repeat(201)}`, 414],
+    ] as const) {
+      expectFamilyError(await t.app.inject({ method: "GET", url }), url, status);
+    }
+  });
+
   it("answers malformed and truncated multipart bodies with a 400, on the web form and on Open311", async () => {
     const good = multipart([
       ["api_key", key],

@@ -312,6 +312,11 @@ describeEachDb("Open311 GeoReport v2 reads", (dialect) => {
       ["start_date=2026-13-01T00:00:00Z", "start_date"],
       ["start_date=2026-01-01T00:00:00", "start_date"],
       ["end_date=yesterday", "end_date"],
+      // Empty, as the published pattern refuses them (not read as "no date").
+      ["start_date=", "start_date"],
+      ["end_date=", "end_date"],
+      ["start_date=%20&end_date=2026-01-01", "start_date"],
+      ["service_request_id=DEMO-0001&end_date=", "end_date"],
     ] as const) {
       const res = await get(`/api/v2/requests.json?${query}`);
       expect(res.statusCode, query).toBe(400);

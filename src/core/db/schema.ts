@@ -118,6 +118,8 @@ export interface DepartmentsTable {
 export interface CatalogueVersionTable {
   id: number;
   version: number;
+  /** When the version was last bumped (migration 0027): the catalogue's last change. */
+  changed_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export type ReportStatus =

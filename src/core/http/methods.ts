@@ -2,8 +2,38 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fast
 import FindMyWay from "find-my-way";
 import { AppError } from "./errors.js";
 
-/** The router options of the app (app.ts), which the method index matches paths with too. */
-export const ROUTER_OPTIONS = { maxParamLength: 200 } as const;
+/**
+ * The longest path parameter, in Unicode code points as the OpenAPI description (and JSON Schema's `maxLength`)
+ * counts characters; a longer one is a 414.
+ */
+export const MAX_PARAM_CODE_POINTS = 200;
+
+/**
+ * The router options of the app (app.ts), which the method index matches paths with too. The router counts a
+ * parameter in UTF-16 units, of which a code point has at most two: its limit lets every parameter of at most
+ * MAX_PARAM_CODE_POINTS through (to `overlongParams`, which counts code points) and answers 414 only to ones past it.
+ */
+export const ROUTER_OPTIONS = { maxParamLength: 2 * MAX_PARAM_CODE_POINTS } as const;
+
+/** Whether a path parameter (a wildcard's rest of the path aside) is longer than MAX_PARAM_CODE_POINTS code points. */
+export function hasOverlongParam(params: unknown): boolean {
+  if (typeof params !== "object" || params === null) return false;
+  for (const [name, value] of Object.entries(params)) {
+    if (name === "*" || typeof value !== "string" || value.length <= MAX_PARAM_CODE_POINTS) continue;
+    let count = 0;
+    for (const _ of value) if (++count > MAX_PARAM_CODE_POINTS) return true;
+  }
+  return false;
+}
+
+/**
+ * An `onRequest` hook, the app's first: a path parameter longer than MAX_PARAM_CODE_POINTS code points is a 414,
+ * answered in the family's format, as the router answers the ones past its own limit.
+ */
+export function overlongParams(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (hasOverlongParam(request.params)) done(new AppError("uri_too_long", "The address is too long."));
+  else done();
+}
 
 /** The order methods are listed in an Allow header. */
 const ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "QUERY", "OPTIONS", "TRACE"];
@@ -28,7 +58,11 @@ export class MethodIndex {
    */
   allowed(url: string): string[] {
     const router = this.current();
-    const found = this.methods.filter((m) => router.find(m as FindMyWay.HTTPMethod, url) !== null);
+    // A match whose parameter is past the length limit is none, as the app's router (which answers it 414) counts.
+    const found = this.methods.filter((m) => {
+      const match = router.find(m as FindMyWay.HTTPMethod, url);
+      return match !== null && !hasOverlongParam(match.params);
+    });
     return found.some((m) => m !== "OPTIONS") ? found : [];
   }
 

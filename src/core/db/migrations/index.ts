@@ -23,6 +23,7 @@ import * as m0022 from "./0022_trust_policy.js";
 import * as m0025 from "./0025_trust_personal_data.js";
 import * as m0026a from "./0026_email_links.js";
 import * as m0026b from "./0026_trust_api_clients.js";
+import * as m0027 from "./0027_catalogue_changed_at.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   "0025_trust_personal_data": m0025,
   "0026_email_links": m0026a,
   "0026_trust_api_clients": m0026b,
+  "0027_catalogue_changed_at": m0027,
 };
 
 export class MigrationError extends Error {
