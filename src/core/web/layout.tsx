@@ -66,6 +66,23 @@ function LinkPreview(p: {
   );
 }
 
+/** The main navigation; the layout shows it as a row on wide screens and behind a Menu button on phones (CSS). */
+function MainNav({ path, className }: { path: string; className: string }) {
+  return (
+    <nav class={className} aria-label="Main">
+      <ul>
+        {navPages().map((p) => (
+          <li key={p.path}>
+            <a href={p.path} aria-current={isCurrent(p.path, path) ? "page" : undefined}>
+              {p.navLabel ?? p.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 function isCurrent(navPath: string, path: string): boolean {
   return path === navPath || (navPath !== "/" && path.startsWith(`${navPath}/`));
 }
@@ -113,17 +130,12 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
             <a class="brand" href="/">
               {site.villageName} <span>Community Platform</span>
             </a>
-            <nav class="site-nav" aria-label="Main">
-              <ul>
-                {navPages().map((p) => (
-                  <li key={p.path}>
-                    <a href={p.path} aria-current={isCurrent(p.path, path) ? "page" : undefined}>
-                      {p.navLabel ?? p.title}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
+            <MainNav path={path} className="site-nav site-nav-wide" />
+            {/* On a phone the same links fold behind a Menu button that works without JavaScript. */}
+            <details class="site-menu">
+              <summary>Menu</summary>
+              <MainNav path={path} className="site-nav" />
+            </details>
             <p class="account-link">
               {ctx.signedIn ? (
                 <a href="/account" aria-current={isCurrent("/account", path) ? "page" : undefined}>
