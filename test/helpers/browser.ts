@@ -20,7 +20,10 @@ export function browserAvailable(): boolean {
 
 export interface TestBrowser {
   browser: Browser;
-  newContext(options?: { javaScriptEnabled?: boolean }): Promise<BrowserContext>;
+  newContext(options?: {
+    javaScriptEnabled?: boolean;
+    viewport?: { width: number; height: number };
+  }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
