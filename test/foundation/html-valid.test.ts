@@ -1,54 +1,22 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { hasJava, nuErrors, warnNoJava } from "../helpers/nu.js";
 import { signInAs } from "../helpers/staff.js";
 
 /**
- * Every page is valid HTML by the Nu HTML Checker (vnu.jar, the W3C validator, from the vnu-jar package; run with
- * the machine's Java, never one its install script would download): every page of the site map, the error pages,
- * a project page and the signed-in and staff pages. Any error fails the test; warnings are not counted. Without
- * Java the test is skipped with a message, except in CI (CI=true), where it fails.
+ * Every page is valid HTML by the Nu HTML Checker (test/helpers/nu.ts): every page of the site map, the error pages,
+ * a project page and the signed-in and staff pages. Any error fails the test; warnings are not counted.
  */
-const exec = promisify(execFile);
-const vnuJar: string = createRequire(import.meta.url)("vnu-jar");
-
-async function javaAvailable(): Promise<boolean> {
-  try {
-    await exec("java", ["-version"]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const hasJava = await javaAvailable();
-if (!hasJava && process.env.CI === "true") throw new Error("Java is needed for the Nu HTML Checker test");
-if (!hasJava)
-  console.warn("html-valid.test.ts skipped: no java on this machine (apt-get install default-jre-headless)");
-
-interface NuMessage {
-  type: string;
-  url: string;
-  message: string;
-  extract?: string;
-}
+warnNoJava("html-valid.test.ts");
 
 describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
   let t: TestApp;
-  let dir: string;
   beforeAll(async () => {
     t = await createTestApp("sqlite", { seed: true });
-    dir = mkdtempSync(join(tmpdir(), "civic-nu-"));
   });
   afterAll(async () => {
     await t?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("finds no error on any page, public, signed in or staff", async () => {
@@ -79,24 +47,13 @@ describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
       })),
     ];
     expect(pages.length).toBeGreaterThanOrEqual(20);
-    const files = new Map<string, string>();
-    for (const [i, page] of pages.entries()) {
+    const documents = new Map<string, string>();
+    for (const page of pages) {
       const res = await app.inject({ url: page.path, headers: page.cookie ? { cookie: page.cookie } : {} });
       expect(String(res.headers["content-type"]), page.label).toContain("text/html");
-      const file = join(dir, `page-${i}.html`);
-      writeFileSync(file, res.body);
-      files.set(file, page.label);
+      documents.set(page.label, res.body);
     }
-    // One Java process for every page: --exit-zero-always, as the messages are read from its JSON, not its status.
-    const { stderr } = await exec(
-      "java",
-      ["-jar", vnuJar, "--format", "json", "--errors-only", "--exit-zero-always", ...files.keys()],
-      { maxBuffer: 64 * 1024 * 1024 },
-    );
-    const messages = (JSON.parse(stderr) as { messages: NuMessage[] }).messages;
-    const errors = messages
-      .filter((m) => m.type === "error")
-      .map((m) => `${files.get(m.url.replace(/^file:/, "")) ?? m.url}: ${m.message} ${m.extract ?? ""}`.trim());
+    const errors = await nuErrors(documents);
     expect(errors).toEqual([]);
   }, 120_000);
 });
