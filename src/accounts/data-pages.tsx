@@ -28,7 +28,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
           You have no reports yet. <a href="/report">Report an issue</a>.
         </p>
       ) : (
-        <table class="sessions-table">
+        <table class="sessions-table stacked">
           <caption class="visually-hidden">Your reports, newest first</caption>
           <thead>
             <tr>
@@ -42,17 +42,17 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
           <tbody>
             {reports.map((r) => (
               <tr key={r.reference}>
-                <td>{r.reference}</td>
-                <td>
+                <td data-label="Reference">{r.reference}</td>
+                <td data-label="Report">
                   {isPublic(r.visibility) ? (
                     <a href={`/reports/${r.reference}`}>{r.title}</a>
                   ) : (
                     `${r.title} (not public)`
                   )}
                 </td>
-                <td>{r.category}</td>
-                <td>{STATUS_LABELS[r.status]}</td>
-                <td>
+                <td data-label="Category">{r.category}</td>
+                <td data-label="Status">{STATUS_LABELS[r.status]}</td>
+                <td data-label="Made">
                   <When iso={r.created_at} />
                 </td>
               </tr>
