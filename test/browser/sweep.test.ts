@@ -21,7 +21,8 @@ import { signInAs } from "../helpers/staff.js";
  * The browser sweep (issue 34, WCAG 1.4.10 reflow): every page of the site map plus the signed-in, staff (admin),
  * form-error and success states, at 320, 390 and 1280 CSS pixels, in one Chromium with one context per width:
  *
- * - no sideways scroll (the document is no wider than the window);
+ * - no sideways scroll (the document is no wider than the window), and no text squeezed into a column a few letters
+ *   wide instead;
  * - on a phone, a staff page's heading is on the first screen (the staff menu folds like the site menu);
  * - axe finds no WCAG 2.0/2.1 A or AA violation at 320 and 1280 px. The site map's public pages are checked at
  *   1280 px (with JavaScript) and 320 px (without) by pages.test.ts, so here only the states it does not open;
@@ -242,6 +243,15 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
         if (!served.has(state.name) && response) served.set(state.name, await response.text());
         const m = await page.evaluate(() => ({
           overflow: document.documentElement.scrollWidth - window.innerWidth,
+          // Text squeezed into a column a few letters wide (a caption beside a stacked table did that): the boxes of
+          // more than 20 characters narrower than 4em (but wider than the 1 px of what is hidden for screen readers only).
+          squeezed: Array.from(document.querySelectorAll("main :is(p, li, dt, dd, th, td, caption, h1, h2, h3, label)"))
+            .filter((e) => {
+              const r = e.getBoundingClientRect();
+              const em = parseFloat(getComputedStyle(e).fontSize);
+              return r.width > 2 && r.width < 4 * em && (e.textContent ?? "").trim().length > 20;
+            })
+            .map((e) => `<${e.tagName.toLowerCase()}> “${(e.textContent ?? "").trim().slice(0, 30)}…”`),
           h1: (() => {
             const h = document.querySelector("h1")?.getBoundingClientRect();
             return h
@@ -249,7 +259,8 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
               : null;
           })(),
         }));
-        (measured[state.name] ??= {})[viewport.width] = m;
+        (measured[state.name] ??= {})[viewport.width] = { overflow: m.overflow, h1: m.h1 };
+        for (const text of m.squeezed) problems.push(`${where}: ${text} is squeezed into a column narrower than 4em`);
         if (m.overflow > 0) problems.push(`${where}: ${m.overflow} px of sideways scroll`);
         if (state.staff && viewport.width < 600 && (m.h1 === null || m.h1.bottom > viewport.height)) {
           problems.push(
