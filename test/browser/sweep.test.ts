@@ -262,9 +262,10 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
         (measured[state.name] ??= {})[viewport.width] = { overflow: m.overflow, h1: m.h1 };
         for (const text of m.squeezed) problems.push(`${where}: ${text} is squeezed into a column narrower than 4em`);
         if (m.overflow > 0) problems.push(`${where}: ${m.overflow} px of sideways scroll`);
-        if (state.staff && viewport.width < 600 && (m.h1 === null || m.h1.bottom > viewport.height)) {
+        if (state.staff && viewport.width < 600 && (m.h1 === null || m.h1.top + 48 > viewport.height)) {
+          // At least its first line on the first screen (a long report title may take more).
           problems.push(
-            `${where}: the heading ends at y = ${m.h1?.bottom}, below the first screen (${viewport.height} px)`,
+            `${where}: the heading starts at y = ${m.h1?.top}, not on the first screen (${viewport.height} px)`,
           );
         }
         if (state.axe && AXE_WIDTHS.has(viewport.width)) {
