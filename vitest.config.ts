@@ -21,6 +21,7 @@ const FAST = [
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",
+  "src/core/mail/layout.test.ts",
   "test/businesses/schema-org.test.ts",
   "src/core/media/multipart.test.ts",
   "test/community/markdown.test.ts",
