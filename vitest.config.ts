@@ -38,6 +38,7 @@ const SLOW = [
   "test/scale/checkpointer.test.ts",
   "test/scale/sync-thread.test.ts",
   "test/foundation/html-valid.test.ts",
+  "test/foundation/mail-layout.test.ts",
 ];
 
 /** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */
