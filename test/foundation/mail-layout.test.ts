@@ -41,7 +41,7 @@ function sources(dir: string): string[] {
 /** Every mail kind written in the code: the `kind: "…"` literals of the files that build or queue mail. */
 function kindsInCode(): string[] {
   const kinds = new Set<string>();
-  for (const file of sources("src")) {
+  for (const file of sources(join(import.meta.dirname, "../../src"))) {
     const text = readFileSync(file, "utf8");
     if (!/enqueueMail\(|sendUnconfirmedMail\(|OutgoingMail\b|renderMail\(/.test(text)) continue;
     for (const m of text.matchAll(/\bkind: "([a-z][a-z0-9-]*)",/g)) {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { escapeHtml, MAIL_COLOURS, type MailContent, renderMail } from "./layout.js";
 
@@ -30,7 +31,7 @@ const content: MailContent = {
 
 describe("the mail layout", () => {
   it("uses the site's colours, as site.css declares them", () => {
-    const css = readFileSync("src/core/web/styles/site.css", "utf8");
+    const css = readFileSync(join(import.meta.dirname, "../web/styles/site.css"), "utf8");
     for (const [name, value] of Object.entries(MAIL_COLOURS)) {
       expect(new RegExp(`--${name}:\\s*([^;]+);`).exec(css)?.[1]?.trim(), name).toBe(value);
     }
