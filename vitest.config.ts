@@ -26,6 +26,7 @@ const FAST = [
   "src/core/media/multipart.test.ts",
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
+  "test/foundation/docs.test.ts",
   "test/scale/config.test.ts",
   "test/scale/pg-timestamps.test.ts",
 ];

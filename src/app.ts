@@ -82,9 +82,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController,
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
-    // Slow clients (README "Configuration"): a whole request must arrive within REQUEST_TIMEOUT_SECONDS and idle
-    // keep-alive connections close after KEEP_ALIVE_SECONDS; headersTimeout is set on the server below. Uploads
-    // also have a minimum rate (core/media/uploads.ts).
+    // Slow clients (docs/configuration.md "Slow clients"): a whole request must arrive within
+    // REQUEST_TIMEOUT_SECONDS and idle keep-alive connections close after KEEP_ALIVE_SECONDS; headersTimeout is set
+    // on the server below. Uploads also have a minimum rate (core/media/uploads.ts).
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
     // A connection on which nothing moves either way (a client that stopped reading a download) is closed.

@@ -41,7 +41,7 @@ export const commands: Record<string, Command> = {
 function help(out: (line: string) => void): void {
   out("Usage: civic <command> [options]\n\nCommands:");
   for (const [name, c] of Object.entries(commands)) out(`  ${name.padEnd(22)} ${c.summary}`);
-  out("\nConfiguration comes from environment variables (see README.md).");
+  out("\nConfiguration comes from environment variables (see docs/configuration.md).");
 }
 
 /** Runs the CLI with the given arguments; returns the exit code. Used by bin/civic.js and by tests. */
