@@ -15,7 +15,7 @@ export { placeNames } from "./places.js";
 export { LatestReports } from "./pages/latest.js";
 export { PlaceBox } from "./pages/list.js";
 export { normaliseReference } from "./reference.js";
-export { latestPublicReports, PUBLIC_REPORT_COLUMNS } from "./repository.js";
+export { latestPublicReports, NEAR_RADIUS_M, PUBLIC_REPORT_COLUMNS } from "./repository.js";
 export type { PublicReport, PublicReportColumns } from "./repository.js";
 export { NOT_BLANK, REPORT_PATTERNS, textLength, togetherRule } from "./field-patterns.js";
 export { submitReport } from "./submit.js";
