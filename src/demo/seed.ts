@@ -50,15 +50,20 @@ const SEED_LOCK = 0x63697664;
 /**
  * The demo reports' photos, made and put in the media storage as an upload's are (content-addressed, so a second
  * seed or a second instance writes nothing new), before the seed's transaction: like a report's upload, a file
- * whose row is never committed is harmless.
+ * whose row is never committed is harmless. Photos are the demo's garnish: when they cannot be made or stored (an
+ * object store not reachable yet), the village is loaded without them rather than the server not starting.
  */
 async function storeDemoPhotos(media: Storage): Promise<Map<DemoPhotoScene, ProcessedImage>> {
   const scenes = [...new Set(reports.flatMap((r) => r.photos ?? []))];
-  const made = await Promise.all(scenes.map((scene) => demoPhoto(scene)));
-  await Promise.all(
-    made.flatMap((p) => [media.put(photoKey(p.hash, "full"), p.full), media.put(photoKey(p.hash, "thumb"), p.thumb)]),
-  );
-  return new Map(scenes.map((scene, i) => [scene, made[i] as ProcessedImage]));
+  try {
+    const made = await Promise.all(scenes.map((scene) => demoPhoto(scene)));
+    await Promise.all(
+      made.flatMap((p) => [media.put(photoKey(p.hash, "full"), p.full), media.put(photoKey(p.hash, "thumb"), p.thumb)]),
+    );
+    return new Map(scenes.map((scene, i) => [scene, made[i] as ProcessedImage]));
+  } catch {
+    return new Map();
+  }
 }
 
 /**
