@@ -36,6 +36,7 @@ import { isStaffPath } from "./core/staff/guard.js";
 import { type AssetManifest, isPrecompressedAsset, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { mediaStorage } from "./core/media/storage.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { NotFoundContent } from "./site/content/not-found.js";
 import { ServerErrorContent } from "./site/content/server-error.js";
@@ -173,7 +174,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       );
     }
     // Several instances may start together on one empty database: the seed runs once (see seedDemoVillage).
-    if (config.seedDemo && (await isDatabaseEmpty(database.db)) && (await seedDemoVillage(database.db, now()))) {
+    if (
+      config.seedDemo &&
+      (await isDatabaseEmpty(database.db)) &&
+      (await seedDemoVillage(database.db, now(), mediaStorage(config)))
+    ) {
       app.log.info("loaded the demo village into the empty database");
     }
   } catch (error) {
