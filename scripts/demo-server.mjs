@@ -9,7 +9,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const freePort = () =>
+/** A free TCP port on the loopback address. */
+export const freePort = () =>
   new Promise((ok, fail) => {
     const s = createServer();
     s.on("error", fail);
@@ -110,4 +111,17 @@ export async function startDemoServer(root, { env: extra = {} } = {}) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The public pages, as /llms.txt lists them (its Pages and Optional sections, from the site's page list), and /. */
+export async function publicPages(base) {
+  const text = await (await fetch(`${base}/llms.txt`)).text();
+  const paths = ["/"];
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) section = line.slice(3).trim();
+    const m = /^- \[[^\]]*\]\(([^)]+)\)/.exec(line);
+    if (m && (section === "Pages" || section === "Optional")) paths.push(new URL(m[1]).pathname);
+  }
+  return paths;
 }

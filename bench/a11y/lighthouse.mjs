@@ -12,11 +12,10 @@
 // ran out of time.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startDemoServer } from "../../scripts/demo-server.mjs";
+import { freePort, publicPages, startDemoServer } from "../../scripts/demo-server.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -39,16 +38,6 @@ const overall = setTimeout(() => {
   current?.kill("SIGTERM");
 }, minutes * 60_000);
 overall.unref();
-
-const freePort = () =>
-  new Promise((ok, fail) => {
-    const s = createServer();
-    s.on("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
 
 /** Headless Chromium with its DevTools port open, in a profile of its own; Lighthouse opens a tab per page. */
 async function startChromium() {
@@ -97,19 +86,6 @@ const run = (file, argv) =>
       (error, _o, err) => (error ? fail(new Error(`${error.message}\n${err}`)) : ok()),
     );
   });
-
-/** The public pages, as /llms.txt lists them (its Pages and Optional sections), and /. */
-async function publicPages(base) {
-  const text = await (await fetch(`${base}/llms.txt`)).text();
-  const paths = ["/"];
-  let section = "";
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) section = line.slice(3).trim();
-    const m = /^- \[[^\]]*\]\(([^)]+)\)/.exec(line);
-    if (m && (section === "Pages" || section === "Optional")) paths.push(new URL(m[1]).pathname);
-  }
-  return paths;
-}
 
 /** The first link on `page` whose path matches `pattern` (a report, a business…), as the demo village has them. */
 async function firstLink(base, page, pattern, cookie) {
