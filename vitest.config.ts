@@ -21,10 +21,12 @@ const FAST = [
   "src/**/query.test.ts",
   "src/**/xml.test.ts",
   "src/**/attributes.test.ts",
+  "src/core/mail/layout.test.ts",
   "test/businesses/schema-org.test.ts",
   "src/core/media/multipart.test.ts",
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
+  "test/foundation/docs.test.ts",
   "test/scale/config.test.ts",
   "test/scale/pg-timestamps.test.ts",
 ];
@@ -37,6 +39,7 @@ const SLOW = [
   "test/scale/checkpointer.test.ts",
   "test/scale/sync-thread.test.ts",
   "test/foundation/html-valid.test.ts",
+  "test/foundation/mail-layout.test.ts",
 ];
 
 /** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */

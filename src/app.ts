@@ -36,6 +36,7 @@ import { isStaffPath } from "./core/staff/guard.js";
 import { type AssetManifest, isPrecompressedAsset, loadAssetManifest } from "./core/web/assets.js";
 import { publicDir } from "./core/web/paths.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { mediaStorage } from "./core/media/storage.js";
 import { swaggerOptions } from "./openapi/document.js";
 import { NotFoundContent } from "./site/content/not-found.js";
 import { ServerErrorContent } from "./site/content/server-error.js";
@@ -82,9 +83,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController,
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
-    // Slow clients (README "Configuration"): a whole request must arrive within REQUEST_TIMEOUT_SECONDS and idle
-    // keep-alive connections close after KEEP_ALIVE_SECONDS; headersTimeout is set on the server below. Uploads
-    // also have a minimum rate (core/media/uploads.ts).
+    // Slow clients (docs/configuration.md "Slow clients"): a whole request must arrive within
+    // REQUEST_TIMEOUT_SECONDS and idle keep-alive connections close after KEEP_ALIVE_SECONDS; headersTimeout is set
+    // on the server below. Uploads also have a minimum rate (core/media/uploads.ts).
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
     // A connection on which nothing moves either way (a client that stopped reading a download) is closed.
@@ -173,7 +174,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       );
     }
     // Several instances may start together on one empty database: the seed runs once (see seedDemoVillage).
-    if (config.seedDemo && (await isDatabaseEmpty(database.db)) && (await seedDemoVillage(database.db, now()))) {
+    if (
+      config.seedDemo &&
+      (await isDatabaseEmpty(database.db)) &&
+      (await seedDemoVillage(database.db, now(), mediaStorage(config)))
+    ) {
       app.log.info("loaded the demo village into the empty database");
     }
   } catch (error) {

@@ -6,6 +6,7 @@ import { openDatabase } from "./core/db/database.js";
 import { migrateToLatest } from "./core/db/migrations/index.js";
 import { mailCommands } from "./core/mail/cli.js";
 import { isDatabaseEmpty, seedDemoVillage } from "./demo/seed.js";
+import { mediaStorage } from "./core/media/storage.js";
 import { FEATURES } from "./features.js";
 
 export type { Command, CommandContext } from "./core/cli.js";
@@ -23,8 +24,11 @@ export const commands: Record<string, Command> = {
   seed: {
     summary: "Load the demo village into an empty database",
     usage: "civic seed",
-    async run({ database, out, err }) {
-      if (!(await isDatabaseEmpty(database.db)) || !(await seedDemoVillage(database.db, new Date()))) {
+    async run({ config, database, out, err }) {
+      if (
+        !(await isDatabaseEmpty(database.db)) ||
+        !(await seedDemoVillage(database.db, new Date(), mediaStorage(config)))
+      ) {
         err("The database already has data; the demo village is only loaded into an empty database.");
         return 1;
       }
@@ -41,7 +45,7 @@ export const commands: Record<string, Command> = {
 function help(out: (line: string) => void): void {
   out("Usage: civic <command> [options]\n\nCommands:");
   for (const [name, c] of Object.entries(commands)) out(`  ${name.padEnd(22)} ${c.summary}`);
-  out("\nConfiguration comes from environment variables (see README.md).");
+  out("\nConfiguration comes from environment variables (see docs/configuration.md).");
 }
 
 /** Runs the CLI with the given arguments; returns the exit code. Used by bin/civic.js and by tests. */

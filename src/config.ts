@@ -356,7 +356,8 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): Config["t
 /**
  * Fastify's `trustProxy` for a TRUST_PROXY value. A hop count becomes a function trusting the first `hops`
  * addresses (the socket's peer and the entries the proxies appended), because Fastify itself reads a bare number
- * as "trust nothing" (it cannot check that the peer really is a proxy; see README "Behind a reverse proxy").
+ * as "trust nothing" (it cannot check that the peer really is a proxy; see docs/configuration.md "Behind a reverse
+ * proxy").
  */
 export function trustProxyOption(
   trust: Config["trustProxy"],

@@ -20,7 +20,8 @@ import { stats } from "./stats/manifest.js";
 import { volunteers } from "./volunteers/manifest.js";
 
 /**
- * Every feature of the platform, in the one order that src/app.ts and src/cli.ts follow (README "Architecture"):
+ * Every feature of the platform, in the one order that src/app.ts and src/cli.ts follow (docs/architecture.md
+ * "Features"):
  *
  * - plugins (the session, the visitor counting) and routes are registered in this order;
  * - personal data is collected, listed and exported in this order (the download's data.json keys) and erased in

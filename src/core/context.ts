@@ -29,7 +29,7 @@ export type { Viewer, Worker };
  * model.)
  */
 export interface Feature {
-  /** A short name ("reports"), as in the README's feature list. */
+  /** A short name ("reports"), as in docs/architecture.md "Features". */
   name: string;
   /**
    * Plugins that act on the whole app (fastify-plugin wrapped: the session, the visitor counting), registered before

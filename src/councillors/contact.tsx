@@ -12,6 +12,7 @@ import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-f
 import { enqueueMail } from "../core/mail/outbox.js";
 import { isBanned } from "../moderation/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
+import { layoutMail } from "../core/mail/layout.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -183,14 +184,6 @@ export async function councillorContactRoutes(root: FastifyInstance): Promise<vo
       }
       if (problems.length > 0) return render(request, reply, c, v, problems);
       const now = civic.now();
-      const domain = new URL(civic.site.baseUrl).hostname;
-      const body = [
-        `Message from ${v.name.trim()}, a resident, sent through the ${civic.site.villageName} community platform:`,
-        "",
-        v.message.trim(),
-        "",
-        v.share ? `They are happy for you to reply to: ${email}` : "They did not share their email address with you.",
-      ].join("\n");
       // A banned account or address gets the usual answer; nothing is sent (moderation/ban-list.ts).
       const banned = await isBanned(db(), { accountId: request.viewer?.accountId ?? null, addresses: [email] });
       const done = await oncePerForm(civic, token, FORM, (record) =>
@@ -201,37 +194,54 @@ export async function councillorContactRoutes(root: FastifyInstance): Promise<vo
             if (banned) return;
             await enqueueMail(
               tx,
-              {
-                kind: "councillor-contact",
-                to: c.email,
-                subject: `A message from a resident of ${civic.site.villageName}`,
-                text: body,
-                html: null,
-                domain,
-                about: email!,
-              },
+              layoutMail(
+                civic.site,
+                {
+                  kind: "councillor-contact",
+                  to: c.email,
+                  subject: `A message from a resident of ${civic.site.villageName}`,
+                  about: email!,
+                },
+                {
+                  heading: "A message from a resident",
+                  body: [
+                    `Message from ${v.name.trim()}, a resident, sent through the ${civic.site.villageName} community platform:`,
+                    { quote: v.message.trim() },
+                    v.share
+                      ? `They are happy for you to reply to: ${email}`
+                      : "They did not share their email address with you.",
+                  ],
+                  footer: {
+                    why:
+                      `You get this message because you are listed as a councillor on the ${civic.site.villageName} ` +
+                      `Community Platform.`,
+                    stop: `To change or remove your listing, write to ${civic.site.contactEmail}.`,
+                  },
+                },
+              ),
               now,
             );
             // Nobody has confirmed this address: a neutral notice, never the visitor's text (core/mail/policy.ts).
             await sendUnconfirmedMail(
               tx,
               { secret: civic.config.sessionSecret, now },
-              {
-                kind: "councillor-contact-copy",
-                to: email!,
-                subject: `Your message to ${c.name}`,
-                text: [
-                  `Your message to ${c.name}, councillor, was sent through the ${civic.site.villageName} community platform.`,
-                  "",
-                  v.share
-                    ? "You allowed them to see your email address, so they can reply to you."
-                    : "Your email address was not shared with them.",
-                  "",
-                  "If it was not you, someone typed your address into the contact form: you need do nothing, and we will not write again about it.",
-                ].join("\n"),
-                html: null,
-                domain,
-              },
+              layoutMail(
+                civic.site,
+                { kind: "councillor-contact-copy", to: email!, subject: `Your message to ${c.name}` },
+                {
+                  heading: `Your message to ${c.name}`,
+                  body: [
+                    `Your message to ${c.name}, councillor, was sent through the ${civic.site.villageName} community platform.`,
+                    v.share
+                      ? "You allowed them to see your email address, so they can reply to you."
+                      : "Your email address was not shared with them.",
+                    "If it was not you, someone typed your address into the contact form: you need do nothing, and we will not write again about it.",
+                  ],
+                  footer: {
+                    why: "You get this message because this address was typed into a councillor's contact form on our site.",
+                  },
+                },
+              ),
             );
           }),
       );

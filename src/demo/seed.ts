@@ -1,9 +1,12 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { toRowFields } from "../businesses/model.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
-import type { DemoBusiness } from "./types.js";
+import { photoKey, type ProcessedImage } from "../core/media/images.js";
+import type { Storage } from "../core/media/storage.js";
+import type { DemoBusiness, DemoPhotoScene } from "./types.js";
 import { linkDepartments } from "../catalogue/departments.js";
-import { businesses, categories, councillors, places, projects, reports } from "./village.js";
+import { demoPhoto } from "./photos.js";
+import { businesses, categories, councillors, ideas, newsletterIssues, places, projects, reports } from "./village.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -45,18 +48,40 @@ export function demoReference(index: number): string {
 const SEED_LOCK = 0x63697664;
 
 /**
- * Loads the fictional demo village into an empty database: gazetteer, councillors, projects, businesses (with their
- * change log), report categories and reports with their public status history. Deterministic apart from `now`,
- * which anchors the reports' relative dates. Returns false, changing nothing, when the database is not empty.
+ * The demo reports' photos, made and put in the media storage as an upload's are (content-addressed, so a second
+ * seed or a second instance writes nothing new), before the seed's transaction: like a report's upload, a file
+ * whose row is never committed is harmless. Photos are the demo's garnish: when they cannot be made or stored (an
+ * object store not reachable yet), the village is loaded without them rather than the server not starting.
+ */
+async function storeDemoPhotos(media: Storage): Promise<Map<DemoPhotoScene, ProcessedImage>> {
+  const scenes = [...new Set(reports.flatMap((r) => r.photos ?? []))];
+  try {
+    const made = await Promise.all(scenes.map((scene) => demoPhoto(scene)));
+    await Promise.all(
+      made.flatMap((p) => [media.put(photoKey(p.hash, "full"), p.full), media.put(photoKey(p.hash, "thumb"), p.thumb)]),
+    );
+    return new Map(scenes.map((scene, i) => [scene, made[i] as ProcessedImage]));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * Loads the fictional demo village into an empty database: gazetteer, councillors, projects with their volunteer
+ * roles and updates, businesses (with their change log), report categories, reports with their public status
+ * history and (given the media storage) their photos, residents' ideas with their support and answers, and the
+ * newsletter's archive (sent to nobody: the demo has no subscribers). Deterministic apart from `now`, which anchors
+ * the relative dates. Returns false, changing nothing in the database, when it is not empty.
  *
  * Like migrating, seeding happens once however many processes start together on one database: it runs in one
  * transaction that first takes a transaction-scoped advisory lock on PostgreSQL and then checks the database is
  * still empty, so a second instance waits for the first one's commit and then finds the village there. (A SQLite
  * file has one process, and its transaction holds the write lock from the first insert.)
  */
-export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<boolean> {
+export async function seedDemoVillage(db: Kysely<DB>, now: Date, media?: Storage): Promise<boolean> {
   const at = now.toISOString();
   const ago = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
+  const photos = media ? await storeDemoPhotos(media) : new Map<DemoPhotoScene, ProcessedImage>();
   return db.transaction().execute(async (tx) => {
     if (db.getExecutor().adapter instanceof PostgresAdapter) {
       await sql`select pg_advisory_xact_lock(${SEED_LOCK})`.execute(tx);
@@ -94,12 +119,18 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<boolea
           status: p.status,
           started_on: p.startedOn,
           lead: p.lead,
-          volunteers_wanted: p.volunteersWanted ? 1 : 0,
+          // As the staff form saves them (projects/service.ts): volunteers are wanted when there are roles.
+          roles: JSON.stringify(p.roles),
+          volunteers_wanted: p.roles.length > 0 ? 1 : 0,
           created_at: at,
           updated_at: at,
         })),
       )
       .execute();
+    const projectUpdates = projects.flatMap((p) =>
+      p.updates.map((u) => ({ project_id: p.id, title: u.title, body: u.body, posted_at: ago(u.daysAgo) })),
+    );
+    if (projectUpdates.length > 0) await tx.insertInto("project_updates").values(projectUpdates).execute();
     await tx
       .insertInto("businesses")
       .values(businesses.map((b) => businessRow(b, at)))
@@ -176,7 +207,63 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date): Promise<boolea
           })),
         )
         .execute();
+      const shown = (r.photos ?? []).flatMap((scene) => photos.get(scene) ?? []);
+      if (shown.length > 0) {
+        await tx
+          .insertInto("report_photos")
+          .values(
+            shown.map((p, position) => ({
+              report_id: inserted.id,
+              position,
+              hash: p.hash,
+              width: p.width,
+              height: p.height,
+              content_type: p.contentType,
+              created_at: created,
+            })),
+          )
+          .execute();
+      }
     }
+
+    // Published ideas, as if confirmed by their proposers (whose addresses the demo does not have) and answered by
+    // staff; their support is a count, as no demo resident has an account.
+    await tx
+      .insertInto("ideas")
+      .values(
+        ideas.map((i) => ({
+          title: i.title,
+          description: i.description,
+          category: i.category,
+          place_id: i.placeId,
+          location_text: i.locationText,
+          photo_hash: null,
+          status: i.status,
+          response: i.response,
+          project_id: i.projectId,
+          account_id: null,
+          email: null,
+          supports: i.supports,
+          created_at: ago(i.createdDaysAgo),
+          published_at: ago(i.createdDaysAgo),
+          updated_at: ago(i.answeredDaysAgo ?? i.createdDaysAgo),
+        })),
+      )
+      .execute();
+    await tx
+      .insertInto("newsletter_issues")
+      .values(
+        newsletterIssues.map((n) => ({
+          title: n.title,
+          body: n.body,
+          status: "sent" as const,
+          created_at: ago(n.sentDaysAgo + 2),
+          updated_at: ago(n.sentDaysAgo),
+          send_started_at: ago(n.sentDaysAgo),
+          sent_at: ago(n.sentDaysAgo),
+        })),
+      )
+      .execute();
     return true;
   });
 }

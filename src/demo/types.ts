@@ -104,8 +104,49 @@ export interface DemoProject {
   /** YYYY-MM-DD */
   startedOn: string;
   lead: string;
-  volunteersWanted: boolean;
+  /** The volunteer roles people can sign up for; a project with any wants volunteers. */
+  roles: string[];
+  /** Dated updates posted on the project, newest last. */
+  updates: DemoProjectUpdate[];
 }
+
+export interface DemoProjectUpdate {
+  title: string;
+  /** Markdown, like a staff member's update. */
+  body: string;
+  daysAgo: number;
+}
+
+/** A resident's idea, already published, with the support it has and the parish's answer if any. */
+export interface DemoIdea {
+  title: string;
+  description: string;
+  /** One of the ideas feature's categories (IDEA_CATEGORIES). */
+  category: string;
+  placeId: string | null;
+  locationText: string | null;
+  status: "open" | "under-consideration" | "adopted" | "not-taken-forward" | "done";
+  /** Staff's public response; null while the idea is only open for support. */
+  response: string | null;
+  /** The project an adopted or done idea became. */
+  projectId: string | null;
+  /** How many residents support it. */
+  supports: number;
+  createdDaysAgo: number;
+  /** When staff answered (the idea's last change), for ideas with a response. */
+  answeredDaysAgo: number | null;
+}
+
+/** A newsletter issue already sent (to the subscribers of its day: the demo has none). */
+export interface DemoNewsletterIssue {
+  title: string;
+  /** Markdown. */
+  body: string;
+  sentDaysAgo: number;
+}
+
+/** The drawn scenes a demo report photo can show (src/demo/photos.ts). */
+export type DemoPhotoScene = "pothole" | "flood" | "fly-tipping" | "graffiti";
 
 export type DemoReportStatus =
   "open" | "investigating" | "in_progress" | "action_scheduled" | "fixed" | "closed" | "duplicate" | "not_responsible";
@@ -125,4 +166,6 @@ export interface DemoReport {
   createdDaysAgo: number;
   /** Public status history after "open", oldest first; the last one is the current status. */
   history: { status: DemoReportStatus; daysAgo: number; note: string }[];
+  /** Photos sent with the report: drawn scenes, made at seed time (no photograph of anyone's street). */
+  photos?: DemoPhotoScene[];
 }

@@ -13,6 +13,8 @@ import type {
   DemoBusiness,
   DemoCategory,
   DemoCouncillor,
+  DemoIdea,
+  DemoNewsletterIssue,
   DemoOpeningHours,
   DemoPlace,
   DemoProject,
@@ -1608,7 +1610,19 @@ export const projects: DemoProject[] = [
     status: "active",
     startedOn: "2025-03-15",
     lead: "Cllr Priya Raman with the Wrenford Wildlife Group",
-    volunteersWanted: true,
+    roles: ["Work party helper (last Sunday of the month)", "Seed collector"],
+    updates: [
+      {
+        title: "Yellow rattle is taking hold",
+        body: "The survey in June found yellow rattle across most of the meadow strip, and the grass is noticeably thinner. We counted 14 kinds of flowering plant, up from 5 last year.\n\nThanks to everyone who came to the plug-planting mornings.",
+        daysAgo: 150,
+      },
+      {
+        title: "Annual cut and rake done",
+        body: "Twenty-two volunteers cut and raked the meadow over two Sundays, and the hay went to a smallholding on Downs Road. Next job: collecting seed from the knapweed for the school to grow on.\n\nThe next work party is on the last Sunday of the month at 10:00 by the war memorial.",
+        daysAgo: 60,
+      },
+    ],
   },
   {
     id: "community-speed-watch",
@@ -1622,7 +1636,14 @@ export const projects: DemoProject[] = [
     status: "active",
     startedOn: "2025-06-02",
     lead: "Cllr Tom Okafor",
-    volunteersWanted: true,
+    roles: ["Speed Watch volunteer"],
+    updates: [
+      {
+        title: "Last month's numbers",
+        body: "Six one-hour sessions on Station Road and the High Street: 1,184 vehicles passed, 31 were reported to the police for going over 36 mph, and the fastest was recorded at 52 mph outside the school.\n\nWe would like to run a session at school drop-off time every week; for that we need three more trained volunteers.",
+        daysAgo: 12,
+      },
+    ],
   },
   {
     id: "community-defibrillator",
@@ -1636,7 +1657,14 @@ export const projects: DemoProject[] = [
     status: "completed",
     startedOn: "2025-01-20",
     lead: "Wrenford St Mary First Responders",
-    volunteersWanted: false,
+    roles: [],
+    updates: [
+      {
+        title: "Defibrillator installed and registered",
+        body: "The defibrillator is in the old phone box outside the Post Office, registered with the ambulance service and checked every week. Thank you to everyone who gave at the quiz night and the fête.",
+        daysAgo: 300,
+      },
+    ],
   },
   {
     id: "repair-cafe",
@@ -1650,7 +1678,14 @@ export const projects: DemoProject[] = [
     status: "active",
     startedOn: "2025-09-13",
     lead: "The village hall committee",
-    volunteersWanted: true,
+    roles: ["Fixer", "Tea and cake"],
+    updates: [
+      {
+        title: "150 repairs and counting",
+        body: "Saturday's Repair Café saw 19 items brought in and 15 of them fixed, including a 1970s sewing machine and a child's balance bike. That takes us past 150 repairs since we started.\n\nWe are short of people who can mend clothes: if you can sew on a button, you can help.",
+        daysAgo: 20,
+      },
+    ],
   },
   {
     id: "footpath-12-restoration",
@@ -1664,7 +1699,8 @@ export const projects: DemoProject[] = [
     status: "planned",
     startedOn: "2026-04-06",
     lead: "Parish footpaths group",
-    volunteersWanted: true,
+    roles: ["Work weekend helper"],
+    updates: [],
   },
   {
     id: "brook-lane-flood-wardens",
@@ -1678,7 +1714,8 @@ export const projects: DemoProject[] = [
     status: "planned",
     startedOn: "2026-02-01",
     lead: "Cllr Gareth Lloyd",
-    volunteersWanted: true,
+    roles: ["Flood warden"],
+    updates: [],
   },
   {
     id: "village-hall-solar-roof",
@@ -1692,7 +1729,134 @@ export const projects: DemoProject[] = [
     status: "completed",
     startedOn: "2025-05-12",
     lead: "Village hall trustees",
-    volunteersWanted: false,
+    roles: [],
+    updates: [],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ideas
+// ---------------------------------------------------------------------------------------------------------------
+
+export const ideas: DemoIdea[] = [
+  {
+    title: "A wildflower corner on the village green",
+    description:
+      "Could we stop mowing the far corner of the green by the brook and let it grow into a meadow? It would help bees and butterflies, save on mowing, and the school could help plant it.",
+    category: "green-spaces",
+    placeId: "village-green",
+    locationText: "The corner of the green between the war memorial and the brook",
+    status: "adopted",
+    response:
+      "Adopted: the parish council agreed to leave the strip uncut from April to August, and the Wrenford Wildlife Group is running it as a project. Follow its progress on the project page.",
+    projectId: "village-green-wildflower-meadow",
+    supports: 37,
+    createdDaysAgo: 640,
+    answeredDaysAgo: 620,
+  },
+  {
+    title: "A monthly repair café in the village hall",
+    description:
+      "Lots of us have broken lamps, toasters and bikes in the shed. A monthly morning where people who can fix things help those who cannot would keep them out of the tip and be sociable too.",
+    category: "facilities",
+    placeId: "village-hall",
+    locationText: null,
+    status: "done",
+    response:
+      "Done: the village hall committee started the Repair Café in September 2025. It meets on the second Saturday of every month.",
+    projectId: "repair-cafe",
+    supports: 22,
+    createdDaysAgo: 470,
+    answeredDaysAgo: 440,
+  },
+  {
+    title: "Bike racks outside the Village Stores",
+    description:
+      "People who cycle to the shop lean their bikes against the window or the bench. Two or three Sheffield stands on the wide bit of pavement would keep the way clear.",
+    category: "roads-paths",
+    placeId: "high-street",
+    locationText: "Outside the Village Stores, High Street",
+    status: "under-consideration",
+    response:
+      "The parish council has asked the council's highways team whether stands can go on the pavement there, and the Village Stores is happy with the idea. We will post the answer here.",
+    projectId: null,
+    supports: 9,
+    createdDaysAgo: 45,
+    answeredDaysAgo: 30,
+  },
+  {
+    title: "Floodlights for evening football on the recreation ground",
+    description:
+      "The youth team cannot train after school from October to March. Floodlights on one half of the pitch would let them play until 8 pm.",
+    category: "facilities",
+    placeId: "recreation-ground",
+    locationText: null,
+    status: "not-taken-forward",
+    response:
+      "Not taken forward: the lights would shine into the houses on Meadow Way, and the cost of running them is more than the parish can carry. The school has offered its hall for winter training instead.",
+    projectId: null,
+    supports: 3,
+    createdDaysAgo: 120,
+    answeredDaysAgo: 95,
+  },
+  {
+    title: "Fruit trees along the edge of the recreation ground",
+    description:
+      "A row of apple, pear and plum trees along the fence by Meadow Way, free for anyone to pick. Local varieties if we can find them.",
+    category: "green-spaces",
+    placeId: "recreation-ground",
+    locationText: "Along the fence by Meadow Way",
+    status: "open",
+    response: null,
+    projectId: null,
+    supports: 14,
+    createdDaysAgo: 9,
+    answeredDaysAgo: null,
+  },
+  {
+    title: "A summer fun run round the village",
+    description:
+      "A 5 km route round the lanes, with a shorter one for children, finishing on the green with the fête. Entry fees could go to the defibrillator fund.",
+    category: "events",
+    placeId: null,
+    locationText: null,
+    status: "open",
+    response: null,
+    projectId: null,
+    supports: 6,
+    createdDaysAgo: 4,
+    answeredDaysAgo: null,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Newsletter (the public archive; the demo has no subscribers, so nothing is ever mailed)
+// ---------------------------------------------------------------------------------------------------------------
+
+export const newsletterIssues: DemoNewsletterIssue[] = [
+  {
+    title: "Autumn news: meadow, Speed Watch and the Repair Café",
+    body: [
+      "## The meadow",
+      "The wildflower corner of the green had its annual cut and rake: thank you to the twenty-two volunteers who came. Fourteen kinds of flowers this year, up from five.",
+      "## Community Speed Watch",
+      "Six sessions last month and 31 drivers reported to the police. We need three more volunteers to run a session at school drop-off time every week.",
+      "## Repair Café",
+      "Second Saturday of every month, 10:00 to 13:00 in the village hall. Bring something broken.",
+    ].join("\n\n"),
+    sentDaysAgo: 55,
+  },
+  {
+    title: "Winter news: flood wardens wanted",
+    body: [
+      "## Brook Lane flood wardens",
+      "The ford has flooded three times already this winter. The parish is looking for residents near the brook to become flood wardens: training with the Environment Agency is free and takes one evening. Sign up on the volunteer page.",
+      "## Reports this month",
+      "The blocked culvert by the ford is being cleared, the offensive graffiti on the village hall was removed within a day, and the pothole at the Post Office bus stop has been filled.",
+      "- Report a problem at any time on this site.",
+      "- Follow a report to hear when it changes.",
+    ].join("\n\n"),
+    sentDaysAgo: 8,
   },
 ];
 
@@ -1711,6 +1875,7 @@ export const reports: DemoReport[] = [
     locationText: "In the road at the bus stop outside the Post Office, 10 High Street",
     attributes: { road_or_pavement: "road", width_cm: "45" },
     createdDaysAgo: 34,
+    photos: ["pothole"],
     history: [
       { status: "investigating", daysAgo: 32, note: "Passed to the council's highways team." },
       {
@@ -1859,6 +2024,7 @@ export const reports: DemoReport[] = [
         "About 40 cm deep across the ford and 30 metres up the lane. It happens after every heavy rain now because the grille in front of the culvert is blocked.",
     },
     createdDaysAgo: 18,
+    photos: ["flood"],
     history: [
       {
         status: "investigating",
@@ -1914,6 +2080,7 @@ export const reports: DemoReport[] = [
     locationText: "Far corner of the old station car park",
     attributes: { waste_types: ["household", "furniture"], amount: "car_boot" },
     createdDaysAgo: 6,
+    photos: ["fly-tipping"],
     history: [],
   },
   {
@@ -1941,6 +2108,7 @@ export const reports: DemoReport[] = [
     locationText: "Railway bridge on Station Road",
     attributes: { offensive: "no", surface: "bridge" },
     createdDaysAgo: 15,
+    photos: ["graffiti"],
     history: [
       { status: "investigating", daysAgo: 14, note: "Passed to the council's street scene team." },
       {

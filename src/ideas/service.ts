@@ -8,6 +8,7 @@ import type { DB, IdeaStatus } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { ImageError, type PhotoInput, photoKey, photoSource, processPhoto } from "../core/media/images.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
+import { layoutMail } from "../core/mail/layout.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { isBanned } from "../moderation/index.js";
 import { publicIn } from "../core/visibility.js";
@@ -131,19 +132,21 @@ export async function proposeIdea(
       await sendUnconfirmedMail(
         tx,
         { secret: civic.config.sessionSecret, now },
-        {
-          kind: "idea-confirm",
-          to: v.email,
-          subject: `Confirm your idea for ${civic.site.villageName}`,
-          text: [
-            "Thank you for sharing an idea. To publish it, open this link and press the button on the page:",
-            `${civic.site.baseUrl}/ideas/confirm/${token}`,
-            "",
-            "If it was not you, ignore this message: nothing will be published.",
-          ].join("\n"),
-          html: null,
-          domain: new URL(civic.site.baseUrl).hostname,
-        },
+        layoutMail(
+          civic.site,
+          { kind: "idea-confirm", to: v.email, subject: `Confirm your idea for ${civic.site.villageName}` },
+          {
+            heading: "Confirm your idea",
+            body: [],
+            action: {
+              lead: "Thank you for sharing an idea. To publish it, open this link and press the button on the page:",
+              label: "Publish your idea",
+              url: `${civic.site.baseUrl}/ideas/confirm/${token}`,
+            },
+            after: ["If it was not you, ignore this message: nothing will be published."],
+            footer: { why: "You get this message because this address was given with an idea on our site." },
+          },
+        ),
       );
     }
     return { id: row.id, published };

@@ -8,7 +8,8 @@ import type { RecordSubmission } from "../core/http/single-use.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import { parseId } from "../core/http/ids.js";
-import { enqueueMail } from "../core/mail/outbox.js";
+import { layoutMail } from "../core/mail/layout.js";
+import { enqueueMail, type OutgoingMail } from "../core/mail/outbox.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 
 /** The consent sentence shown next to the subscribe button, stored with each subscription word for word. */
@@ -120,21 +121,27 @@ export async function subscribe(civic: Civic, email: string, record: RecordSubmi
     await sendUnconfirmedMail(
       tx,
       { secret: civic.config.sessionSecret, now },
-      {
-        kind: "newsletter-confirm",
-        to: email,
-        subject: `Confirm your subscription to the ${civic.site.villageName} newsletter`,
-        text: [
-          `Someone (we hope you) asked to receive the ${civic.site.villageName} community newsletter at this address.`,
-          "",
-          `To confirm, open this link and press the button on the page:`,
-          link,
-          "",
-          "If it was not you, ignore this message: you will not be subscribed and we will not write again.",
-        ].join("\n"),
-        html: null,
-        domain: new URL(civic.site.baseUrl).hostname,
-      },
+      layoutMail(
+        civic.site,
+        {
+          kind: "newsletter-confirm",
+          to: email,
+          subject: `Confirm your subscription to the ${civic.site.villageName} newsletter`,
+        },
+        {
+          heading: "Confirm your subscription",
+          body: [
+            `Someone (we hope you) asked to receive the ${civic.site.villageName} community newsletter at this address.`,
+          ],
+          action: {
+            lead: "To confirm, open this link and press the button on the page:",
+            label: "Confirm your subscription",
+            url: link,
+          },
+          after: ["If it was not you, ignore this message: you will not be subscribed and we will not write again."],
+          footer: { why: "You get this message because this address was typed into the newsletter form on our site." },
+        },
+      ),
     );
   });
 }
@@ -184,19 +191,40 @@ export async function unsubscribe(civic: Civic, id: number): Promise<void> {
   });
 }
 
+/**
+ * An issue's Markdown as HTML under the mail's heading (the issue's title, an `<h1>`): its top headings become
+ * `<h2>` whatever level the editor wrote them at, so no heading level is skipped.
+ */
+function bodyUnderHeading(body: string): string {
+  const levels = [...markdownToHtml(body, { headingOffset: 0 }).matchAll(/<h([1-6])\b/g)].map((m) => Number(m[1]));
+  return markdownToHtml(body, { headingOffset: levels.length > 0 ? 2 - Math.min(...levels) : 1 });
+}
+
 /** The mail of one issue for one recipient, with the RFC 8058 one-click unsubscribe headers. */
-export function issueMail(civic: Civic, issue: { title: string; body: string }, to: string, unsubscribe: string) {
+export function issueMail(
+  civic: Civic,
+  issue: { title: string; body: string },
+  to: string,
+  unsubscribe: string,
+): OutgoingMail {
   const village = civic.site.villageName;
-  const footer = `You receive this because you subscribed to the ${village} community newsletter. Unsubscribe: ${unsubscribe}`;
-  return {
-    kind: "newsletter",
-    to,
-    subject: `${village} newsletter: ${issue.title}`.slice(0, 200),
-    text: `${markdownToText(issue.body)}\n\n-- \n${footer}\n`,
-    html: `<!doctype html><html><body>${markdownToHtml(issue.body)}<hr><p>You receive this because you subscribed to the ${village} community newsletter. <a href="${unsubscribe}">Unsubscribe</a>.</p></body></html>`,
-    headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-    domain: new URL(civic.site.baseUrl).hostname,
-  };
+  return layoutMail(
+    civic.site,
+    {
+      kind: "newsletter",
+      to,
+      subject: `${village} newsletter: ${issue.title}`.slice(0, 200),
+      headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    },
+    {
+      heading: issue.title,
+      body: [{ trusted: { html: bodyUnderHeading(issue.body), text: markdownToText(issue.body) } }],
+      footer: {
+        why: `You receive this because you subscribed to the ${village} community newsletter.`,
+        stop: { label: "Unsubscribe", url: unsubscribe },
+      },
+    },
+  );
 }
 
 /**

@@ -1,26 +1,6 @@
+import { layoutMail, type MailBlock, type MailFact, type MailSite } from "../core/mail/layout.js";
 import type { OutgoingMail } from "../core/mail/outbox.js";
 import type { AttributeDefinition, AttributeValues } from "./attributes.js";
-
-/** Escapes text for HTML email bodies. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
-
-function paragraphs(text: string): string {
-  return text
-    .split(/\n{2,}/)
-    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br>")}</p>`)
-    .join("\n");
-}
-
-function htmlDocument(title: string, body: string): string {
-  return `<!doctype html><html lang="en-GB"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`;
-}
 
 export interface ReportMailFacts {
   reference: string;
@@ -32,6 +12,8 @@ export interface ReportMailFacts {
   lat: number | null;
   lng: number | null;
   link: string;
+  /** The site's base URL, without trailing slash. */
+  baseUrl: string;
   villageName: string;
   councilName: string;
   contactEmail: string;
@@ -42,8 +24,12 @@ export interface ReportMailFacts {
  * Subjects carry only our own words, the reference and the category name (set by the volunteers), never text a
  * sender typed: otherwise anyone could make the platform send a message of their choosing to any address.
  */
-function subjectOf(kind: "confirmation" | "forward", r: ReportMailFacts): string {
-  return kind === "confirmation" ? `Your report ${r.reference}` : `New report ${r.reference} (${r.categoryName})`;
+function subjectOf(which: "confirmation" | "forward", r: ReportMailFacts): string {
+  return which === "confirmation" ? `Your report ${r.reference}` : `New report ${r.reference} (${r.categoryName})`;
+}
+
+function siteOf(r: ReportMailFacts): MailSite {
+  return { villageName: r.villageName, baseUrl: r.baseUrl, contactEmail: r.contactEmail };
 }
 
 /**
@@ -52,35 +38,33 @@ function subjectOf(kind: "confirmation" | "forward", r: ReportMailFacts): string
  * otherwise anyone could have the platform send their text to any address (core/mail/policy.ts).
  */
 export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: string): OutgoingMail {
-  const subject = subjectOf("confirmation", r);
-  const text = [
-    "Thank you for your report.",
-    "",
-    `Reference number: ${r.reference}`,
-    `Category: ${r.categoryName}`,
-    "",
-    `See your report and its status at any time: ${r.link}`,
-    "",
-    serviceNotice,
-    "",
-    `Your email address is not published. It is used only to contact you about this report.`,
-    "",
-    `${r.villageName} Community Platform, an independent community project run by volunteers.`,
-    `Not for emergencies. Questions: ${r.contactEmail}`,
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    [
-      "<p>Thank you for your report.</p>",
-      `<p>Reference number: <strong>${escapeHtml(r.reference)}</strong></p>`,
-      `<p>Category: ${escapeHtml(r.categoryName)}</p>`,
-      `<p><a href="${escapeHtml(r.link)}">See your report and its status</a></p>`,
-      `<p>${escapeHtml(serviceNotice)}</p>`,
-      "<p>Your email address is not published. It is used only to contact you about this report.</p>",
-      `<p>${escapeHtml(r.villageName)} Community Platform, an independent community project run by volunteers. Not for emergencies. Questions: ${escapeHtml(r.contactEmail)}</p>`,
-    ].join("\n"),
+  return layoutMail(
+    siteOf(r),
+    { kind: "report-confirmation", to, subject: subjectOf("confirmation", r) },
+    {
+      heading: "Thank you for your report",
+      body: [
+        "Thank you for your report.",
+        {
+          facts: [
+            { label: "Reference number", value: r.reference },
+            { label: "Category", value: r.categoryName },
+          ],
+        },
+      ],
+      action: {
+        label: "See your report and its status",
+        lead: "See your report and its status at any time:",
+        url: r.link,
+      },
+      after: [serviceNotice, "Not for emergencies: call 999 if someone is in danger."],
+      footer: {
+        why:
+          "You get this message because this address was given with the report. Your email address is not " +
+          "published. It is used only to contact you about this report.",
+      },
+    },
   );
-  return { kind: "report-confirmation", to, subject, text, html, domain: r.domain };
 }
 
 export interface ForwardContact {
@@ -101,7 +85,6 @@ export function forwardMail(
   mediaUrl: string | null,
   contact: ForwardContact | null,
 ): OutgoingMail {
-  const subject = subjectOf("forward", r);
   const answerLines = answers.definitions
     .filter((d) => d.variable && answers.values[d.code] !== undefined)
     .map((d) => {
@@ -115,63 +98,49 @@ export function forwardMail(
     r.lat !== null && r.lng !== null
       ? `https://www.openstreetmap.org/?mlat=${r.lat}&mlon=${r.lng}#map=18/${r.lat}/${r.lng}`
       : null;
-  const contactLines = contact
+  const contactBlocks: MailBlock[] = contact
     ? [
         "The reporter agreed to share their contact details with the council:",
-        ...(contact.name ? [`Name: ${contact.name}`] : []),
-        ...(contact.email ? [`Email: ${contact.email}`] : []),
-        ...(contact.phone ? [`Phone: ${contact.phone}`] : []),
+        {
+          facts: [
+            ...(contact.name ? [{ label: "Name", value: contact.name }] : []),
+            ...(contact.email ? [{ label: "Email", value: contact.email }] : []),
+            ...(contact.phone ? [{ label: "Phone", value: contact.phone }] : []),
+          ],
+        },
       ]
     : ["The reporter did not share contact details. Updates can be posted on the public report page."];
   const media = [...photoUrls, ...(mediaUrl ? [mediaUrl] : [])];
-  const text = [
-    `A resident reported this through the ${r.villageName} Community Platform, an independent volunteer-run project.`,
-    "",
-    `Reference: ${r.reference}`,
-    `Category: ${r.categoryName}`,
-    `Title: ${r.title}`,
-    `Where: ${r.where}`,
-    ...(coords ? [`Coordinates (WGS84 lat, lng): ${coords}`] : []),
-    ...(mapLink ? [`Map: ${mapLink}`] : []),
-    "",
-    r.description,
-    "",
-    ...(answerLines.length > 0 ? [...answerLines, ""] : []),
-    ...(media.length > 0 ? ["Photos:", ...media, ""] : []),
-    `Public page: ${r.link}`,
-    "",
-    ...contactLines,
-    "",
-    `Questions about this platform: ${r.contactEmail}`,
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    [
-      `<p>A resident reported this through the ${escapeHtml(r.villageName)} Community Platform, an independent volunteer-run project.</p>`,
-      "<ul>",
-      `<li>Reference: <strong>${escapeHtml(r.reference)}</strong></li>`,
-      `<li>Category: ${escapeHtml(r.categoryName)}</li>`,
-      `<li>Title: ${escapeHtml(r.title)}</li>`,
-      `<li>Where: ${escapeHtml(r.where)}</li>`,
-      ...(coords ? [`<li>Coordinates (WGS84 lat, lng): ${escapeHtml(coords)}</li>`] : []),
-      ...(mapLink ? [`<li><a href="${escapeHtml(mapLink)}">Map</a></li>`] : []),
-      "</ul>",
-      paragraphs(r.description),
-      ...(answerLines.length > 0 ? ["<ul>", ...answerLines.map((l) => `<li>${escapeHtml(l)}</li>`), "</ul>"] : []),
-      ...(media.length > 0
-        ? [
-            "<p>Photos:</p><ul>",
-            // A client's media_url is someone else's link (reports/media-url.ts): plain, marked as user content.
-            ...media.map(
-              (u) => `<li><a href="${escapeHtml(u)}" rel="nofollow noopener noreferrer ugc">${escapeHtml(u)}</a></li>`,
-            ),
-            "</ul>",
-          ]
-        : []),
-      `<p><a href="${escapeHtml(r.link)}">Public page of the report</a></p>`,
-      `<p>${contactLines.map(escapeHtml).join("<br>")}</p>`,
-      `<p>Questions about this platform: ${escapeHtml(r.contactEmail)}</p>`,
-    ].join("\n"),
+  const facts: MailFact[] = [
+    { label: "Reference", value: r.reference },
+    { label: "Category", value: r.categoryName },
+    { label: "Title", value: r.title },
+    { label: "Where", value: r.where },
+    ...(coords ? [{ label: "Coordinates (WGS84 lat, lng)", value: coords }] : []),
+    ...(mapLink ? [{ label: "Map", value: "OpenStreetMap", url: mapLink }] : []),
+  ];
+  return layoutMail(
+    siteOf(r),
+    { kind: "report-forward", to, subject: subjectOf("forward", r) },
+    {
+      heading: `New report ${r.reference}`,
+      body: [
+        `A resident reported this through the ${r.villageName} Community Platform, an independent volunteer-run project.`,
+        { facts },
+        { quote: r.description },
+        ...(answerLines.length > 0 ? [answerLines.join("\n")] : []),
+        // A client's media_url is someone else's link (reports/media-url.ts): plain, marked as user content.
+        ...(media.length > 0
+          ? [{ title: "Photos:", links: media.map((url) => ({ label: url, url })), ugc: true }]
+          : []),
+      ],
+      action: { label: "Public page of the report", lead: "Public page:", url: r.link },
+      after: contactBlocks,
+      footer: {
+        why:
+          `You get this message because this address receives the platform's reports in the category ` +
+          `${r.categoryName}. To change that, write to ${r.contactEmail}.`,
+      },
+    },
   );
-  return { kind: "report-forward", to, subject, text, html, domain: r.domain };
 }

@@ -7,6 +7,7 @@ import type { DB } from "../core/db/schema.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
 import { parseId } from "../core/http/ids.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
+import { layoutMail } from "../core/mail/layout.js";
 import { isPublic, publicReport } from "../core/visibility.js";
 
 /**
@@ -138,21 +139,25 @@ export async function requestFollow(
     await sendUnconfirmedMail(
       tx,
       { secret: civic.config.sessionSecret, now },
-      {
-        kind: "report-follow-confirm",
-        to: email,
-        subject: `Confirm updates on report ${report.reference}`,
-        text: [
-          `Someone (we hope you) asked to get the updates on report ${report.reference} of the ${village} Community Platform by email.`,
-          "",
-          "To confirm, open this link and press the button on the page:",
-          link,
-          "",
-          "If it was not you, ignore this message: nothing more will be sent.",
-        ].join("\n"),
-        html: null,
-        domain: new URL(civic.site.baseUrl).hostname,
-      },
+      layoutMail(
+        civic.site,
+        { kind: "report-follow-confirm", to: email, subject: `Confirm updates on report ${report.reference}` },
+        {
+          heading: `Confirm updates on report ${report.reference}`,
+          body: [
+            `Someone (we hope you) asked to get the updates on report ${report.reference} of the ${village} Community Platform by email.`,
+          ],
+          action: {
+            lead: "To confirm, open this link and press the button on the page:",
+            label: "Confirm the updates",
+            url: link,
+          },
+          after: ["If it was not you, ignore this message: nothing more will be sent."],
+          footer: {
+            why: "You get this message because this address was typed into a report's updates form on our site.",
+          },
+        },
+      ),
     );
     return true;
   });

@@ -72,6 +72,7 @@ export async function forwardReport(civic: Civic, tx: Kysely<DB>, reportId: numb
     lat: r.latitude,
     lng: r.longitude,
     link: `${baseUrl}/reports/${r.reference}`,
+    baseUrl,
     villageName: civic.config.village.name,
     councilName: civic.config.village.councilName,
     contactEmail: civic.config.village.contactEmail,

@@ -377,6 +377,62 @@ export async function nearbyReports(
     .slice(0, limit);
 }
 
+/** How far around a place the list of reports near it reaches. */
+export const NEAR_RADIUS_M = 300;
+
+/**
+ * Public reports within `radiusM` of a point, nearest first, one page at a time, with the filters of the list and
+ * the total. The grid cells around the point (the index of migration 0019) find the candidates; the planar distance
+ * (exact enough across a village) orders them, and each report's great-circle distance is given.
+ */
+export async function publicReportsNear(
+  db: Kysely<DB>,
+  near: { lat: number; lng: number },
+  filter: ReportFilter,
+  page: { offset: number; limit: number },
+  radiusM = NEAR_RADIUS_M,
+): Promise<{ items: NearbyReport[]; total: number }> {
+  const dLat = radiusM / 111_320;
+  const mPerDegLng = 111_320 * Math.max(Math.cos((near.lat * Math.PI) / 180), 0.01);
+  const dLng = radiusM / mPerDegLng;
+  const dy = sql`(latitude - ${near.lat}) * ${111_320}`;
+  const dx = sql`(longitude - ${near.lng}) * ${mPerDegLng}`;
+  const squared = sql<number>`(${dy}) * (${dy}) + (${dx}) * (${dx})`;
+  let q = publicReports(db)
+    .where("reports.latitude", ">=", near.lat - dLat)
+    .where("reports.latitude", "<=", near.lat + dLat)
+    .where("reports.longitude", ">=", near.lng - dLng)
+    .where("reports.longitude", "<=", near.lng + dLng)
+    .where(sql<boolean>`${squared} <= ${radiusM * radiusM}`);
+  const cells = cellsCovering(near.lat - dLat, near.lng - dLng, near.lat + dLat, near.lng + dLng);
+  if (cells) q = q.where(sql<boolean>`${geoCellSql(db)} in (${sql.join(cells)})`);
+  if (filter.category) q = q.where("reports.category_code", "=", filter.category);
+  if (filter.status) q = q.where("reports.status", "=", filter.status);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).executeTakeFirst(),
+    q
+      .select(PUBLIC_REPORT_COLUMNS)
+      .orderBy(squared)
+      .orderBy("reports.id", "desc")
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+  ]);
+  const names = await namesFor(db, rows);
+  return {
+    items: rows.map((r) => ({
+      ...present(r, names),
+      distanceM: distanceMetres(near.lat, near.lng, r.latitude ?? 0, r.longitude ?? 0),
+    })),
+    total: Number(count?.n ?? 0),
+  };
+}
+
+/** The newest public reports (the home page's latest reports). */
+export async function latestPublicReports(db: Kysely<DB>, limit: number): Promise<PublicReport[]> {
+  return (await listPublicReports(db, {}, { offset: 0, limit, withTotal: false }))?.items ?? [];
+}
+
 /** Public categories for the form and the filters, in their display order. */
 export async function publicCategories(db: Kysely<DB>) {
   return db

@@ -32,10 +32,13 @@ import {
   findReport,
   latestUpdates,
   listPublicReports,
+  NEAR_RADIUS_M,
   type NearbyReport,
   nearbyReports,
   publicCategories,
+  publicReportsNear,
 } from "./repository.js";
+import { findPlace, placeNames } from "./places.js";
 import { provesSent, sentPagePath } from "./sent-page.js";
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
@@ -300,14 +303,17 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     },
   );
 
-  const listQuery = Type.Object({
+  const listFields = {
     category: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(Type.String({ maxLength: 40 })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     before: Type.Optional(Type.String({ maxLength: 40 })),
     after: Type.Optional(Type.String({ maxLength: 40 })),
-  });
+  };
+  const listQuery = Type.Object(listFields);
   type ListQuery = Static<typeof listQuery>;
+  /** The page's query: the list's, and a street or landmark of the gazetteer to list the reports around. */
+  const pageQuery = Type.Object({ ...listFields, near: Type.Optional(Type.String({ maxLength: 100 })) });
 
   function filterOf(q: ListQuery) {
     const status = q.status && isReportStatus(q.status) ? q.status : undefined;
@@ -315,11 +321,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   }
 
   function queryString(
-    filter: { category?: string | undefined; status?: string | undefined },
+    filter: { category?: string | undefined; status?: string | undefined; near?: string | undefined },
     page?: number,
     cursor?: { before: string } | { after: string },
   ) {
     const params = new URLSearchParams();
+    if (filter.near) params.set("near", filter.near);
     if (filter.category) params.set("category", filter.category);
     if (filter.status) params.set("status", filter.status);
     if (page && page > 1) params.set("page", String(page));
@@ -332,19 +339,28 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     return s ? `?${s}` : "";
   }
 
-  app.get("/reports", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+  app.get("/reports", { schema: { hide: true, querystring: pageQuery } }, async (request, reply) => {
     const q = request.query;
     const filter = filterOf(q);
     const page = q.page ?? 1;
+    const typed = (q.near ?? "").trim();
+    const found = typed === "" ? null : await findPlace(db(), typed);
+    const place = found?.place ?? null;
     const start =
-      page > 1 && q.before
+      page > 1 && q.before && !place
         ? { before: q.before }
-        : page > 1 && q.after
+        : page > 1 && q.after && !place
           ? { after: q.after }
           : { offset: (page - 1) * PAGE_SIZE };
-    const [listed, categories] = await Promise.all([
-      listPublicReports(db(), filter, { ...start, limit: PAGE_SIZE }),
+    const [listed, categories, names] = await Promise.all([
+      place
+        ? publicReportsNear(db(), { lat: place.latitude, lng: place.longitude }, filter, {
+            offset: (page - 1) * PAGE_SIZE,
+            limit: PAGE_SIZE,
+          })
+        : listPublicReports(db(), filter, { ...start, limit: PAGE_SIZE }),
       publicCategories(db()),
+      placeNames(db()),
     ]);
     if (!listed) throw notFound("There is no such page of reports.");
     const { items, total } = listed;
@@ -358,12 +374,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       reply,
       <Layout
         ctx={ctx}
-        title={
-          heading
-            ? `Reports: ${heading}${page > 1 ? `, page ${page}` : ""}`
-            : `Reports${page > 1 ? `, page ${page}` : ""}`
+        title={`${place ? `Reports near ${place.name}` : "Reports"}${heading ? `: ${heading}` : ""}${page > 1 ? `, page ${page}` : ""}`}
+        description={
+          place
+            ? `Public reports within ${NEAR_RADIUS_M} metres of ${place.name}, nearest first.`
+            : "Every public report, newest first, or those near a street or landmark, with a map, filters and an Atom feed."
         }
-        description="Every public report, newest first, with a map, filters and an Atom feed."
         styles={["leaflet.css"]}
         scripts={["report-view-map.js"]}
         head={
@@ -381,14 +397,20 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           category={filter.category ?? ""}
           status={filter.status ?? ""}
           query={(n) =>
-            `/reports${queryString(
-              filter,
-              n,
-              n > page ? { before: items.at(-1)?.reference ?? "" } : { after: items[0]?.reference ?? "" },
-            )}`
+            place
+              ? `/reports${queryString({ ...filter, near: place.name }, n)}`
+              : `/reports${queryString(
+                  filter,
+                  n,
+                  n > page ? { before: items.at(-1)?.reference ?? "" } : { after: items[0]?.reference ?? "" },
+                )}`
           }
           feedUrl={feedUrl}
           tiles={tiles}
+          near={place?.name ?? typed}
+          placeNames={names}
+          nearPlace={place ? { name: place.name, radiusM: NEAR_RADIUS_M } : null}
+          suggestions={found && !found.place ? found.suggestions : null}
         />
       </Layout>,
     );

@@ -350,6 +350,7 @@ export async function submitReport(
       lat: c.lat,
       lng: c.lng,
       link: `${baseUrl}/reports/${reference}`,
+      baseUrl,
       villageName: civic.config.village.name,
       councilName: civic.config.village.councilName,
       contactEmail: civic.config.village.contactEmail,

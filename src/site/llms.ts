@@ -1,5 +1,6 @@
 import { machineResources, sitePages } from "../core/web/sitemap.js";
 import type { SiteInfo } from "../core/site.js";
+import { NEAR_RADIUS_M } from "../reports/index.js";
 
 /**
  * /llms.txt in the llmstxt.org format: an H1 with the name, a blockquote summary, what the service is and is not,
@@ -16,7 +17,8 @@ export function llmsTxt(site: SiteInfo): string {
     `# ${site.villageName} Community Platform`,
     "",
     `> A volunteer-run civic platform for the village of ${site.villageName}: residents report local, non-urgent ` +
-      "issues (potholes, streetlights, fly-tipping) on a map, read every public report and check its status by " +
+      "issues (potholes, streetlights, fly-tipping) on a map, read every public report (or those within " +
+      `${NEAR_RADIUS_M} m of a street or landmark of the village: /reports?near=NAME) and check its status by ` +
       "reference number (and get its updates by email), share and support ideas, follow community projects, sign " +
       "up as volunteers, subscribe to the newsletter, find local businesses, reach their councillors and read " +
       "public statistics.",

@@ -10,6 +10,7 @@ import { HomeContent } from "./content/home.js";
 import { PrivacyContent } from "./content/privacy.js";
 import { TermsContent } from "./content/terms.js";
 import type { ContentProps } from "../core/site.js";
+import { latestPublicReports, placeNames } from "../reports/index.js";
 
 function page(path: string): SitePage {
   const found = sitePages.find((p) => p.path === path);
@@ -18,15 +19,29 @@ function page(path: string): SitePage {
 }
 
 const staticPages: Record<string, FunctionComponent<ContentProps>> = {
-  "/": HomeContent,
   "/about": AboutContent,
   "/terms": TermsContent,
   "/privacy": PrivacyContent,
   "/accessibility": AccessibilityContent,
 };
 
+/** How many of the newest public reports the home page shows. */
+const LATEST_REPORTS = 5;
+
 /** The home page and the static pages of the site map. */
 export async function siteRoutes(app: FastifyInstance): Promise<void> {
+  const home = page("/");
+  app.get("/", { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const db = app.civic.database.db;
+    const [latest, places] = await Promise.all([latestPublicReports(db, LATEST_REPORTS), placeNames(db)]);
+    const ctx = pageContext(request);
+    return sendPage(
+      reply,
+      <Layout ctx={ctx} title={home.title} description={home.summary}>
+        <HomeContent site={ctx.site} latest={latest} places={places} />
+      </Layout>,
+    );
+  });
   for (const [path, Content] of Object.entries(staticPages)) {
     const meta = page(path);
     app.get(path, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {

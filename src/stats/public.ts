@@ -20,7 +20,7 @@ export async function publicStats(db: Kysely<DB>, dialect: Dialect, now: Date): 
   return { figures, perMonth };
 }
 
-/** The /stats.json document (described on /developers and in the README). */
+/** The /stats.json document (described on /developers and in docs/privacy-and-security.md "Visitor statistics"). */
 export function publicStatsJson(stats: PublicStats, generated: Date) {
   const f = stats.figures;
   return {

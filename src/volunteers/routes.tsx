@@ -16,6 +16,7 @@ import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-f
 import { isBanned } from "../moderation/index.js";
 import { accountAddress } from "../accounts/index.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
+import { layoutMail } from "../core/mail/layout.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
 
@@ -226,19 +227,28 @@ export async function volunteerRoutes(root: FastifyInstance): Promise<void> {
           await sendUnconfirmedMail(
             tx,
             { secret: civic.config.sessionSecret, now },
-            {
-              kind: "volunteer-confirm",
-              to: email!,
-              subject: `Confirm your volunteering sign-up in ${civic.site.villageName}`,
-              text: [
-                "Thank you for offering to volunteer. To confirm your sign-up, open this link and press the button:",
-                `${civic.site.baseUrl}/volunteer/confirm/${confirmToken}`,
-                "",
-                "Keep this message: the same link lets you withdraw at any time.",
-              ].join("\n"),
-              html: null,
-              domain: new URL(civic.site.baseUrl).hostname,
-            },
+            layoutMail(
+              civic.site,
+              {
+                kind: "volunteer-confirm",
+                to: email!,
+                subject: `Confirm your volunteering sign-up in ${civic.site.villageName}`,
+              },
+              {
+                heading: "Confirm your volunteering sign-up",
+                body: [],
+                action: {
+                  lead: "Thank you for offering to volunteer. To confirm your sign-up, open this link and press the button:",
+                  label: "Confirm your sign-up",
+                  url: `${civic.site.baseUrl}/volunteer/confirm/${confirmToken}`,
+                },
+                after: ["Keep this message: the same link lets you withdraw at any time."],
+                footer: {
+                  why: "You get this message because this address was given in the volunteering form on our site.",
+                  stop: "To stop, open the link above and withdraw your sign-up.",
+                },
+              },
+            ),
           );
         }),
     );

@@ -29,7 +29,12 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
     { host: "127.0.0.1" },
   );
 
-  const extraPages = ["/this-page-does-not-exist", "/test-server-error"];
+  const extraPages = [
+    "/this-page-does-not-exist",
+    "/test-server-error",
+    "/reports?near=Church+Lane",
+    "/reports?near=Chruch",
+  ];
 
   it("passes axe on every page, with JavaScript and without", async () => {
     const paths = [

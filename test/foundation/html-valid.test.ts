@@ -27,6 +27,8 @@ describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
         "/this-page-does-not-exist",
         "/developers",
         "/report?category=pothole",
+        "/reports?near=Church+Lane",
+        "/reports?near=Chruch",
       ]),
     ];
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await app.inject("/projects")).body)?.[1];

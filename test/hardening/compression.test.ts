@@ -13,7 +13,7 @@ import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { multipart } from "../open311/support.js";
 
 /**
- * README "Compression": every text answer is sent compressed to a client that accepts it (brotli first, then
+ * docs/api.md "Compression": every text answer is sent compressed to a client that accepts it (brotli first, then
  * gzip), with Vary: Accept-Encoding and a distinct ETag per encoding; built assets from their precompressed files;
  * nothing twice (the business API encodes itself), photos as they are.
  */

@@ -13,9 +13,9 @@ import { type SignedIn, signInAs } from "../helpers/staff.js";
  * the policy action the route performs and what it acts on; each cell (actor × subject) is sent through the public
  * interface and must be refused exactly when the written table WHO_MAY below says no: refused is 401, 403 or a 303
  * to /sign-in, allowed is anything else below 500 (a 400 for an empty form has passed the policy). The table is
- * written out from the README ("Staff console": access, "One policy") and the doc comments of src/core/policy.ts,
- * not computed from `can()`, so a wrong row in the policy fails here; `can()` itself is checked against the same
- * table. The staff console's pages (GET) are covered by test/staff/authorisation.test.ts.
+ * written out from docs/staff-console.md "Access", docs/staff-console.md "One policy" and the doc comments of
+ * src/core/policy.ts, not computed from `can()`, so a wrong row in the policy fails here; `can()` itself is checked
+ * against the same table. The staff console's pages (GET) are covered by test/staff/authorisation.test.ts.
  */
 
 type ActorName = "anonymous" | "resident" | "suspended" | "moderator" | "admin";

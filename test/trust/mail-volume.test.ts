@@ -19,10 +19,10 @@ const VARIANTS = ["vic@example.org", "Vic@Example.org", "vic+1@example.org", "VI
 const MARK = "Zebracrossing";
 
 /**
- * What one client can make reach one mailbox, as the README's "Mail volume" table and the privacy notice state it
- * (written here, not imported, so that a raised cap fails this test): confirmations, 3 an hour and 10 a day, plus
- * the messages proving control of the address asked from one client, 5 an hour and 10 a day; "at most 8 messages an
- * hour and 20 a day".
+ * What one client can make reach one mailbox, as docs/privacy-and-security.md "Mail volume" and the privacy notice
+ * state it (written here, not imported, so that a raised cap fails this test): confirmations, 3 an hour and 10 a
+ * day, plus the messages proving control of the address asked from one client, 5 an hour and 10 a day; "at most 8
+ * messages an hour and 20 a day".
  */
 const PER_HOUR = 8;
 const PER_DAY = 20;

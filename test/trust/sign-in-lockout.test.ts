@@ -60,8 +60,9 @@ describeEachDb("a stranger cannot lock a resident out of email sign-in", (dialec
   it("the owner's request still answers 'check your email' and a link in the mailbox signs in", async () => {
     // The stranger, from several clients, asks for sign-in and my-data messages for the owner's address, and ends
     // each sign-in code they get a page for with five wrong guesses.
-    // The documented caps (README "Mail volume", the privacy notice), written here so a raised cap fails: 5 sign-in,
-    // my-data and email-change messages an hour from one client, 10 an hour to one mailbox from all clients.
+    // The documented caps (docs/privacy-and-security.md "Mail volume", the privacy notice), written here so a
+    // raised cap fails: 5 sign-in, my-data and email-change messages an hour from one client, 10 an hour to one
+    // mailbox from all clients.
     const perHour = 5;
     const mailboxPerHour = 10;
     for (let client = 1; client <= 4; client++) {

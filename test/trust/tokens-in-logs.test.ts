@@ -20,10 +20,10 @@ function fill(url: string, secret: readonly string[], value: string): string {
 }
 
 /**
- * Issue 33 #4: a link's token is a credential, and the README promises that none reaches a log line. Every route
- * that declares a secret path parameter (a params schema with `token`, or `config.secretParams`) is read from the
- * app's own route list and requested through the real logger, the way it is meant and in the ways it fails (too
- * long, an extra segment, a method it lacks, a broken %-encoding, a 304), with token-like query parameters too:
+ * Issue 33 #4: a link's token is a credential, and docs/operations.md "Logs" promises that none reaches a log line.
+ * Every route that declares a secret path parameter (a params schema with `token`, or `config.secretParams`) is read
+ * from the app's own route list and requested through the real logger, the way it is meant and in the ways it fails
+ * (too long, an extra segment, a method it lacks, a broken %-encoding, a 304), with token-like query parameters too:
  * no line written holds the token.
  */
 describeEachDb("link tokens never reach the log", (dialect) => {

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { LRUCache } from "lru-cache";
 
 /**
- * Compression of every text answer (README "Compression"). Static assets are compressed at build time
+ * Compression of every text answer (docs/api.md "Compression"). Static assets are compressed at build time
  * (scripts/build.mjs writes .br and .gz files, served by @fastify/static's preCompressed mode); everything else a
  * route sends (pages, feeds, Open311, the OpenAPI description, /llms.txt, the site map) is compressed here, on its
  * way out, when its type is text and it is at least COMPRESS_THRESHOLD bytes; every text answer, and every 304 of

@@ -16,7 +16,7 @@ export { deleteExpiredSubmissions } from "./form-submissions.js";
  * rolls its transaction back). `oncePerForm` wraps a form's work; work with its own transaction and retries (a
  * report, whose reference is drawn again on a collision; a follow request) takes a `FormUse` instead.
  *
- * The Idempotency-Key (core/http/idempotency.ts, README "Idempotency-Key") is the same rule at the HTTP layer, not
+ * The Idempotency-Key (core/http/idempotency.ts, docs/api.md "Idempotency-Key") is the same rule at the HTTP layer, not
  * a second mechanism for forms: it keeps whole answers for clients that have no form token or outlive it (the app's
  * drafts, sent days later; Open311 programs; the report form's hidden `idempotency_key`, which links a form post to
  * the draft the service worker kept of it). It compares the request's content (422 when the key comes with other

@@ -6,8 +6,8 @@ import type { Job } from "./runner.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How long personal data is kept, as the privacy notice (src/site/content/privacy.tsx) and the README promise.
- * Change the three together.
+ * How long personal data is kept, as the privacy notice (src/site/content/privacy.tsx) and
+ * docs/privacy-and-security.md "Retention" promise. Change the three together.
  */
 export const RETENTION = {
   /** An email is deleted from the outbox this long after it was delivered. */

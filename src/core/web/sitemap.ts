@@ -28,7 +28,8 @@ export const sitePages: SitePage[] = [
   {
     path: "/reports",
     title: "Reports",
-    summary: "Every public report, newest first, with a map, filters and an Atom feed.",
+    summary:
+      "Every public report, newest first, or those near a street or landmark, with a map, filters and an Atom feed.",
     placement: "nav",
   },
   {

@@ -4,7 +4,8 @@ import type { PublicReport } from "../repository.js";
 import { DateTime, StatusTag, where } from "./common.js";
 
 export interface ListProps {
-  items: PublicReport[];
+  /** The page's reports; near a place, each with its distance from it. */
+  items: (PublicReport & { distanceM?: number })[];
   total: number;
   page: number;
   pages: number;
@@ -14,6 +15,46 @@ export interface ListProps {
   query: (page: number) => string;
   feedUrl: string;
   tiles: MapTiles;
+  /** The place box: what was typed, the gazetteer's names to suggest. */
+  near: string;
+  placeNames: string[];
+  /** The place the list is around, when one was asked for and found. */
+  nearPlace: { name: string; radiusM: number } | null;
+  /** The names closest to a place that was asked for and not found. */
+  suggestions: string[] | null;
+}
+
+/**
+ * A "Street or landmark" text box with the gazetteer's names as suggestions (a datalist: a plain text box without
+ * them). Named `near`, in a GET form to /reports, so it works without JavaScript.
+ */
+export function PlaceBox({ id, names, value = "" }: { id: string; names: string[]; value?: string }) {
+  return (
+    <div class="field">
+      <label for={id}>Street or landmark</label>
+      <input
+        id={id}
+        name="near"
+        type="text"
+        value={value}
+        maxLength={100}
+        autocomplete="off"
+        list={names.length > 0 ? `${id}-places` : undefined}
+      />
+      {names.length > 0 ? (
+        <datalist id={`${id}-places`}>
+          {names.map((n) => (
+            <option value={n} key={n} />
+          ))}
+        </datalist>
+      ) : null}
+    </div>
+  );
+}
+
+/** Metres, as people say them: "40 m", "250 m". */
+function distance(m: number): string {
+  return `${Math.max(10, Math.round(m / 10) * 10)} m`;
 }
 
 /** The configured tile server, for the maps drawn by report-view-map.js. */
@@ -30,11 +71,33 @@ export function ReportsList(p: ListProps) {
   const first = (p.page - 1) * 20 + 1;
   return (
     <>
-      <h1>Reports</h1>
+      <h1>{p.nearPlace ? `Reports near ${p.nearPlace.name}` : "Reports"}</h1>
       <p class="lead">
-        Every public report, newest first. <a href="/report">Report an issue</a>.
+        {p.nearPlace
+          ? `Public reports within ${p.nearPlace.radiusM} metres of ${p.nearPlace.name}, nearest first.`
+          : "Every public report, newest first."}{" "}
+        <a href="/report">Report an issue</a>.
       </p>
+      {p.suggestions ? (
+        <div class="notice" role="status">
+          <p>
+            We could not find a street or landmark called “{p.near}”.
+            {p.suggestions.length > 0 ? " Did you mean one of these?" : " Try a street name, like High Street."}
+          </p>
+          {p.suggestions.length > 0 ? (
+            <ul>
+              {p.suggestions.map((name) => (
+                <li key={name}>
+                  <a href={`/reports?near=${encodeURIComponent(name)}`}>{name}</a>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p>Below are all public reports, newest first.</p>
+        </div>
+      ) : null}
       <form method="get" action="/reports" class="filters">
+        <PlaceBox id="filter-near" names={p.placeNames} value={p.near} />
         <div class="field">
           <label for="filter-category">Category</label>
           <select id="filter-category" name="category">
@@ -85,7 +148,9 @@ export function ReportsList(p: ListProps) {
             </h2>
             <p>
               <StatusTag status={r.status} /> {r.categoryName}
-              {where(r) ? ` · ${where(r)}` : ""} · reported <DateTime iso={r.createdAt} />
+              {where(r) ? ` · ${where(r)}` : ""}
+              {r.distanceM !== undefined ? ` · ${distance(r.distanceM)} away` : ""} · reported{" "}
+              <DateTime iso={r.createdAt} />
             </p>
           </li>
         ))}
@@ -96,7 +161,7 @@ export function ReportsList(p: ListProps) {
             {p.page > 1 ? (
               <li>
                 <a href={p.query(p.page - 1)} rel="prev">
-                  Newer reports
+                  {p.nearPlace ? "Nearer reports" : "Newer reports"}
                 </a>
               </li>
             ) : null}
@@ -106,7 +171,7 @@ export function ReportsList(p: ListProps) {
             {p.page < p.pages ? (
               <li>
                 <a href={p.query(p.page + 1)} rel="next">
-                  Older reports
+                  {p.nearPlace ? "Further reports" : "Older reports"}
                 </a>
               </li>
             ) : null}

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Civic } from "../../core/context.js";
 import type { DB } from "../../core/db/schema.js";
+import { layoutMail } from "../../core/mail/layout.js";
 import { enqueueMail, type OutgoingMail } from "../../core/mail/outbox.js";
-import { escapeHtml } from "../emails.js";
 import { updateRecipients } from "../followers.js";
 
 export interface StatusUpdate {
@@ -18,30 +18,29 @@ export interface StatusUpdate {
  */
 export function statusUpdateMail(civic: Civic, to: string, u: StatusUpdate, unsubscribe: string): OutgoingMail {
   const link = `${civic.site.baseUrl}/reports/${u.reference}`;
-  const village = civic.site.villageName;
-  const text = [
-    `There is an update on report ${u.reference}.`,
-    "",
-    `New status: ${u.statusLabel}`,
-    "",
-    u.note,
-    "",
-    `See the report and its history: ${link}`,
-    "",
-    `— The ${village} Community Platform volunteers`,
-    "",
-    `Stop the updates on this report: ${unsubscribe}`,
-  ].join("\n");
-  const html = `<!doctype html><html lang="en-GB"><head><meta charset="utf-8"><title>Update on report ${escapeHtml(u.reference)}</title></head><body><p>There is an update on report ${escapeHtml(u.reference)}.</p><p><strong>New status:</strong> ${escapeHtml(u.statusLabel)}</p><p>${escapeHtml(u.note).replace(/\n/g, "<br>")}</p><p><a href="${escapeHtml(link)}">See the report and its history</a></p><p>— The ${escapeHtml(village)} Community Platform volunteers</p><p><a href="${escapeHtml(unsubscribe)}">Stop the updates on this report</a></p></body></html>`;
-  return {
-    kind: "report-status",
-    to,
-    subject: `Update on report ${u.reference}`,
-    text,
-    html,
-    headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-    domain: new URL(civic.site.baseUrl).hostname,
-  };
+  return layoutMail(
+    civic.site,
+    {
+      kind: "report-status",
+      to,
+      subject: `Update on report ${u.reference}`,
+      headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    },
+    {
+      heading: `Update on report ${u.reference}`,
+      body: [
+        `There is an update on report ${u.reference}.`,
+        { facts: [{ label: "New status", value: u.statusLabel }] },
+        ...(u.note.trim() ? [{ quote: u.note }] : []),
+      ],
+      action: { label: "See the report and its history", url: link },
+      after: [`— The ${civic.site.villageName} Community Platform volunteers`],
+      footer: {
+        why: "You get this message because you reported this or asked for its updates.",
+        stop: { label: "Stop the updates on this report", url: unsubscribe },
+      },
+    },
+  );
 }
 
 /** Queues the update mail to everyone who gets a report's updates (in the caller's transaction). */

@@ -1,4 +1,5 @@
 import type { ContentProps } from "../../core/site.js";
+import { LatestReports, PlaceBox, type PublicReport } from "../../reports/index.js";
 
 interface Card {
   href: string;
@@ -15,7 +16,7 @@ const cards: Card[] = [
   {
     href: "/reports",
     title: "See reports",
-    text: "Look at problems other residents have reported, and add to them if you have seen the same thing.",
+    text: "Look at problems other residents have reported, and get the updates on one by email.",
   },
   {
     href: "/status",
@@ -54,7 +55,14 @@ const cards: Card[] = [
   },
 ];
 
-export function HomeContent({ site }: ContentProps) {
+export interface HomeProps extends ContentProps {
+  /** The newest public reports. */
+  latest: PublicReport[];
+  /** The gazetteer's street and landmark names, suggested in the place box. */
+  places: string[];
+}
+
+export function HomeContent({ site, latest, places }: HomeProps) {
   return (
     <>
       <h1>Welcome to the {site.villageName} community platform</h1>
@@ -64,6 +72,14 @@ export function HomeContent({ site }: ContentProps) {
         projects and find local businesses.
       </p>
       <p>You do not need an account to report a problem or to look around.</p>
+
+      <section aria-labelledby="near-heading">
+        <h2 id="near-heading">Reports near a street or landmark</h2>
+        <form method="get" action="/reports" class="place-search">
+          <PlaceBox id="place-search" names={places} />
+          <button type="submit">Find reports</button>
+        </form>
+      </section>
 
       <ul class="cards">
         {cards.map((card) => (
@@ -75,6 +91,14 @@ export function HomeContent({ site }: ContentProps) {
           </li>
         ))}
       </ul>
+
+      <section aria-labelledby="latest-heading">
+        <h2 id="latest-heading">Latest reports</h2>
+        <LatestReports items={latest} headingId="latest-heading" />
+        <p>
+          <a href="/reports">See every report</a>
+        </p>
+      </section>
 
       <aside class="notice notice-warning" aria-labelledby="emergencies-heading">
         <h2 id="emergencies-heading">Not for emergencies</h2>

@@ -1,4 +1,5 @@
 import type { ContentProps } from "../../core/site.js";
+import { PlaceBox } from "../../reports/index.js";
 
 export function NotFoundContent({ site }: ContentProps) {
   return (
@@ -14,7 +15,11 @@ export function NotFoundContent({ site }: ContentProps) {
           <a href="/">Go to the {site.villageName} community platform home page</a>
         </li>
         <li>
-          <a href="/reports">Search and browse reports</a>
+          <a href="/reports">Browse reports</a>, or find those near a street or landmark:
+          <form method="get" action="/reports" class="place-search">
+            <PlaceBox id="place-search" names={[]} />
+            <button type="submit">Find reports</button>
+          </form>
         </li>
         <li>
           <a href="/status">Check a report's status using its reference</a>

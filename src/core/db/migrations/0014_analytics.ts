@@ -2,7 +2,8 @@ import { sqlIn } from "./0001_core.js";
 import { type MigrationDb, timestampType } from "./helpers.js";
 
 /**
- * Cookie-free visitor statistics (src/analytics). Only counts are kept; see README "Visitor statistics".
+ * Cookie-free visitor statistics (src/analytics). Only counts are kept; see docs/privacy-and-security.md "Visitor
+ * statistics".
  * - `analytics_salts`: one random salt per day (UTC), shared by every process; deleted two days later, after which
  *   that day's visitor hashes cannot be recomputed by anyone.
  * - `analytics_visitors`: a keyed hash per visitor of the current day only, to count unique visitors across
