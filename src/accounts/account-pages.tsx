@@ -183,7 +183,7 @@ export function AccountPage(p: AccountPageProps) {
       </noscript>
 
       <h2>Where you are signed in</h2>
-      <table class="sessions-table">
+      <table class="sessions-table stacked">
         <caption class="visually-hidden">Your sessions</caption>
         <thead>
           <tr>
@@ -198,14 +198,14 @@ export function AccountPage(p: AccountPageProps) {
         <tbody>
           {p.sessions.map((s) => (
             <tr key={s.id}>
-              <td>
+              <td data-label="Device">
                 {s.device}
                 {s.id === p.currentSessionId ? " (this device)" : ""}
               </td>
-              <td>
+              <td data-label="Signed in">
                 <When iso={s.created_at} />
               </td>
-              <td>
+              <td data-label="Last used">
                 <When iso={s.last_seen_at} />
               </td>
               <td>

@@ -31,7 +31,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
           You have no reports yet. <a href="/report">Report an issue</a>.
         </p>
       ) : (
-        <table class="sessions-table">
+        <table class="sessions-table stacked">
           <caption class="visually-hidden">Your reports, newest first</caption>
           <thead>
             <tr>
@@ -46,8 +46,8 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
           <tbody>
             {reports.map((r) => (
               <tr key={r.reference}>
-                <td>{r.reference}</td>
-                <td>
+                <td data-label="Reference">{r.reference}</td>
+                <td data-label="Report">
                   {isPublic(r.visibility) ? <ReportThumbnail thumbnail={r.thumbnail} title={r.title} /> : null}
                   {isPublic(r.visibility) ? (
                     <a href={`/reports/${r.reference}`}>{r.title}</a>
@@ -55,10 +55,10 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
                     `${r.title} (not public)`
                   )}
                 </td>
-                <td>{r.category}</td>
-                <td>{r.placeInWords ?? "Not given"}</td>
-                <td>{STATUS_LABELS[r.status]}</td>
-                <td>
+                <td data-label="Category">{r.category}</td>
+                <td data-label="Where">{r.placeInWords ?? "Not given"}</td>
+                <td data-label="Status">{STATUS_LABELS[r.status]}</td>
+                <td data-label="Made">
                   <When iso={r.created_at} />
                 </td>
               </tr>

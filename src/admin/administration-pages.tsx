@@ -22,7 +22,7 @@ export function RolesPage({ staff, csrfToken, problems, values, notice }: RolesP
           The role is changed.
         </p>
       ) : null}
-      <table>
+      <table class="stacked">
         <caption class="visually-hidden">Staff accounts</caption>
         <thead>
           <tr>
@@ -33,8 +33,8 @@ export function RolesPage({ staff, csrfToken, problems, values, notice }: RolesP
         <tbody>
           {staff.map((s) => (
             <tr key={s.id}>
-              <td>{s.name ? `${s.name} (${s.email})` : s.email}</td>
-              <td>{s.role}</td>
+              <td data-label="Account">{s.name ? `${s.name} (${s.email})` : s.email}</td>
+              <td data-label="Role">{s.role}</td>
             </tr>
           ))}
         </tbody>
@@ -96,7 +96,7 @@ export function ApiKeysPage({ keys, csrfToken, problems, created, revoked }: Api
           The key is revoked.
         </p>
       ) : null}
-      <table>
+      <table class="stacked">
         <caption class="visually-hidden">API keys</caption>
         <thead>
           <tr>
@@ -110,13 +110,13 @@ export function ApiKeysPage({ keys, csrfToken, problems, created, revoked }: Api
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>
-              <td>{k.name}</td>
-              <td>
+              <td data-label="Name">{k.name}</td>
+              <td data-label="Starts with">
                 <code>{k.prefix}</code>
               </td>
-              <td>{k.created_at.slice(0, 10)}</td>
-              <td>{k.last_used_at ? k.last_used_at.slice(0, 10) : "Never"}</td>
-              <td>
+              <td data-label="Created">{k.created_at.slice(0, 10)}</td>
+              <td data-label="Last used">{k.last_used_at ? k.last_used_at.slice(0, 10) : "Never"}</td>
+              <td data-label="State">
                 {k.revoked_at ? (
                   `Revoked ${k.revoked_at.slice(0, 10)}`
                 ) : (

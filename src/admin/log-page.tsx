@@ -61,7 +61,7 @@ export function AuditLogPage(p: AuditLogProps) {
           : `${p.total} ${p.total === 1 ? "entry" : "entries"}, page ${p.page} of ${p.pages}.`}
       </p>
       {p.rows.length > 0 ? (
-        <table class="data-table">
+        <table class="data-table stacked">
           <caption class="visually-hidden">Audit log entries, newest first</caption>
           <thead>
             <tr>
@@ -76,22 +76,24 @@ export function AuditLogPage(p: AuditLogProps) {
           <tbody>
             {p.rows.map((r) => (
               <tr key={r.id}>
-                <td>
+                <td data-label="When (UTC)">
                   <time dateTime={r.at}>{dateTime.format(new Date(r.at))}</time>
                 </td>
-                <td>
+                <td data-label="Who">
                   {r.actorId === null
                     ? "The platform (automatic)"
                     : r.actorId === COMMAND_LINE_ACTOR
                       ? "The command line (civic users)"
                       : (r.actorLabel ?? "A former account")}
                 </td>
-                <td>{r.action}</td>
-                <td>
+                <td data-label="Action">{r.action}</td>
+                <td data-label="Item">
                   {r.itemType} {r.itemId}
                 </td>
-                <td>{r.reason ?? ""}</td>
-                <td>{Object.keys(r.details).length > 0 ? <code>{JSON.stringify(r.details)}</code> : ""}</td>
+                <td data-label="Reason">{r.reason ?? ""}</td>
+                <td data-label="Details">
+                  {Object.keys(r.details).length > 0 ? <code>{JSON.stringify(r.details)}</code> : ""}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -29,7 +29,7 @@ export function CategoriesPage({ categories, notice }: { categories: CategoryRow
       <p>
         <a href="/admin/categories/new">Add a category</a> · <a href="/admin/departments">Departments</a>
       </p>
-      <table>
+      <table class="stacked">
         <caption class="visually-hidden">Categories</caption>
         <thead>
           <tr>
@@ -45,22 +45,22 @@ export function CategoriesPage({ categories, notice }: { categories: CategoryRow
         <tbody>
           {categories.map((c) => (
             <tr key={c.code}>
-              <td>
+              <td data-label="Category">
                 <a href={`/admin/categories/${encodeURIComponent(c.code)}`}>{c.name}</a>
               </td>
-              <td>
+              <td data-label="Service code">
                 <code>{c.code}</code>
               </td>
-              <td>{c.group_name ?? ""}</td>
-              <td>{c.department_name ?? "Village volunteers"}</td>
-              <td>
+              <td data-label="Group">{c.group_name ?? ""}</td>
+              <td data-label="Forwarded to">{c.department_name ?? "Village volunteers"}</td>
+              <td data-label="Questions">
                 <a href={`/admin/categories/${encodeURIComponent(c.code)}/questions`}>
                   {categoryAttributes(c).length}
                   <span class="visually-hidden"> questions of “{c.name}”</span>
                 </a>
               </td>
-              <td>{c.reports}</td>
-              <td>{c.retired_at ? `Retired ${c.retired_at.slice(0, 10)}` : "In use"}</td>
+              <td data-label="Reports">{c.reports}</td>
+              <td data-label="State">{c.retired_at ? `Retired ${c.retired_at.slice(0, 10)}` : "In use"}</td>
             </tr>
           ))}
         </tbody>
@@ -248,7 +248,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
       <ErrorSummary problems={problems} staffPrefix="admin-" />
       <Notice text={notice} />
       {editing ? null : (
-        <table>
+        <table class="stacked">
           <caption class="visually-hidden">Departments</caption>
           <thead>
             <tr>
@@ -260,11 +260,11 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
           <tbody>
             {departments.map((d) => (
               <tr key={d.id}>
-                <td>
+                <td data-label="Department">
                   <a href={`/admin/departments/${d.id}`}>{d.name}</a>
                 </td>
-                <td>{d.email}</td>
-                <td>{d.categories}</td>
+                <td data-label="Reports are forwarded to">{d.email}</td>
+                <td data-label="Categories">{d.categories}</td>
               </tr>
             ))}
           </tbody>

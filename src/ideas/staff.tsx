@@ -113,7 +113,7 @@ export async function ideaStaffRoutes(app: StaffScope): Promise<void> {
           <button type="submit">Show ideas</button>
         </form>
         {ideas.length === 0 ? <p>No ideas match.</p> : null}
-        <table>
+        <table class="stacked">
           <caption>Newest first (up to 200)</caption>
           <thead>
             <tr>
@@ -126,13 +126,13 @@ export async function ideaStaffRoutes(app: StaffScope): Promise<void> {
           <tbody>
             {ideas.map((i) => (
               <tr key={i.id}>
-                <td>
+                <td data-label="Idea">
                   <a href={`/admin/ideas/${i.id}`}>{i.title}</a>
                   {!isPublic(i.visibility) ? ` (${i.visibility})` : ""}
                 </td>
-                <td>{statusLabel(i.status)}</td>
-                <td>{i.supports}</td>
-                <td>
+                <td data-label="Status">{statusLabel(i.status)}</td>
+                <td data-label="Supporters">{i.supports}</td>
+                <td data-label="Shared">
                   <time dateTime={i.created_at}>{i.created_at.slice(0, 10)}</time>
                 </td>
               </tr>

@@ -119,7 +119,7 @@ export function ModerationQueuePage(p: {
         <button type="submit">Find account</button>
       </form>
       <h2>Recent decisions</h2>
-      <table>
+      <table class="stacked">
         <thead>
           <tr>
             <th scope="col">When</th>
@@ -131,12 +131,12 @@ export function ModerationQueuePage(p: {
         <tbody>
           {p.recent.map((d) => (
             <tr key={d.id}>
-              <td>{d.created_at.slice(0, 16).replace("T", " ")}</td>
-              <td>
+              <td data-label="When">{d.created_at.slice(0, 16).replace("T", " ")}</td>
+              <td data-label="Item">
                 {d.kind} {d.item_id}
               </td>
-              <td>{d.action}</td>
-              <td>{d.reason}</td>
+              <td data-label="Decision">{d.action}</td>
+              <td data-label="Reason">{d.reason}</td>
             </tr>
           ))}
         </tbody>

@@ -218,7 +218,7 @@ export async function projectAdminRoutes(app: StaffScope): Promise<void> {
             Create a project
           </a>
         </p>
-        <table>
+        <table class="stacked">
           <caption>Every project, by title</caption>
           <thead>
             <tr>
@@ -230,11 +230,11 @@ export async function projectAdminRoutes(app: StaffScope): Promise<void> {
           <tbody>
             {rows.map((p) => (
               <tr key={p.id}>
-                <td>
+                <td data-label="Project">
                   <a href={`/admin/projects/${p.id}`}>{p.title}</a>
                 </td>
-                <td>{STATUS_LABEL[p.status]}</td>
-                <td>
+                <td data-label="Status">{STATUS_LABEL[p.status]}</td>
+                <td data-label="Last changed">
                   <time dateTime={p.updated_at}>{p.updated_at.slice(0, 10)}</time>
                 </td>
               </tr>

@@ -52,7 +52,7 @@ export async function volunteerStaffRoutes(app: StaffScope): Promise<void> {
             <h2 id={`group-${i}`}>
               {title} ({list.length})
             </h2>
-            <table>
+            <table class="stacked">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -65,14 +65,14 @@ export async function volunteerStaffRoutes(app: StaffScope): Promise<void> {
               <tbody>
                 {list.map((r) => (
                   <tr key={r.id}>
-                    <td>{r.name}</td>
-                    <td>
+                    <td data-label="Name">{r.name}</td>
+                    <td data-label="Contact">
                       {r.email}
                       {r.phone ? `, ${r.phone}` : ""}
                     </td>
-                    <td>{r.role ?? "Any"}</td>
-                    <td>{r.interests}</td>
-                    <td>{r.availability}</td>
+                    <td data-label="Role">{r.role ?? "Any"}</td>
+                    <td data-label="Interests">{r.interests}</td>
+                    <td data-label="Availability">{r.availability}</td>
                   </tr>
                 ))}
               </tbody>

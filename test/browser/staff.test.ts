@@ -70,4 +70,28 @@ describe.skipIf(!browserAvailable())("staff console in Chromium", () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it("on a phone the staff menu folds behind a button that works without JavaScript; wide screens keep the column", async () => {
+    const phone = await site.newContext({ cookie, javaScriptEnabled: false, viewport: { width: 320, height: 640 } });
+    const p = await phone.newPage();
+    await p.goto(`${site.base}/admin`);
+    // The heading is on the first screen: it started at y = 796 under the unfolded menu (issue 34).
+    const heading = (await p.getByRole("heading", { level: 1 }).boundingBox())!;
+    expect(heading.y + heading.height).toBeLessThanOrEqual(640);
+    const auditLog = p.locator(".staff-menu").getByRole("link", { name: "Audit log", exact: true });
+    expect(await auditLog.isVisible()).toBe(false);
+    await p.getByText("Staff menu", { exact: true }).click();
+    expect(await auditLog.isVisible()).toBe(true);
+    await auditLog.click();
+    await p.waitForURL(`${site.base}/admin/log`);
+    await phone.close();
+
+    const wide = await site.newContext({ cookie, viewport: { width: 1280, height: 800 } });
+    const w = await wide.newPage();
+    await w.goto(`${site.base}/admin`);
+    expect(await w.getByText("Staff menu", { exact: true }).isVisible()).toBe(false);
+    const nav = w.getByRole("navigation", { name: "Staff" });
+    expect(await nav.getByRole("link", { name: "Audit log", exact: true }).isVisible()).toBe(true);
+    await wide.close();
+  });
 });

@@ -18,14 +18,16 @@ export function StaffNav({
   ctx,
   role,
   pages,
+  className = "staff-nav",
 }: {
   ctx: PageContext;
   role: "moderator" | "admin" | "resident";
   pages: readonly StaffNavEntry[];
+  className?: string;
 }) {
   const path = ctx.path;
   return (
-    <nav class="staff-nav" aria-label="Staff">
+    <nav class={className} aria-label="Staff">
       <ul>
         {staffNav(pages, { role }).map((e) => (
           <li key={e.path}>
@@ -57,7 +59,12 @@ export function AdminShell({
 }) {
   return (
     <div class="staff-console">
-      <StaffNav ctx={ctx} role={role} pages={pages} />
+      <StaffNav ctx={ctx} role={role} pages={pages} className="staff-nav staff-nav-wide" />
+      {/* On a narrow screen the same links fold behind a Staff menu button that works without JavaScript. */}
+      <details class="staff-menu">
+        <summary>Staff menu</summary>
+        <StaffNav ctx={ctx} role={role} pages={pages} />
+      </details>
       <div class="staff-main">{children}</div>
     </div>
   );

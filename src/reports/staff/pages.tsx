@@ -93,7 +93,7 @@ export function InboxPage(p: InboxProps) {
           : `${p.total} ${p.total === 1 ? "report" : "reports"}, page ${p.page} of ${p.pages}.`}
       </p>
       {p.rows.length > 0 ? (
-        <table>
+        <table class="stacked">
           <caption class="visually-hidden">Reports, unreviewed first</caption>
           <thead>
             <tr>
@@ -108,21 +108,21 @@ export function InboxPage(p: InboxProps) {
           <tbody>
             {p.rows.map((r) => (
               <tr key={r.reference}>
-                <td>
+                <td data-label="Reference">
                   <a href={`/admin/reports/${r.reference}`}>{r.reference}</a>
                 </td>
-                <td>
+                <td data-label="Title">
                   {r.title}
                   {!isPublic(r.visibility) ? <strong> ({r.visibility})</strong> : null}
                 </td>
-                <td>{r.categoryName}</td>
-                <td>
+                <td data-label="Category">{r.categoryName}</td>
+                <td data-label="Status">
                   <StatusTag status={r.status} />
                 </td>
-                <td>
+                <td data-label="Reported">
                   <DateTime iso={r.createdAt} />
                 </td>
-                <td>{r.assignedTo ?? "Nobody"}</td>
+                <td data-label="Assigned to">{r.assignedTo ?? "Nobody"}</td>
               </tr>
             ))}
           </tbody>

@@ -24,7 +24,7 @@ export function PrivacyContent({ site }: ContentProps) {
       <p>You can contact us about your data at {mail}.</p>
 
       <h2>What we store and why</h2>
-      <table>
+      <table class="stacked">
         <caption>The information we store, why we use it and who can see it</caption>
         <thead>
           <tr>
@@ -35,59 +35,61 @@ export function PrivacyContent({ site }: ContentProps) {
         </thead>
         <tbody>
           <tr>
-            <td>Reports: title, description, category and location</td>
-            <td>To record the problem and help get it fixed.</td>
-            <td>Everyone. This is public content.</td>
+            <td data-label="Information">Reports: title, description, category and location</td>
+            <td data-label="Why we use it">To record the problem and help get it fixed.</td>
+            <td data-label="Who can see it">Everyone. This is public content.</td>
           </tr>
           <tr>
-            <td>Your email address, and your name if you give it</td>
-            <td>To confirm your report and send you updates about it.</td>
-            <td>Our volunteers. It is never published. We only share it with the council if you agree.</td>
+            <td data-label="Information">Your email address, and your name if you give it</td>
+            <td data-label="Why we use it">To confirm your report and send you updates about it.</td>
+            <td data-label="Who can see it">
+              Our volunteers. It is never published. We only share it with the council if you agree.
+            </td>
           </tr>
           <tr>
-            <td>Photos you add to a report</td>
-            <td>To show the problem clearly.</td>
-            <td>
+            <td data-label="Information">Photos you add to a report</td>
+            <td data-label="Why we use it">To show the problem clearly.</td>
+            <td data-label="Who can see it">
               Everyone. We automatically remove location data (<abbr title="Exchangeable Image File Format">EXIF</abbr>{" "}
               and <abbr title="Global Positioning System">GPS</abbr> data) from photos before they are stored.
             </td>
           </tr>
           <tr>
-            <td>Account details, if you create an account</td>
-            <td>To let you sign in and see your reports in one place.</td>
-            <td>You and our volunteers.</td>
+            <td data-label="Information">Account details, if you create an account</td>
+            <td data-label="Why we use it">To let you sign in and see your reports in one place.</td>
+            <td data-label="Who can see it">You and our volunteers.</td>
           </tr>
           <tr>
-            <td>Volunteer sign-ups</td>
-            <td>To put you in touch with the project or role you signed up for.</td>
-            <td>Our volunteers and the organisers of that project.</td>
+            <td data-label="Information">Volunteer sign-ups</td>
+            <td data-label="Why we use it">To put you in touch with the project or role you signed up for.</td>
+            <td data-label="Who can see it">Our volunteers and the organisers of that project.</td>
           </tr>
           <tr>
-            <td>Newsletter subscription: your email address</td>
-            <td>To send you the newsletter.</td>
-            <td>Our volunteers.</td>
+            <td data-label="Information">Newsletter subscription: your email address</td>
+            <td data-label="Why we use it">To send you the newsletter.</td>
+            <td data-label="Who can see it">Our volunteers.</td>
           </tr>
           <tr>
-            <td>
+            <td data-label="Information">
               “Report this” flags: the reason, your note, your account if you were signed in, and a scrambled (keyed
               hash) form of your internet address that is different for every item and never the address itself
             </td>
-            <td>
+            <td data-label="Why we use it">
               So the moderators can look at the item, and so one person cannot hide it alone: only people signed in with
               accounts at least a week old, one per internet address, can together hide an item until a moderator has
               looked at it.
             </td>
-            <td>Our moderators. We never tell anyone who reported an item.</td>
+            <td data-label="Who can see it">Our moderators. We never tell anyone who reported an item.</td>
           </tr>
           <tr>
-            <td>
+            <td data-label="Information">
               Server logs, including <abbr title="Internet Protocol">IP</abbr> addresses
             </td>
-            <td>
+            <td data-label="Why we use it">
               To keep the site secure and to stop misuse, for example by limiting how many requests one address can
               make. We never write email addresses, or the secret part of a link we emailed you, to our logs.
             </td>
-            <td>Only the volunteers who look after the server.</td>
+            <td data-label="Who can see it">Only the volunteers who look after the server.</td>
           </tr>
         </tbody>
       </table>
