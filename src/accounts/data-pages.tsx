@@ -1,7 +1,7 @@
 import type { ReportStatus } from "../core/db/schema.js";
 import { isPublic } from "../core/visibility.js";
 import type { FieldProblem } from "../core/http/errors.js";
-import { STATUS_LABELS } from "../reports/index.js";
+import { ReportThumbnail, STATUS_LABELS, type Thumbnail } from "../reports/index.js";
 import { ConsentList } from "./account-pages.js";
 import { ErrorSummary, Field, FieldError, PostForm, When } from "../core/web/forms.js";
 import type { ConsentRecord } from "./personal-data.js";
@@ -13,6 +13,9 @@ export interface MyReport {
   status: ReportStatus;
   visibility: string;
   created_at: string;
+  placeInWords: string | null;
+  /** Only when the report and a photo of it are public. */
+  thumbnail: Thumbnail | null;
 }
 
 export function MyReportsPage({ reports }: { reports: MyReport[] }) {
@@ -35,6 +38,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
               <th scope="col">Reference</th>
               <th scope="col">Report</th>
               <th scope="col">Category</th>
+              <th scope="col">Where</th>
               <th scope="col">Status</th>
               <th scope="col">Made</th>
             </tr>
@@ -44,6 +48,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
               <tr key={r.reference}>
                 <td data-label="Reference">{r.reference}</td>
                 <td data-label="Report">
+                  {isPublic(r.visibility) ? <ReportThumbnail thumbnail={r.thumbnail} title={r.title} /> : null}
                   {isPublic(r.visibility) ? (
                     <a href={`/reports/${r.reference}`}>{r.title}</a>
                   ) : (
@@ -51,6 +56,7 @@ export function MyReportsPage({ reports }: { reports: MyReport[] }) {
                   )}
                 </td>
                 <td data-label="Category">{r.category}</td>
+                <td data-label="Where">{r.placeInWords ?? "Not given"}</td>
                 <td data-label="Status">{STATUS_LABELS[r.status]}</td>
                 <td data-label="Made">
                   <When iso={r.created_at} />

@@ -8,7 +8,7 @@ import { LastAdminError } from "./admins.js";
 import { sourceContext } from "./account-service.js";
 import { sendChallengeMail } from "./challenge-mail.js";
 import { openLink } from "../core/links.js";
-import { ownReports } from "../reports/index.js";
+import { listExtras, ownReports } from "../reports/index.js";
 import { DataChoices, ErasedPage, EraseForm, MyDataRequestPage, MyDataSentPage, MyReportsPage } from "./data-pages.js";
 import { myDataMail } from "./mails.js";
 import {
@@ -178,13 +178,31 @@ export async function dataRoutes(root: FastifyInstance): Promise<void> {
   app.get("/account/reports", { schema: { hide: true } }, async (request, reply) => {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
-    const reports = await ownReports(db(), await resolveSubject(sourceContext(civic), await accountSubject(viewer)))
+    const rows = await ownReports(db(), await resolveSubject(sourceContext(civic), await accountSubject(viewer)))
       .innerJoin("categories", "categories.code", "reports.category_code")
-      .select(["reference", "title", "categories.name as category", "status", "visibility", "reports.created_at"])
+      .select([
+        "reports.id",
+        "reference",
+        "title",
+        "categories.name as category",
+        "status",
+        "visibility",
+        "reports.created_at",
+        "reports.latitude",
+        "reports.longitude",
+        "reports.place_id",
+        "reports.location_text",
+      ])
       .where("visibility", "!=", "removed")
       .orderBy("reports.created_at", "desc")
       .limit(1000)
       .execute();
+    const extras = await listExtras(db(), rows);
+    const reports = rows.map((r) => ({
+      ...r,
+      placeInWords: extras.get(r.id)?.placeInWords ?? null,
+      thumbnail: extras.get(r.id)?.thumbnail ?? null,
+    }));
     return renderPage(request, reply, "Your reports", () => <MyReportsPage reports={reports} />);
   });
 

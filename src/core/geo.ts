@@ -51,3 +51,14 @@ export function parseDegrees(text: string): number | null {
   if (value === "") return null;
   return /^[+-]?(\d{1,3}(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
 }
+
+const EARTH_RADIUS_M = 6_371_000;
+
+/** Great-circle distance in metres. */
+export function distanceMetres(aLat: number, aLng: number, bLat: number, bLng: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (bLat - aLat) * rad;
+  const dLng = (bLng - aLng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}

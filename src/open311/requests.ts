@@ -5,6 +5,7 @@ import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "..
 import { open311Status } from "../reports/index.js";
 import { reportPhotoUrl, shownMediaUrl } from "../reports/index.js";
 import { PUBLIC_REPORT_COLUMNS, type PublicReportColumns } from "../reports/index.js";
+import { describePlace, type GazetteerEntry, loadGazetteer } from "../reports/index.js";
 import { cellsCovering, geoCellSql } from "../core/geo.js";
 import { type NearHere, type RequestFilter, referenceCandidates } from "./query.js";
 import type { ServiceRequest } from "./schemas.js";
@@ -115,18 +116,21 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
 export interface ReportExtras {
   categories: Map<string, Category>;
   places: Map<string, string>;
+  /** The gazetteer, to put a place in words when the reporter gave no address (reports' describePlace). */
+  gazetteer: GazetteerEntry[];
 }
 
 async function loadExtras(db: Kysely<DB>, rows: PublicReportRow[]): Promise<ReportExtras> {
-  const placeIds = [...new Set(rows.map((r) => r.place_id).filter((p): p is string => p !== null))];
   const codes = [...new Set(rows.map((r) => r.category_code))];
-  const [categories, places] = await Promise.all([
+  const placed = rows.some((r) => r.place_id !== null || r.latitude !== null);
+  const [categories, gazetteer] = await Promise.all([
     codes.length === 0 ? [] : db.selectFrom("categories").selectAll().where("code", "in", codes).execute(),
-    placeIds.length === 0 ? [] : db.selectFrom("places").select(["id", "name"]).where("id", "in", placeIds).execute(),
+    placed ? loadGazetteer(db) : [],
   ]);
   return {
     categories: new Map(categories.map((c) => [c.code, c])),
-    places: new Map(places.map((p) => [p.id, p.name])),
+    places: new Map(gazetteer.map((p) => [p.id, p.name])),
+    gazetteer,
   };
 }
 
@@ -148,7 +152,7 @@ export interface PresenterContext {
 /**
  * A public report as an Open311 service request. This is where the API's privacy rule lives: only public facts
  * are copied, by name. Internal statuses become open/closed, with the latest public note in status_notes (null, an
- * empty element in XML, when there is none).
+ * empty element in XML, when there is none). The address is what the reporter gave, or else the place in words.
  */
 export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx: PresenterContext): ServiceRequest {
   const category = extras.categories.get(row.category_code);
@@ -159,7 +163,10 @@ export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx
   const address =
     addressParts.length === 2 && addressParts[0]?.includes(addressParts[1] as string)
       ? addressParts[0]
-      : addressParts.join(", ");
+      : addressParts.length > 0
+        ? addressParts.join(", ")
+        : // No address given: the point in the gazetteer's words ("About 40 m from …"), never bare coordinates.
+          describePlace({ lat: row.latitude, lng: row.longitude }, extras.gazetteer, { coordinates: false });
   const agency = category ? (category.department_name ?? `${ctx.villageName} community volunteers`) : null;
   return {
     service_request_id: row.reference,

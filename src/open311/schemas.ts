@@ -157,7 +157,12 @@ export const ServiceRequest = Type.Object({
   requested_datetime: Type.String({ format: "date-time" }),
   updated_datetime: Nullable(Type.String({ format: "date-time" })),
   expected_datetime: Nullable(Type.String({ format: "date-time" })),
-  address: Nullable(Type.String()),
+  address: Nullable(
+    Type.String({
+      description:
+        'The address_string (or gazetteer place) the reporter gave; when none, the place in the gazetteer\'s words ("About 40 m from Bus stop outside the Post Office, near High Street"); null when no street or landmark is within 1 km.',
+    }),
+  ),
   address_id: Nullable(Type.String()),
   zipcode: Nullable(Type.String()),
   lat: Nullable(Type.Number()),

@@ -7,8 +7,10 @@ export interface ReportMailFacts {
   title: string;
   description: string;
   categoryName: string;
-  /** Human description of where: place name, typed address and/or coordinates. */
+  /** Where, in words (place-words.ts): what the reporter said beside the gazetteer's nearest name. */
   where: string;
+  /** Where in the gazetteer's words only, without the place text the reporter typed; null when none. */
+  whereInOurWords: string | null;
   lat: number | null;
   lng: number | null;
   link: string;
@@ -34,8 +36,9 @@ function siteOf(r: ReportMailFacts): MailSite {
 
 /**
  * The confirmation sent to a reporter who gave an email address. Nobody has confirmed that address, so the message
- * holds only our words, the reference and the category (no title, description or place typed by the sender):
- * otherwise anyone could have the platform send their text to any address (core/mail/policy.ts).
+ * holds only our words, the reference, the category and the place in the gazetteer's words (no title, description
+ * or place typed by the sender): otherwise anyone could have the platform send their text to any address
+ * (core/mail/policy.ts).
  */
 export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: string): OutgoingMail {
   return layoutMail(
@@ -49,6 +52,7 @@ export function confirmationMail(to: string, r: ReportMailFacts, serviceNotice: 
           facts: [
             { label: "Reference number", value: r.reference },
             { label: "Category", value: r.categoryName },
+            ...(r.whereInOurWords ? [{ label: "Where", value: r.whereInOurWords }] : []),
           ],
         },
       ],

@@ -13,8 +13,8 @@ export interface FeedOptions {
 }
 
 /**
- * An Atom (RFC 4287) feed of public reports (sent with sendAtomFeed): title, status, category, place and
- * description, never the reporter.
+ * An Atom (RFC 4287) feed of public reports (sent with sendAtomFeed): title, status, category, place in
+ * words and description, never the reporter.
  */
 export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
   return {
@@ -25,7 +25,6 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
     georss: true,
     entries: reports.map((r) => {
       const link = `${o.baseUrl}/reports/${r.reference}`;
-      const where = [r.placeName, r.locationText].filter(Boolean).join(": ");
       const update = o.updates?.get(r.reference);
       const latest = update?.note ? `\n\nUpdate ${update.at.slice(0, 10)} (${update.statusLabel}): ${update.note}` : "";
       return {
@@ -35,7 +34,7 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
         published: r.createdAt,
         updated: r.updatedAt,
         category: { term: r.categoryCode, label: r.categoryName },
-        summary: `${r.statusLabel} · ${r.categoryName}${where ? ` · ${where}` : ""}\n\n${r.description}${latest}`,
+        summary: `${r.statusLabel} · ${r.categoryName}${r.placeInWords ? ` · ${r.placeInWords}` : ""}\n\n${r.description}${latest}`,
         point: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng } : null,
       };
     }),

@@ -7,7 +7,7 @@ import { type AttributeValues, categoryAttributes } from "./attributes.js";
 import { forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { shownMediaUrl } from "./media-url.js";
-import { describeWhere } from "./submit.js";
+import { describePlace, loadGazetteer } from "./place-words.js";
 
 function storedAttributes(json: string): AttributeValues {
   try {
@@ -58,17 +58,15 @@ export async function forwardReport(civic: Civic, tx: Kysely<DB>, reportId: numb
     .orderBy("position")
     .execute();
   const { baseUrl } = civic.config;
+  const place = { placeName: r.place_name, locationText: r.location_text, lat: r.latitude, lng: r.longitude };
+  const gazetteer = await loadGazetteer(tx);
   const facts: ReportMailFacts = {
     reference: r.reference,
     title: r.title,
     description: r.description,
     categoryName: r.category_name,
-    where: describeWhere({
-      placeName: r.place_name,
-      locationText: r.location_text,
-      lat: r.latitude,
-      lng: r.longitude,
-    }),
+    where: describePlace(place, gazetteer) ?? "Not given",
+    whereInOurWords: describePlace(place, gazetteer, { reporterText: false }),
     lat: r.latitude,
     lng: r.longitude,
     link: `${baseUrl}/reports/${r.reference}`,

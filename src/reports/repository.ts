@@ -1,10 +1,11 @@
 import { type Kysely, sql } from "kysely";
 import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
-import { cellsCovering, geoCellSql } from "../core/geo.js";
+import { cellsCovering, distanceMetres, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
 import { open311Status, STATUS_LABELS } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";
+import { describePlace, type GazetteerEntry, loadGazetteer } from "./place-words.js";
 
 /**
  * What of a report may leave the server. Presenters build this and nothing else, so the reporter's name, email,
@@ -23,12 +24,26 @@ export interface PublicReport {
   lng: number | null;
   locationText: string | null;
   placeName: string | null;
+  /** Where, in words (place-words.ts): what the reporter said, the gazetteer's nearest name; null when nowhere. */
+  placeInWords: string | null;
+  /** The first public photo's thumbnail, for lists (null elsewhere, and without one). */
+  thumbnail: Thumbnail | null;
   createdAt: string;
   updatedAt: string;
   forwardedAt: string | null;
   /** The department's name, when forwarded (never its address). */
   forwardedToName: string | null;
 }
+
+/** A report photo's derived small size, with the size to show it at (its shape kept: no layout shift). */
+export interface Thumbnail {
+  url: string;
+  width: number;
+  height: number;
+}
+
+/** Longest side of a thumbnail in a list, in CSS pixels (the derived thumbnail is 400, sharp on dense screens). */
+const LIST_THUMB_SIZE = 96;
 
 export interface PublicPhoto {
   id: number;
@@ -87,32 +102,114 @@ type Unprefixed<T> = T extends `reports.${infer C}` ? C : never;
 export type PublicReportColumns = Pick<Report, Unprefixed<(typeof PUBLIC_REPORT_COLUMNS)[number]>>;
 
 /**
- * Names of the categories and places a page of reports refers to. They come from two small look-ups (`namesFor`)
- * rather than joins: with a join SQLite's planner may drive a deep keyset page from the categories and sort a whole
- * category.
+ * Names of the categories a page of reports refers to, and the gazetteer its places are described from. They come
+ * from two small look-ups (`namesFor`) rather than joins: with a join SQLite's planner may drive a deep keyset page
+ * from the categories and sort a whole category. The gazetteer is read whole (it is small and bounded) so that every
+ * report's place can be put in words (place-words.ts).
  */
 interface Names {
   categories: Map<string, { name: string; department_name: string | null }>;
+  gazetteer: GazetteerEntry[];
   places: Map<string, string>;
+  /** The first public photo of each report, by report id (lists only). */
+  thumbnails: Map<number, Thumbnail>;
 }
 
-async function namesFor(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<Names> {
+async function namesFor(
+  db: Kysely<DB>,
+  rows: PublicReportColumns[],
+  options: { thumbnails?: boolean } = {},
+): Promise<Names> {
   const codes = [...new Set(rows.map((r) => r.category_code))];
-  const placeIds = [...new Set(rows.map((r) => r.place_id).filter((p): p is string => p !== null))];
-  const [categories, places] = await Promise.all([
+  const placed = rows.some((r) => r.place_id !== null || r.latitude !== null);
+  const [categories, gazetteer, thumbnails] = await Promise.all([
     codes.length === 0
       ? []
       : db.selectFrom("categories").select(["code", "name", "department_name"]).where("code", "in", codes).execute(),
-    placeIds.length === 0 ? [] : db.selectFrom("places").select(["id", "name"]).where("id", "in", placeIds).execute(),
+    placed ? loadGazetteer(db) : [],
+    options.thumbnails
+      ? thumbnailsFor(
+          db,
+          rows.map((r) => r.id),
+        )
+      : new Map<number, Thumbnail>(),
   ]);
   return {
     categories: new Map(categories.map((c) => [c.code, c])),
-    places: new Map(places.map((p) => [p.id, p.name])),
+    gazetteer,
+    places: new Map(gazetteer.map((p) => [p.id, p.name])),
+    thumbnails,
   };
+}
+
+/**
+ * The thumbnail of the first public photo of each of the given reports, when the report itself is public, in one
+ * query for a whole page (hidden and removed photos, and every photo of a report the public cannot see, never
+ * appear: core/visibility.ts). Site-relative URLs, for pages.
+ */
+export async function thumbnailsFor(db: Kysely<DB>, reportIds: number[]): Promise<Map<number, Thumbnail>> {
+  const map = new Map<number, Thumbnail>();
+  if (reportIds.length === 0) return map;
+  const photos = await db
+    .selectFrom("report_photos")
+    .innerJoin("reports", "reports.id", "report_photos.report_id")
+    .select(["report_photos.report_id", "report_photos.hash", "report_photos.width", "report_photos.height"])
+    .where("report_photos.report_id", "in", reportIds.slice(0, 1000))
+    .where(publicReport)
+    .where(publicPhoto)
+    .orderBy("report_photos.report_id")
+    .orderBy("report_photos.position")
+    .execute();
+  for (const p of photos) {
+    if (map.has(p.report_id)) continue;
+    const scale = LIST_THUMB_SIZE / Math.max(p.width, p.height, 1);
+    map.set(p.report_id, {
+      url: reportPhotoUrl("", p.hash, "thumb"),
+      width: Math.max(1, Math.round(p.width * scale)),
+      height: Math.max(1, Math.round(p.height * scale)),
+    });
+  }
+  return map;
+}
+
+/**
+ * For a list of reports read elsewhere (My reports): each one's place in words and, when the report and a photo of
+ * it are public, its thumbnail, in two queries for the whole list.
+ */
+export async function listExtras(
+  db: Kysely<DB>,
+  rows: Pick<Report, "id" | "latitude" | "longitude" | "place_id" | "location_text">[],
+): Promise<Map<number, { placeInWords: string | null; thumbnail: Thumbnail | null }>> {
+  const [gazetteer, thumbnails] = await Promise.all([
+    rows.length > 0 ? loadGazetteer(db) : [],
+    thumbnailsFor(
+      db,
+      rows.map((r) => r.id),
+    ),
+  ]);
+  const names = new Map(gazetteer.map((p) => [p.id, p.name]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        placeInWords: describePlace(
+          {
+            lat: r.latitude,
+            lng: r.longitude,
+            placeName: r.place_id ? (names.get(r.place_id) ?? null) : null,
+            locationText: r.location_text,
+          },
+          gazetteer,
+        ),
+        thumbnail: thumbnails.get(r.id) ?? null,
+      },
+    ]),
+  );
 }
 
 function present(row: PublicReportColumns, names: Names): PublicReport {
   const category = names.categories.get(row.category_code);
+  const placeName = row.place_id ? (names.places.get(row.place_id) ?? null) : null;
   return {
     reference: row.reference,
     title: row.title,
@@ -125,7 +222,12 @@ function present(row: PublicReportColumns, names: Names): PublicReport {
     lat: row.latitude,
     lng: row.longitude,
     locationText: row.location_text,
-    placeName: row.place_id ? (names.places.get(row.place_id) ?? null) : null,
+    placeName,
+    placeInWords: describePlace(
+      { lat: row.latitude, lng: row.longitude, placeName, locationText: row.location_text },
+      names.gazetteer,
+    ),
+    thumbnail: names.thumbnails.get(row.id) ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     forwardedAt: row.forwarded_at,
@@ -133,8 +235,16 @@ function present(row: PublicReportColumns, names: Names): PublicReport {
   };
 }
 
-async function presentAll(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<PublicReport[]> {
-  const names = await namesFor(db, rows);
+/**
+ * Presents a page of a list: with each report's first public photo as a thumbnail (one more query for the page)
+ * unless `thumbnails: false` (feeds).
+ */
+async function presentAll(
+  db: Kysely<DB>,
+  rows: PublicReportColumns[],
+  options: { thumbnails?: boolean } = {},
+): Promise<PublicReport[]> {
+  const names = await namesFor(db, rows, { thumbnails: options.thumbnails ?? true });
   return rows.map((r) => present(r, names));
 }
 
@@ -159,12 +269,13 @@ export type PageStart = { offset: number } | { before: string } | { after: strin
 
 /**
  * Public reports, newest first, one page at a time, with the total for pagination (from the counts kept by triggers,
- * reports/counts.ts; `withTotal: false` skips it); null when a cursor is unknown.
+ * reports/counts.ts; `withTotal: false` skips it); null when a cursor is unknown. Each with its thumbnail unless
+ * `thumbnails: false` (feeds).
  */
 export async function listPublicReports(
   db: Kysely<DB>,
   filter: ReportFilter,
-  page: PageStart & { limit: number; withTotal?: boolean },
+  page: PageStart & { limit: number; withTotal?: boolean; thumbnails?: boolean },
 ): Promise<{ items: PublicReport[]; total: number } | null> {
   let q = publicReports(db);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
@@ -201,7 +312,7 @@ export async function listPublicReports(
       .execute();
     if (!older) rows.reverse();
   }
-  return { items: await presentAll(db, rows), total: await count };
+  return { items: await presentAll(db, rows, { thumbnails: page.thumbnails ?? true }), total: await count };
 }
 
 /** The newest public update of each of the given reports (for feeds), by reference. */
@@ -308,16 +419,7 @@ export async function findReport(
   };
 }
 
-const EARTH_RADIUS_M = 6_371_000;
-
-/** Great-circle distance in metres. */
-export function distanceMetres(aLat: number, aLng: number, bLat: number, bLng: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (bLat - aLat) * rad;
-  const dLng = (bLng - aLng) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
-}
+export { distanceMetres };
 
 export interface NearbyReport extends PublicReport {
   distanceM: number;
@@ -418,7 +520,7 @@ export async function publicReportsNear(
       .limit(page.limit)
       .execute(),
   ]);
-  const names = await namesFor(db, rows);
+  const names = await namesFor(db, rows, { thumbnails: true });
   return {
     items: rows.map((r) => ({
       ...present(r, names),

@@ -422,7 +422,9 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     filter: ReturnType<typeof filterOf>,
     selfUrl: string,
   ) {
-    const items = (await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false }))?.items ?? [];
+    const items =
+      (await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false, thumbnails: false }))?.items ??
+      [];
     const updates = await latestUpdates(
       db(),
       items.map((r) => r.reference),

@@ -23,6 +23,7 @@ import {
 } from "./attributes.js";
 import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
+import { describePlace, loadGazetteer } from "./place-words.js";
 import { isUniqueViolation, newReference } from "./reference.js";
 import { contributorBanCandidates } from "../moderation/index.js";
 import { accountAddress } from "../accounts/index.js";
@@ -277,19 +278,6 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
   };
 }
 
-/** How the place reads in messages: gazetteer name, the description given, or the coordinates. */
-export function describeWhere(r: {
-  placeName: string | null;
-  locationText: string | null;
-  lat: number | null;
-  lng: number | null;
-}): string {
-  const parts = [r.placeName, r.locationText].filter((p): p is string => !!p);
-  if (parts.length > 0) return parts.join(": ");
-  if (r.lat !== null && r.lng !== null) return `Map pin at ${r.lat.toFixed(5)}, ${r.lng.toFixed(5)}`;
-  return "Not given";
-}
-
 const REFERENCE_ATTEMPTS = 6;
 
 /** The report an earlier submission of the same form token created, if there was one. */
@@ -329,6 +317,7 @@ export async function submitReport(
 
   const { baseUrl } = civic.config;
   const notice = serviceNotice(civic.config.village.councilName);
+  const gazetteer = await loadGazetteer(civic.database.db);
   const domain = new URL(baseUrl).hostname;
   const departmentEmail = c.category.department_email;
   // The reporter's address is unconfirmed: its confirmation goes only within the mail policy's caps. Over them the
@@ -346,7 +335,8 @@ export async function submitReport(
       title: c.title,
       description: c.description,
       categoryName: c.category.name,
-      where: describeWhere(c),
+      where: describePlace(c, gazetteer) ?? "Not given",
+      whereInOurWords: describePlace(c, gazetteer, { reporterText: false }),
       lat: c.lat,
       lng: c.lng,
       link: `${baseUrl}/reports/${reference}`,

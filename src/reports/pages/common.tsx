@@ -1,6 +1,6 @@
 import type { ReportStatus } from "../../core/db/schema.js";
 import { STATUS_LABELS } from "../model.js";
-import type { PublicReport } from "../repository.js";
+import type { Thumbnail } from "../repository.js";
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
 const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -17,7 +17,21 @@ export function StatusTag({ status }: { status: ReportStatus }) {
   return <span class={`tag status-${status}`}>{STATUS_LABELS[status]}</span>;
 }
 
-export function where(r: PublicReport): string | null {
-  const parts = [r.placeName, r.locationText].filter((x): x is string => !!x);
-  return parts.length > 0 ? parts.join(": ") : null;
+/**
+ * A report's photo in a list: its derived thumbnail at the size of its shape (width and height given: nothing moves
+ * when it loads), loaded lazily, described by the report's title.
+ */
+export function ReportThumbnail({ thumbnail, title }: { thumbnail: Thumbnail | null; title: string }) {
+  if (!thumbnail) return null;
+  return (
+    <img
+      class="report-thumb"
+      src={thumbnail.url}
+      alt={`Photo: ${title}`}
+      width={thumbnail.width}
+      height={thumbnail.height}
+      loading="lazy"
+      decoding="async"
+    />
+  );
 }

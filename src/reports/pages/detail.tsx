@@ -4,7 +4,7 @@ import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
-import { DateTime, StatusTag, where } from "./common.js";
+import { DateTime, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
 
 export function ReportDetail({
@@ -18,7 +18,6 @@ export function ReportDetail({
   csrfToken: string;
   links: DuplicateLinks;
 }) {
-  const place = where(r);
   return (
     <>
       <p>
@@ -47,20 +46,19 @@ export function ReportDetail({
         </dd>
         <dt>Location</dt>
         <dd>
-          {place ?? (r.lat !== null ? "Marked on the map" : "Not given")}
+          {r.placeInWords ?? "Not given"}
           {r.lat !== null && r.lng !== null ? (
-            <>
-              {" "}
-              (
+            <span class="place-coords">
+              Map position{" "}
               <span class="coords">
                 {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
-              </span>
-              ,{" "}
+              </span>{" "}
+              (
               <a href={`https://www.openstreetmap.org/?mlat=${r.lat}&mlon=${r.lng}#map=18/${r.lat}/${r.lng}`}>
                 open in OpenStreetMap
               </a>
               )
-            </>
+            </span>
           ) : null}
         </dd>
         {r.forwardedAt ? (

@@ -1,7 +1,7 @@
 import type { Category } from "../../core/db/schema.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import type { PublicReport } from "../repository.js";
-import { DateTime, StatusTag, where } from "./common.js";
+import { DateTime, ReportThumbnail, StatusTag } from "./common.js";
 
 export interface ListProps {
   /** The page's reports; near a place, each with its distance from it. */
@@ -143,12 +143,13 @@ export function ReportsList(p: ListProps) {
       <ol class="report-list">
         {p.items.map((r) => (
           <li key={r.reference}>
+            <ReportThumbnail thumbnail={r.thumbnail} title={r.title} />
             <h2>
               <a href={`/reports/${r.reference}`}>{r.title}</a>
             </h2>
             <p>
               <StatusTag status={r.status} /> {r.categoryName}
-              {where(r) ? ` · ${where(r)}` : ""}
+              {r.placeInWords ? ` · ${r.placeInWords}` : ""}
               {r.distanceM !== undefined ? ` · ${distance(r.distanceM)} away` : ""} · reported{" "}
               <DateTime iso={r.createdAt} />
             </p>

@@ -181,6 +181,18 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         <dd>
           <DateTime iso={r.createdAt} withTime />
         </dd>
+        <dt>Location</dt>
+        <dd>
+          {r.placeInWords ?? "Not given"}
+          {r.lat !== null && r.lng !== null ? (
+            <span class="place-coords">
+              Map position{" "}
+              <span class="coords">
+                {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
+              </span>
+            </span>
+          ) : null}
+        </dd>
         <dt>Forwarded</dt>
         <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
         <dt>Assigned to</dt>

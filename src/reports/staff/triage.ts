@@ -3,6 +3,7 @@ import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
 import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { describePlace, loadGazetteer } from "../place-words.js";
 import { duplicateLinks, type DuplicateLinks } from "../duplicates.js";
 import { labelledAnswers } from "../../catalogue/index.js";
 import type { AttributeValues } from "../attributes.js";
@@ -38,6 +39,10 @@ export interface StaffReport {
   forwardedAt: string | null;
   forwardedTo: string | null;
   hasReporterEmail: boolean;
+  /** Where, in words (place-words.ts), and the map position. */
+  placeInWords: string | null;
+  lat: number | null;
+  lng: number | null;
   /** The assigned staff member's name or address, and account id. */
   assignedTo: string | null;
   assignedToId: string | null;
@@ -82,11 +87,15 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       "reports.forwarded_to",
       "reports.reporter_email",
       "reports.assigned_to",
+      "reports.latitude",
+      "reports.longitude",
+      "reports.location_text",
+      "reports.place_id",
     ])
     .where("reports.reference", "=", reference)
     .executeTakeFirst();
   if (!row) throw notFound("There is no report with this reference.");
-  const [history, notes, assignee, links] = await Promise.all([
+  const [history, notes, assignee, links, gazetteer] = await Promise.all([
     db
       .selectFrom("report_updates")
       .select(["status", "previous_status", "note", "created_at"])
@@ -106,7 +115,9 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
       ? undefined
       : db.selectFrom("accounts").select(["name", "email"]).where("id", "=", row.assigned_to).executeTakeFirst(),
     duplicateLinks(db, row.reference, { staff: true }),
+    loadGazetteer(db),
   ]);
+  const placeName = row.place_id ? (gazetteer.find((p) => p.id === row.place_id)?.name ?? null) : null;
   return {
     id: row.id,
     reference: row.reference,
@@ -121,6 +132,12 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
     forwardedAt: row.forwarded_at,
     forwardedTo: row.forwarded_to,
     hasReporterEmail: row.reporter_email !== null,
+    placeInWords: describePlace(
+      { lat: row.latitude, lng: row.longitude, placeName, locationText: row.location_text },
+      gazetteer,
+    ),
+    lat: row.latitude,
+    lng: row.longitude,
     assignedTo: row.assigned_to === null ? null : (assignee?.name ?? assignee?.email ?? "A former account"),
     assignedToId: row.assigned_to,
     links,
