@@ -133,7 +133,8 @@ function present(row: PublicReportColumns, names: Names): PublicReport {
   };
 }
 
-async function presentAll(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<PublicReport[]> {
+/** Public reports of the given rows, with their category and place names. */
+export async function presentAll(db: Kysely<DB>, rows: PublicReportColumns[]): Promise<PublicReport[]> {
   const names = await namesFor(db, rows);
   return rows.map((r) => present(r, names));
 }

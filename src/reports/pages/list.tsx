@@ -1,4 +1,5 @@
 import type { Category } from "../../core/db/schema.js";
+import { MAX_QUERY_CHARS } from "../../core/search.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import type { PublicReport } from "../repository.js";
 import { DateTime, StatusTag, where } from "./common.js";
@@ -22,22 +23,25 @@ export interface ListProps {
   nearPlace: { name: string; radiusM: number } | null;
   /** The names closest to a place that was asked for and not found. */
   suggestions: string[] | null;
+  /** The words searched for, when the list is a search (best match first); `capped` when more matched. */
+  search?: { words: string; capped: boolean } | null;
 }
 
 /**
- * A "Street or landmark" text box with the gazetteer's names as suggestions (a datalist: a plain text box without
- * them). Named `near`, in a GET form to /reports, so it works without JavaScript.
+ * The reports' search box, "Street, place or words", with the gazetteer's names as suggestions (a datalist: a plain
+ * text box without them). Named `q`, in a GET form to /reports, so it works without JavaScript: a street or
+ * landmark's name lists the reports around it, other words or a reference are searched for.
  */
 export function PlaceBox({ id, names, value = "" }: { id: string; names: string[]; value?: string }) {
   return (
     <div class="field">
-      <label for={id}>Street or landmark</label>
+      <label for={id}>Street, place or words</label>
       <input
         id={id}
-        name="near"
-        type="text"
+        name="q"
+        type="search"
         value={value}
-        maxLength={100}
+        maxLength={MAX_QUERY_CHARS}
         autocomplete="off"
         list={names.length > 0 ? `${id}-places` : undefined}
       />
@@ -71,18 +75,30 @@ export function ReportsList(p: ListProps) {
   const first = (p.page - 1) * 20 + 1;
   return (
     <>
-      <h1>{p.nearPlace ? `Reports near ${p.nearPlace.name}` : "Reports"}</h1>
+      <h1>
+        {p.nearPlace
+          ? `Reports near ${p.nearPlace.name}`
+          : p.search
+            ? `Reports matching “${p.search.words}”`
+            : "Reports"}
+      </h1>
       <p class="lead">
         {p.nearPlace
           ? `Public reports within ${p.nearPlace.radiusM} metres of ${p.nearPlace.name}, nearest first.`
-          : "Every public report, newest first."}{" "}
+          : p.search
+            ? "Public reports with these words in their title, description or place, or with this reference, best match first."
+            : "Every public report, newest first."}{" "}
         <a href="/report">Report an issue</a>.
       </p>
       {p.suggestions ? (
         <div class="notice" role="status">
           <p>
-            We could not find a street or landmark called “{p.near}”.
-            {p.suggestions.length > 0 ? " Did you mean one of these?" : " Try a street name, like High Street."}
+            {p.search ? `No report matches “${p.near}”.` : `We could not find a street or landmark called “${p.near}”.`}
+            {p.suggestions.length > 0
+              ? p.search
+                ? " Did you mean one of these places?"
+                : " Did you mean one of these?"
+              : " Try a street name, like High Street."}
           </p>
           {p.suggestions.length > 0 ? (
             <ul>
@@ -93,7 +109,7 @@ export function ReportsList(p: ListProps) {
               ))}
             </ul>
           ) : null}
-          <p>Below are all public reports, newest first.</p>
+          {p.search ? null : <p>Below are all public reports, newest first.</p>}
         </div>
       ) : null}
       <form method="get" action="/reports" class="filters">
@@ -128,7 +144,8 @@ export function ReportsList(p: ListProps) {
       <p role="status">
         {p.total === 0
           ? "No reports match."
-          : `Showing ${first} to ${first + p.items.length - 1} of ${p.total} report${p.total === 1 ? "" : "s"}.`}
+          : `Showing ${first} to ${first + p.items.length - 1} of ${p.total}${p.search?.capped ? " newest matching" : ""} report${p.total === 1 ? "" : "s"}.`}
+        {p.search?.capped ? " More reports match: add words or a filter to narrow the search." : ""}
       </p>
       {points.length > 0 ? (
         <div
@@ -161,7 +178,7 @@ export function ReportsList(p: ListProps) {
             {p.page > 1 ? (
               <li>
                 <a href={p.query(p.page - 1)} rel="prev">
-                  {p.nearPlace ? "Nearer reports" : "Newer reports"}
+                  {p.nearPlace ? "Nearer reports" : p.search ? "Better matches" : "Newer reports"}
                 </a>
               </li>
             ) : null}
@@ -171,7 +188,7 @@ export function ReportsList(p: ListProps) {
             {p.page < p.pages ? (
               <li>
                 <a href={p.query(p.page + 1)} rel="next">
-                  {p.nearPlace ? "Further reports" : "Older reports"}
+                  {p.nearPlace ? "Further reports" : p.search ? "More matches" : "Older reports"}
                 </a>
               </li>
             ) : null}
