@@ -156,7 +156,7 @@ export const machineResources: MachineResource[] = [
     path: "/api/v1/businesses",
     title: "Business directory API",
     summary:
-      "All local businesses as a schema.org ItemList in JSON-LD; filter with category, schemaType and q (free text).",
+      "All local businesses as a schema.org ItemList in JSON-LD; filter with category, schemaType and q (full-text search, plurals and accents folded).",
     section: "APIs",
   },
   {
