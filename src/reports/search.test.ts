@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { reportSubmission } from "../../test/helpers/reports.js";
@@ -24,6 +25,7 @@ const REPORTS = {
     locationText: "Opposite the Quixotic Garage",
   },
   hidden: { title: "Zanzibar fly-tipping", description: "Mattresses dumped by the gate: zanzibar." },
+  capitals: { title: "ÉTANG DES CYGNES OVERFLOWS", description: "WATER OVER THE FOOTPATH BY THE ÉCLUSE." },
 } as const;
 type Name = keyof typeof REPORTS;
 
@@ -44,6 +46,9 @@ const CASES: [query: string, expected: Name[]][] = [
   ["quixotic garage", ["located"]],
   ["quixotic streetlight", []],
   ["zanzibar", []],
+  ["étang cygne", ["capitals"]],
+  ["etangs", ["capitals"]],
+  ["ECLUSE", ["capitals"]],
   ["fly-tipping zanzibar", []],
   // FTS syntax is plain text: quotes, stars, carets, parentheses, column filters and operators are not operators.
   ['"streetlight"', ["lampTitle", "lampBody"]],
@@ -164,6 +169,37 @@ describeEachDb("report search (/reports?q=)", (dialect) => {
     }
     const nul = await t.app.inject({ method: "GET", url: "/reports?q=%00" });
     expect(nul.statusCode).toBeLessThan(500);
+  });
+
+  it("lists the newest 1,000 when more match, newest first, and says so", async () => {
+    const db = t.db.database.db;
+    const columns = sql.raw(
+      "reference, category_code, title, description, latitude, longitude, attributes, status, visibility, share_contact, source, created_at, updated_at",
+    );
+    const copy = (i: RawBuilder<unknown>, numbers: RawBuilder<unknown>) =>
+      sql`insert into reports (${columns})
+        select 'WOMB-' || ${i}, category_code, 'Wombat crossing ' || ${i}, description, latitude, longitude, attributes,
+          status, visibility, share_contact, source, created_at, updated_at
+        from reports, ${numbers} where reference = ${refs.lampTitle}`;
+    if (dialect === "postgres") {
+      await copy(sql`i`, sql`generate_series(1, 1005) as i`).execute(db);
+    } else {
+      await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < 1005) ${copy(sql`s.i`, sql`s`)}`.execute(
+        db,
+      );
+    }
+    const res = await search("wombats");
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("more than 1,000 match, so the newest 1,000 are listed, newest first");
+    expect(res.body).toContain("Showing 1 to 20 of 1000 reports.");
+    const ids = await db
+      .selectFrom("reports")
+      .select(["reference", "id"])
+      .where("reference", "like", "WOMB-%")
+      .orderBy("id", "desc")
+      .limit(20)
+      .execute();
+    expect(listed(res.body)).toEqual(ids.map((r) => r.reference));
   });
 
   it("keeps the index current: an edited title is found by its new words", async () => {

@@ -12,8 +12,8 @@ import {
 } from "./repository.js";
 
 /**
- * How many matching reports one search ranks: the newest this many (with the list's filters), so a common word
- * costs what a rare one does. The page says when there were more.
+ * How many matching reports one search lists: when more match (with the list's filters), the newest this many,
+ * newest first, so a common word costs what a rare one does; the page says so. Fewer are ranked, best first.
  */
 export const MAX_SEARCH_MATCHES = 1000;
 
@@ -21,7 +21,7 @@ export interface ReportSearchResult {
   items: PublicReport[];
   /** How many reports the search ranked (at most MAX_SEARCH_MATCHES, plus a report found by its reference). */
   total: number;
-  /** Whether more reports match than were ranked. */
+  /** Whether more reports match than are listed (they are then the newest, newest first, not ranked). */
   capped: boolean;
 }
 
@@ -30,7 +30,12 @@ const FTS5_WEIGHTS = sql.raw("10.0, 1.0, 3.0");
 /** PostgreSQL's ts_rank weights of D, C (place), B (description) and A (title), in that order. */
 const PG_WEIGHTS = sql.lit("{0.1, 0.3, 0.1, 1.0}");
 
-/** The ids of the public reports matching every word, best first, at most MAX_SEARCH_MATCHES + 1 of them. */
+/**
+ * The ids of the public reports matching every word, at most MAX_SEARCH_MATCHES + 1 of them: the newest first when
+ * there are more than MAX_SEARCH_MATCHES (reading the index from its newest entry, so a word in every report costs
+ * what a rare one does), otherwise ranked, best first (bm25 on SQLite, whose cost grows with the matches; ts_rank on
+ * PostgreSQL), ties newest first.
+ */
 async function matchingIds(db: Kysely<DB>, terms: string[], filter: ReportFilter, except: number | null) {
   const filters = [
     publicReport,
@@ -40,23 +45,23 @@ async function matchingIds(db: Kysely<DB>, terms: string[], filter: ReportFilter
   ];
   const where = sql.join(filters, sql` and `);
   const limit = MAX_SEARCH_MATCHES + 1;
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const q = pgTsQuery(terms);
-    const rows = await sql<{ id: number }>`select id from (
-        select reports.id, ts_rank(${PG_WEIGHTS}::float4[], s.document, ${q}) as rank
-        from report_search s join reports on reports.id = s.report_id
-        where s.document @@ ${q} and ${where}
-        order by s.report_id desc limit ${limit}
-      ) found order by rank desc, id desc`.execute(db);
-    return rows.rows.map((r) => Number(r.id));
-  }
-  const rows = await sql<{ id: number }>`select id from (
-      select reports.id, bm25(report_search, ${FTS5_WEIGHTS}) as rank
-      from report_search join reports on reports.id = report_search.rowid
-      where report_search match ${fts5Match(terms)} and ${where}
-      order by report_search.rowid desc limit ${limit}
-    ) found order by rank, id desc`.execute(db);
-  return rows.rows.map((r) => Number(r.id));
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const q = postgres ? pgTsQuery(terms) : fts5Match(terms);
+  const newest = postgres
+    ? sql<{ id: number }>`select s.report_id as id from report_search s join reports on reports.id = s.report_id
+        where s.document @@ ${q} and ${where} order by s.report_id desc limit ${limit}`
+    : sql<{ id: number }>`select reports.id from report_search join reports on reports.id = report_search.rowid
+        where report_search match ${q} and ${where} order by report_search.rowid desc limit ${limit}`;
+  const ids = (await newest.execute(db)).rows.map((r) => Number(r.id));
+  if (ids.length > MAX_SEARCH_MATCHES || ids.length < 2) return ids;
+  const ranked = postgres
+    ? sql<{ id: number }>`select s.report_id as id from report_search s
+        where s.report_id in (${sql.join(ids)}) and s.document @@ ${q}
+        order by ts_rank(${PG_WEIGHTS}::float4[], s.document, ${q}) desc, s.report_id desc`
+    : sql<{ id: number }>`select rowid as id from report_search
+        where report_search match ${q} and rowid in (${sql.join(ids)})
+        order by bm25(report_search, ${FTS5_WEIGHTS}), rowid desc`;
+  return (await ranked.execute(db)).rows.map((r) => Number(r.id));
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { Category } from "../../core/db/schema.js";
 import { MAX_QUERY_CHARS } from "../../core/search.js";
+import { MAX_SEARCH_MATCHES } from "../search.js";
+
+const MAX_SEARCH_LISTED = MAX_SEARCH_MATCHES.toLocaleString("en-GB");
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import type { PublicReport } from "../repository.js";
 import { DateTime, StatusTag, where } from "./common.js";
@@ -85,9 +88,11 @@ export function ReportsList(p: ListProps) {
       <p class="lead">
         {p.nearPlace
           ? `Public reports within ${p.nearPlace.radiusM} metres of ${p.nearPlace.name}, nearest first.`
-          : p.search
-            ? "Public reports with these words in their title, description or place, or with this reference, best match first."
-            : "Every public report, newest first."}{" "}
+          : p.search?.capped
+            ? `Public reports with these words in their title, description or place: more than ${MAX_SEARCH_LISTED} match, so the newest ${MAX_SEARCH_LISTED} are listed, newest first. Add words or a filter to narrow the search.`
+            : p.search
+              ? "Public reports with these words in their title, description or place, or with this reference, best match first."
+              : "Every public report, newest first."}{" "}
         <a href="/report">Report an issue</a>.
       </p>
       {p.suggestions ? (
@@ -139,13 +144,13 @@ export function ReportsList(p: ListProps) {
         <button type="submit">Show reports</button>
       </form>
       <p>
-        <a href={p.feedUrl}>Atom feed of these reports</a>
+        {/* The feed follows new reports with the filters; it does not search. */}
+        <a href={p.feedUrl}>{p.search ? "Atom feed of new reports" : "Atom feed of these reports"}</a>
       </p>
       <p role="status">
         {p.total === 0
           ? "No reports match."
-          : `Showing ${first} to ${first + p.items.length - 1} of ${p.total}${p.search?.capped ? " newest matching" : ""} report${p.total === 1 ? "" : "s"}.`}
-        {p.search?.capped ? " More reports match: add words or a filter to narrow the search." : ""}
+          : `Showing ${first} to ${first + p.items.length - 1} of ${p.total} report${p.total === 1 ? "" : "s"}.`}
       </p>
       {points.length > 0 ? (
         <div

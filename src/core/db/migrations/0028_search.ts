@@ -17,17 +17,19 @@ import { isPostgres, type MigrationDb } from "./helpers.js";
  *   description, address); this migration fills it for the rows there are.
  */
 
-/** Lower-case Latin letters with diacritics (U+00E0 to U+017F) and their base letters, for translate(). */
+/**
+ * Latin letters with diacritics (U+00C0 to U+017F) and their lower-case base letters, for translate(). Capitals are
+ * included because lower() leaves them as they are under the C locale.
+ */
 function accentMap(): { from: string; to: string } {
   let from = "";
   let to = "";
-  for (let code = 0xe0; code <= 0x17f; code++) {
+  for (let code = 0xc0; code <= 0x17f; code++) {
     const c = String.fromCodePoint(code);
-    if (c !== c.toLowerCase()) continue;
     const base = c.normalize("NFKD").replace(/\p{M}+/gu, "");
-    if (base !== c && /^[a-z]$/.test(base)) {
+    if (base !== c && /^[a-zA-Z]$/.test(base)) {
       from += c;
-      to += base;
+      to += base.toLowerCase();
     }
   }
   return { from, to };
@@ -83,11 +85,9 @@ export async function up(db: MigrationDb): Promise<void> {
   if (isPostgres(db)) {
     const { from, to } = accentMap();
     await sql`create or replace function civic_search_fold(t text) returns text language sql immutable parallel safe as
-      $$ select regexp_replace(replace(replace(replace(replace(replace(replace(
-           translate(lower(coalesce(t, '')), ${sql.lit(from)}, ${sql.lit(to)}),
-           'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe'), 'ø', 'o'), 'ł', 'l'), 'đ', 'd'), '[[:punct:]]+', ' ', 'g') $$`.execute(
-      db,
-    );
+      $$ select regexp_replace(replace(replace(replace(replace(replace(
+           translate(lower(coalesce(t, '')), ${sql.lit(`${from}øØłŁđĐ`)}, ${sql.lit(`${to}oolldd`)}),
+           'ß', 'ss'), 'æ', 'ae'), 'Æ', 'ae'), 'œ', 'oe'), 'Œ', 'oe'), '[[:punct:]]+', ' ', 'g') $$`.execute(db);
     await sql`create or replace function civic_report_document(title text, description text, location_text text,
         place_id text) returns tsvector language sql stable parallel safe as
       $$ select setweight(to_tsvector('english', civic_search_fold(title)), 'A')
