@@ -1,11 +1,11 @@
 import type { Category } from "../../core/db/schema.js";
 import { MAX_QUERY_CHARS } from "../../core/search.js";
 import { MAX_SEARCH_MATCHES } from "../search.js";
-
-const MAX_SEARCH_LISTED = MAX_SEARCH_MATCHES.toLocaleString("en-GB");
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import type { PublicReport } from "../repository.js";
 import { DateTime, StatusTag, where } from "./common.js";
+
+const MAX_SEARCH_LISTED = MAX_SEARCH_MATCHES.toLocaleString("en-GB");
 
 export interface ListProps {
   /** The page's reports; near a place, each with its distance from it. */
@@ -183,7 +183,7 @@ export function ReportsList(p: ListProps) {
             {p.page > 1 ? (
               <li>
                 <a href={p.query(p.page - 1)} rel="prev">
-                  {p.nearPlace ? "Nearer reports" : p.search ? "Better matches" : "Newer reports"}
+                  {p.nearPlace ? "Nearer reports" : p.search && !p.search.capped ? "Better matches" : "Newer reports"}
                 </a>
               </li>
             ) : null}
@@ -193,7 +193,7 @@ export function ReportsList(p: ListProps) {
             {p.page < p.pages ? (
               <li>
                 <a href={p.query(p.page + 1)} rel="next">
-                  {p.nearPlace ? "Further reports" : p.search ? "More matches" : "Older reports"}
+                  {p.nearPlace ? "Further reports" : p.search && !p.search.capped ? "More matches" : "Older reports"}
                 </a>
               </li>
             ) : null}
