@@ -238,6 +238,12 @@ async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
       next: () => ({ path: `/reports/${refs[i++ % refs.length]}` }),
       target: "p99 ≤ 50",
     },
+    // Full-text search (issue 35): every generated report says "problem" (a million matches, the newest 1,000
+    // ranked); its number is in one report's title and description; a reference typed in the box; a business search.
+    get("search common word", "/reports?q=problem", "p99 ≤ 50"),
+    get("search rare word", `/reports?q=${Number((refs[0] ?? "BNCH-1").slice(5))}`, "p99 ≤ 50"),
+    get("search reference", `/reports?q=${refs[1] ?? refs[0]}`, "p99 ≤ 50"),
+    get("search businesses", "/businesses?q=pubs", "p99 ≤ 50"),
     get("map data (nearby.json)", `/report/nearby.json?category=pothole&lat=${lat}&lng=${lng}`, "p99 ≤ 50"),
     get("/reports.atom", "/reports.atom", "p99 ≤ 50"),
     get("/reports/{category}.atom", "/reports/streetlight.atom", "p99 ≤ 50"),

@@ -7,6 +7,7 @@ import { accountRoutes } from "./routes.js";
 /** Accounts: sign-in (email, password, passkeys), sessions, the account pages, data rights (/account/data, /my-data). */
 export const accounts: Feature = {
   name: "accounts",
+  menu: [{ path: "/my-data", label: "Your personal data", placement: "footer", order: 20 }],
   plugins: [sessionPlugin],
   routes: [{ plugin: accountRoutes }],
   personalData: [accountData, mailData],

@@ -31,99 +31,11 @@ export function foldText(text: string): string {
     .trim();
 }
 
-/**
- * Free-text search over folded texts. A query word matches an entry when it occurs inside one of the entry's
- * whitespace-separated tokens (the same result as a substring test on the whole text, since query words have no
- * spaces). Every distinct token is stored once in one string, so a query word costs one indexOf scan over the
- * vocabulary plus the postings of the tokens it hits, not a scan of every entry.
- */
-export class SearchIndex {
-  private readonly vocabulary: string;
-  /** Start of each token in `vocabulary`, plus the end. */
-  private readonly starts: Int32Array;
-  /** Entry positions per token, ascending. */
-  private readonly postings: Int32Array[];
-  /** stamp[p] = the mark of the last query word entry p matched (see `matching`). */
-  private readonly stamp: Int32Array;
-  private generation = 0;
-
-  constructor(texts: readonly string[]) {
-    const byToken = new Map<string, number[]>();
-    texts.forEach((text, position) => {
-      for (const token of text.split(" ")) {
-        if (!token) continue;
-        const list = byToken.get(token);
-        if (!list) byToken.set(token, [position]);
-        else if (list[list.length - 1] !== position) list.push(position);
-      }
-    });
-    const tokens = [...byToken.keys()];
-    this.vocabulary = tokens.join("\u0001");
-    this.starts = new Int32Array(tokens.length + 1);
-    let at = 0;
-    tokens.forEach((t, i) => {
-      this.starts[i] = at;
-      at += t.length + 1;
-    });
-    this.starts[tokens.length] = at;
-    this.postings = tokens.map((t) => Int32Array.from(byToken.get(t) as number[]));
-    this.stamp = new Int32Array(texts.length);
-  }
-
-  /** Positions of the entries that contain every word (words are folded and have no spaces). */
-  matching(words: readonly string[]): Set<number> {
-    const result = new Set<number>();
-    const { stamp } = this;
-    if (this.generation > 2_000_000_000) {
-      stamp.fill(0);
-      this.generation = 0;
-    }
-    // Word w of this query has mark base+w+1; an entry goes on to word w only if it matched word w-1.
-    const base = this.generation;
-    this.generation += words.length + 1;
-    words.forEach((word, w) => {
-      const mark = base + w + 1;
-      this.eachToken(word, (postings) => {
-        for (const p of postings) {
-          if (w === 0 ? stamp[p] !== mark : stamp[p] === mark - 1) {
-            stamp[p] = mark;
-            if (w === words.length - 1) result.add(p);
-          }
-        }
-      });
-    });
-    return result;
-  }
-
-  private eachToken(word: string, visit: (postings: Int32Array) => void): void {
-    const { vocabulary, starts } = this;
-    const last = this.postings.length - 1;
-    let from = 0;
-    let token = 0;
-    for (;;) {
-      const at = vocabulary.indexOf(word, from);
-      if (at < 0) return;
-      let lo = token;
-      let hi = last;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((starts[mid] as number) <= at) lo = mid;
-        else hi = mid - 1;
-      }
-      token = lo;
-      visit(this.postings[token] as Int32Array);
-      from = starts[token + 1] as number;
-    }
-  }
-}
-
 /** One live business with everything a request needs prepared. */
 export interface Entry {
   record: BusinessRecord;
   /** The business's JSON-LD, serialised once. */
   json: Buffer;
-  /** Name, description, category and address, folded for `q`. */
-  searchText: string;
   categoryKey: string;
   /** Index in the snapshot's entries. */
   position: number;
@@ -197,7 +109,6 @@ export class Snapshot {
   readonly categories: readonly string[];
   /** Time of the newest change the snapshot contains (ISO), or null for an empty change log. */
   readonly latestChangeAt: string | null;
-  private readonly index: SearchIndex;
   private readonly filtered = new BoundedCache<Prepared>(MAX_CACHED_QUERIES, CACHE_BYTES);
   private readonly diffs = new BoundedCache<Prepared>(64, CACHE_BYTES);
 
@@ -209,31 +120,15 @@ export class Snapshot {
     private readonly baseUrl: string,
   ) {
     this.entries = records.map((record, position) => {
-      const a = record.address;
       return {
         record,
         json: Buffer.from(JSON.stringify(businessJsonLd(record, baseUrl))),
-        searchText: foldText(
-          [
-            record.name,
-            record.description,
-            record.category,
-            a.streetAddress,
-            a.addressLocality,
-            a.addressRegion,
-            a.postalCode,
-            a.addressCountry,
-          ]
-            .filter(Boolean)
-            .join(" "),
-        ),
         categoryKey: foldText(record.category),
         position,
         types: selfAndAncestors(record.schemaType),
       };
     });
     this.byId = new Map(this.entries.map((e) => [e.record.id, e]));
-    this.index = new SearchIndex(this.entries.map((e) => e.searchText));
     this.deleted = deleted;
     this.latestChangeAt = latestChangeAt;
     this.categories = [...new Set(records.map((r) => r.category))].sort((x, y) => x.localeCompare(y, "en-GB"));
@@ -263,15 +158,19 @@ export class Snapshot {
     return Buffer.concat(parts);
   }
 
-  /** The entries matching all the given filters (AND), in canonical (id) order. */
-  select(filters: ListFilters): Entry[] {
+  /**
+   * The entries matching all the given filters (AND). `matches` is what the database's full-text search found for
+   * `q` (businesses/search.ts), best first, or null when `q` has no word to search for; the entries come in that
+   * order, and in canonical (id) order without `q`. Ids the snapshot does not have (a business added since) are left
+   * out.
+   */
+  select(filters: ListFilters, matches: readonly string[] | null = null): Entry[] {
     let result: readonly Entry[] = this.entries;
-    if (filters.q !== undefined) {
-      const words = [...new Set(foldText(filters.q).split(" ").filter(Boolean))];
-      if (words.length > 0) {
-        const positions = [...this.index.matching(words)].sort((a, b) => a - b);
-        result = positions.map((p) => this.entries[p] as Entry);
-      }
+    if (filters.q !== undefined && matches !== null) {
+      result = matches.flatMap((id) => {
+        const entry = this.byId.get(id);
+        return entry ? [entry] : [];
+      });
     }
     if (filters.category !== undefined) {
       const key = foldText(filters.category);
@@ -291,14 +190,22 @@ export class Snapshot {
     return result as Entry[];
   }
 
-  /** The list response for the given filters; the unfiltered list is the prepared one. */
-  listFor(filters: ListFilters, search: string): Prepared {
+  /** The list response for the given filters when it was prepared already (the unfiltered list always is). */
+  preparedList(filters: ListFilters, search: string): Prepared | undefined {
     if (filters.category === undefined && filters.schemaType === undefined && filters.q === undefined) {
       return this.list;
     }
-    const cached = this.filtered.get(search);
-    if (cached) return cached;
-    const entries = this.select(filters);
+    return this.filtered.get(search);
+  }
+
+  /**
+   * The list response for the given filters (`matches` as for `select`), in canonical (id) order; the unfiltered
+   * list is the prepared one.
+   */
+  listFor(filters: ListFilters, search: string, matches: readonly string[] | null = null): Prepared {
+    const ready = this.preparedList(filters, search);
+    if (ready) return ready;
+    const entries = [...this.select(filters, matches)].sort((a, b) => a.position - b.position);
     const id = `${trimSlash(this.baseUrl)}${LIST_PATH}?${search}`;
     const body = this.itemList(id, entries);
     return this.filtered.set(search, new Prepared(body, this.version, true), body.length);

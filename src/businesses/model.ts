@@ -1,6 +1,6 @@
 import type { Business, NewBusiness } from "../core/db/schema.js";
 import type { FieldProblem } from "../core/http/errors.js";
-import { isLocalBusinessType, schemaClass } from "./vocabulary.js";
+import { isLocalBusinessType, schemaClass, typeLabel } from "./vocabulary.js";
 
 /**
  * SemVer of the dataset's shape (the JSON-LD fields a business carries, the export and diff envelopes). Sent as
@@ -122,7 +122,29 @@ export function toRowFields(b: BusinessInput): Omit<NewBusiness, "created_at" | 
     opening_hours: JSON.stringify(b.openingHours),
     same_as: JSON.stringify(b.sameAs),
     image: b.image,
+    search_text: businessSearchText(b),
   };
+}
+
+/**
+ * The text full-text search reads for a business (core/search.ts): name, category, its type in words ("Bar or
+ * pub", "Plumber"), description and address.
+ */
+export function businessSearchText(b: BusinessInput): string {
+  const a = b.address;
+  return [
+    b.name,
+    b.category,
+    typeLabel(b.schemaType),
+    b.description,
+    a.streetAddress,
+    a.addressLocality,
+    a.addressRegion,
+    a.postalCode,
+    a.addressCountry,
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** True when two businesses have the same content (dates aside): an import of an unchanged record is no change. */

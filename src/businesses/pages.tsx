@@ -10,6 +10,7 @@ import type { BusinessDataset, Entry, Snapshot } from "./dataset.js";
 import { businessJsonLd, jsonForScript } from "./jsonld.js";
 import { type BusinessRecord, DAYS, type OpeningHours } from "./model.js";
 import { IdParams } from "./schemas.js";
+import { searchBusinessIds } from "./search.js";
 import { isLocalBusinessType, selfAndAncestors, typeLabel } from "./vocabulary.js";
 
 const PAGE_SIZE = 50;
@@ -71,14 +72,19 @@ export async function businessPages(root: FastifyInstance, options: { dataset: B
     const types = typeOptions(snap);
     const qTooLong = q.length > MAX_Q;
     let results: Entry[] = [];
+    // With words, the best matches come first (businesses/search.ts); otherwise the directory is in name order.
+    const matches = q && !qTooLong ? await searchBusinessIds(app.civic.database.db, q) : null;
     if (!qTooLong) {
-      results = snap.select({
-        ...(q ? { q } : {}),
-        ...(category ? { category } : {}),
-        ...(schemaType ? { schemaType } : {}),
-      });
+      results = snap.select(
+        {
+          ...(q ? { q } : {}),
+          ...(category ? { category } : {}),
+          ...(schemaType ? { schemaType } : {}),
+        },
+        matches,
+      );
     }
-    results = [...results].sort((a, b) => a.record.name.localeCompare(b.record.name, "en-GB"));
+    if (matches === null) results = [...results].sort((a, b) => a.record.name.localeCompare(b.record.name, "en-GB"));
     const pages = Math.max(1, Math.ceil(results.length / PAGE_SIZE));
     const page = Math.min(Math.max(Number.parseInt(query.page ?? "1", 10) || 1, 1), pages);
     const shown = results.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
@@ -103,7 +109,7 @@ export async function businessPages(root: FastifyInstance, options: { dataset: B
           <div class={qTooLong ? "field has-error" : "field"}>
             <label for="q">Search</label>
             <span class="hint" id="q-hint">
-              Words from a name, description, category or address, for example “sourdough” or “High Street”.
+              Words from a name, type, description, category or address, for example “plumber”, “pubs” or “High Street”.
             </span>
             {qTooLong ? (
               <span class="field-error" id="q-error">

@@ -11,6 +11,7 @@ import { vocabularyDocument } from "./jsonld.js";
 import { DATASET_SCHEMA_VERSION } from "./model.js";
 import { businessPages } from "./pages.js";
 import { Prepared, sendPrepared } from "./representation.js";
+import { searchBusinessIds } from "./search.js";
 import {
   BusinessSchema,
   DiffQuery,
@@ -209,13 +210,22 @@ export async function businessRoutes(root: FastifyInstance): Promise<void> {
             },
           },
         },
-        (request, reply) =>
-          withSnapshot((snap) => {
-            const { filters, search } = request.url.includes("?")
-              ? listFilters(request.query)
-              : { filters: {}, search: "" };
-            return sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS);
-          }),
+        (request, reply) => {
+          const { filters, search } = request.url.includes("?")
+            ? listFilters(request.query)
+            : { filters: {}, search: "" };
+          if (filters.q === undefined) {
+            return withSnapshot((snap) => sendPrepared(request, reply, snap.listFor(filters, search), LIST_HEADERS));
+          }
+          // `q` is the database's full-text search (businesses/search.ts), asked once per query and dataset version.
+          const q = filters.q;
+          return Promise.resolve(snapshot()).then(async (snap) => {
+            const list =
+              snap.preparedList(filters, search) ??
+              snap.listFor(filters, search, await searchBusinessIds(civic.database.db, q));
+            return sendPrepared(request, reply, list, LIST_HEADERS);
+          });
+        },
       );
 
       app.get(

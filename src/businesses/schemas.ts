@@ -299,7 +299,7 @@ export const ListQuery = Type.Object({
     Type.String({
       maxLength: 200,
       description:
-        "Free text, at most 200 characters. Every word must occur (as part of a word) in the name, description, category or address; case- and accent-insensitive.",
+        'Free text, at most 200 characters (longer is a 400). Full-text search: every word must occur in the name, category, type (in words, such as "Bar or pub" or "Plumber"), description or address; case, accents and plurals are folded ("pubs" finds pub, "cafe" finds café). Quotes, operators and other search syntax are read as plain text. Results stay in identifier order.',
       examples: ["sourdough"],
     }),
   ),

@@ -19,6 +19,8 @@ import type { AssetManifest } from "./web/assets.js";
 import { deviceOwnerKey } from "./web/device-owner.js";
 import type { PageContext } from "./web/layout.js";
 import type { SitemapSource } from "./web/sitemap.js";
+import { type MenuEntry, siteMenu } from "./web/menu.js";
+import type { SearchSource } from "./search.js";
 
 export type { Viewer, Worker };
 
@@ -56,6 +58,16 @@ export interface Feature {
   workers?: (civic: Civic, log: FastifyBaseLogger) => Worker[];
   /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the site's own pages. */
   sitemap?: SitemapSource[];
+  /**
+   * The feature's links in the site's header menu and footer (core/web/menu.ts), shown by their `order`, ties in list
+   * order: an app built without the feature has no link to it.
+   */
+  menu?: MenuEntry[];
+  /**
+   * What of the feature can be searched for (core/search.ts): the site's search page (/search) asks every source of
+   * the app, in list order, without knowing the features.
+   */
+  search?: SearchSource[];
   /** `civic` commands, by name ("users add"). */
   commands?: Record<string, Command>;
 }
@@ -142,5 +154,6 @@ export function pageContext(request: FastifyRequest): PageContext {
     signedIn: request.viewer !== null,
     shareUrl: shareUrl(request),
     deviceOwner: deviceOwnerKey(civic.config.sessionSecret, request.viewer?.accountId ?? null),
+    menu: siteMenu(civic.features),
   };
 }

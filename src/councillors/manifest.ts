@@ -5,6 +5,7 @@ import { councillorPages } from "./sitemap.js";
 /** /councillors and the contact form. */
 export const councillors: Feature = {
   name: "councillors",
+  menu: [{ path: "/councillors", label: "Councillors", placement: "nav", order: 80 }],
   routes: [{ plugin: councillorRoutes }],
   sitemap: [councillorPages],
 };

@@ -65,8 +65,8 @@ function DevelopersContent({ config }: { config: Config }) {
       >
         <p>
           Filters combine with AND: <code>category</code> (the display category, any case), <code>schemaType</code> (a
-          schema.org type, including its subtypes) and <code>q</code> (free text, up to 200 characters, ignoring case
-          and accents).
+          schema.org type, including its subtypes) and <code>q</code> (full-text search of name, category, type,
+          description and address, up to 200 characters, every word required, ignoring case, accents and plurals).
         </p>
         <p>
           Every property is a schema.org property defined for the type that carries it, except <code>category</code>,{" "}

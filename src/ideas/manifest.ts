@@ -7,6 +7,7 @@ import { ideaPages } from "./sitemap.js";
 /** Residents' ideas: proposals, support, staff responses. */
 export const ideas: Feature = {
   name: "ideas",
+  menu: [{ path: "/ideas", label: "Ideas", placement: "nav", order: 30 }],
   routes: [{ plugin: ideaRoutes }],
   staff: { pages: STAFF_PAGES, routes: ideaStaffRoutes },
   personalData: [ideaData],

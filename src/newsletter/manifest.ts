@@ -8,6 +8,7 @@ import { archivePages } from "./sitemap.js";
 /** The newsletter: double opt-in subscriptions, issues written by staff and sent by a job, one-click unsubscribe. */
 export const newsletter: Feature = {
   name: "newsletter",
+  menu: [{ path: "/newsletter", label: "Newsletter", placement: "nav", order: 60 }],
   routes: [{ plugin: newsletterRoutes }],
   staff: { pages: STAFF_PAGES, routes: staffNewsletterRoutes },
   personalData: [newsletterData],

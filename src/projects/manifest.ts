@@ -6,6 +6,7 @@ import { projectPages } from "./sitemap.js";
 /** Community projects and their updates. */
 export const projects: Feature = {
   name: "projects",
+  menu: [{ path: "/projects", label: "Projects", placement: "nav", order: 40 }],
   routes: [{ plugin: projectRoutes }],
   staff: { pages: STAFF_PAGES, routes: projectAdminRoutes },
   sitemap: [projectPages],

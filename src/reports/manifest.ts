@@ -5,6 +5,7 @@ import { reportFollowingData } from "./follower-data.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportRoutes } from "./routes.js";
+import { reportSearch } from "./search.js";
 import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
 import { reportPages } from "./sitemap.js";
 
@@ -14,10 +15,15 @@ import { reportPages } from "./sitemap.js";
  */
 export const reports: Feature = {
   name: "reports",
+  menu: [
+    { path: "/report", label: "Report an issue", placement: "nav", order: 10 },
+    { path: "/reports", label: "Reports", placement: "nav", order: 20 },
+  ],
   routes: [{ plugin: reportRoutes }],
   staff: { pages: STAFF_PAGES, routes: triageRoutes },
   personalData: [reportData, reportFollowingData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config))],
   sitemap: [reportPages],
+  search: [reportSearch],
 };

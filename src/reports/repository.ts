@@ -239,7 +239,7 @@ function present(row: PublicReportColumns, names: Names): PublicReport {
  * Presents a page of a list: with each report's first public photo as a thumbnail (one more query for the page)
  * unless `thumbnails: false` (feeds).
  */
-async function presentAll(
+export async function presentAll(
   db: Kysely<DB>,
   rows: PublicReportColumns[],
   options: { thumbnails?: boolean } = {},

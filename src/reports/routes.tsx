@@ -39,6 +39,8 @@ import {
   publicReportsNear,
 } from "./repository.js";
 import { findPlace, placeNames } from "./places.js";
+import { searchPublicReports } from "./search.js";
+import { MAX_QUERY_CHARS } from "../core/search.js";
 import { provesSent, sentPagePath } from "./sent-page.js";
 import { serviceNotice, submitReport } from "./submit.js";
 import { can } from "../core/policy.js";
@@ -312,8 +314,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   };
   const listQuery = Type.Object(listFields);
   type ListQuery = Static<typeof listQuery>;
-  /** The page's query: the list's, and a street or landmark of the gazetteer to list the reports around. */
-  const pageQuery = Type.Object({ ...listFields, near: Type.Optional(Type.String({ maxLength: 100 })) });
+  /**
+   * The page's query: the list's, a street or landmark of the gazetteer to list the reports around (`near`), and what
+   * was typed in the search box (`q`): a gazetteer name lists the reports around it, anything else is searched for
+   * as words or a reference (reports/search.ts reads at most 200 characters of it).
+   */
+  const pageQuery = Type.Object({
+    ...listFields,
+    near: Type.Optional(Type.String({ maxLength: 100 })),
+    q: Type.Optional(Type.String({ maxLength: 20_000 })),
+  });
 
   function filterOf(q: ListQuery) {
     const status = q.status && isReportStatus(q.status) ? q.status : undefined;
@@ -321,11 +331,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   }
 
   function queryString(
-    filter: { category?: string | undefined; status?: string | undefined; near?: string | undefined },
+    filter: { category?: string | undefined; status?: string | undefined; near?: string | undefined; q?: string },
     page?: number,
     cursor?: { before: string } | { after: string },
   ) {
     const params = new URLSearchParams();
+    if (filter.q) params.set("q", filter.q);
     if (filter.near) params.set("near", filter.near);
     if (filter.category) params.set("category", filter.category);
     if (filter.status) params.set("status", filter.status);
@@ -343,9 +354,13 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     const q = request.query;
     const filter = filterOf(q);
     const page = q.page ?? 1;
-    const typed = (q.near ?? "").trim();
+    const words = (q.q ?? "").slice(0, MAX_QUERY_CHARS).trim();
+    const typed = words === "" ? (q.near ?? "").trim() : words;
+    // The search box tries the gazetteer first: a street or landmark's name lists the reports around it.
     const found = typed === "" ? null : await findPlace(db(), typed);
     const place = found?.place ?? null;
+    const offset = { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE };
+    const searched = words !== "" && !place ? await searchPublicReports(db(), words, filter, offset) : null;
     const start =
       page > 1 && q.before && !place
         ? { before: q.before }
@@ -353,17 +368,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           ? { after: q.after }
           : { offset: (page - 1) * PAGE_SIZE };
     const [listed, categories, names] = await Promise.all([
-      place
-        ? publicReportsNear(db(), { lat: place.latitude, lng: place.longitude }, filter, {
-            offset: (page - 1) * PAGE_SIZE,
-            limit: PAGE_SIZE,
-          })
-        : listPublicReports(db(), filter, { ...start, limit: PAGE_SIZE }),
+      searched ??
+        (place
+          ? publicReportsNear(db(), { lat: place.latitude, lng: place.longitude }, filter, offset)
+          : listPublicReports(db(), filter, { ...start, limit: PAGE_SIZE })),
       publicCategories(db()),
       placeNames(db()),
     ]);
     if (!listed) throw notFound("There is no such page of reports.");
     const { items, total } = listed;
+    const search = searched ? { words, capped: searched.capped } : null;
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     if (page > pages) throw notFound("There are not that many pages of reports.");
     const ctx = pageContext(request);
@@ -374,11 +388,13 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       reply,
       <Layout
         ctx={ctx}
-        title={`${place ? `Reports near ${place.name}` : "Reports"}${heading ? `: ${heading}` : ""}${page > 1 ? `, page ${page}` : ""}`}
+        title={`${place ? `Reports near ${place.name}` : search ? `Reports matching “${search.words}”` : "Reports"}${heading ? `: ${heading}` : ""}${page > 1 ? `, page ${page}` : ""}`}
         description={
           place
             ? `Public reports within ${NEAR_RADIUS_M} metres of ${place.name}, nearest first.`
-            : "Every public report, newest first, or those near a street or landmark, with a map, filters and an Atom feed."
+            : search
+              ? `Public reports matching “${search.words}”, best match first.`
+              : "Every public report, newest first, those near a street or landmark, or those matching words or a reference, with a map, filters and an Atom feed."
         }
         styles={["leaflet.css"]}
         scripts={["report-view-map.js"]}
@@ -399,18 +415,21 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           query={(n) =>
             place
               ? `/reports${queryString({ ...filter, near: place.name }, n)}`
-              : `/reports${queryString(
-                  filter,
-                  n,
-                  n > page ? { before: items.at(-1)?.reference ?? "" } : { after: items[0]?.reference ?? "" },
-                )}`
+              : search
+                ? `/reports${queryString({ ...filter, q: search.words }, n)}`
+                : `/reports${queryString(
+                    filter,
+                    n,
+                    n > page ? { before: items.at(-1)?.reference ?? "" } : { after: items[0]?.reference ?? "" },
+                  )}`
           }
           feedUrl={feedUrl}
           tiles={tiles}
           near={place?.name ?? typed}
           placeNames={names}
           nearPlace={place ? { name: place.name, radiusM: NEAR_RADIUS_M } : null}
-          suggestions={found && !found.place ? found.suggestions : null}
+          suggestions={found && !found.place && (!search || total === 0) ? found.suggestions : null}
+          search={search}
         />
       </Layout>,
     );

@@ -11,6 +11,9 @@ import { PrivacyContent } from "./content/privacy.js";
 import { TermsContent } from "./content/terms.js";
 import type { ContentProps } from "../core/site.js";
 import { latestPublicReports, placeNames } from "../reports/index.js";
+import { Type } from "typebox";
+import { MAX_QUERY_CHARS, searchTerms } from "../core/search.js";
+import { SearchContent } from "./content/search.js";
 
 function page(path: string): SitePage {
   const found = sitePages.find((p) => p.path === path);
@@ -42,6 +45,37 @@ export async function siteRoutes(app: FastifyInstance): Promise<void> {
       </Layout>,
     );
   });
+  /** How many matches of each source /search shows. */
+  const SEARCH_HITS = 5;
+  const search = page("/search");
+  app.get(
+    "/search",
+    { schema: { hide: true, querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 20_000 })) }) } },
+    async (request, reply) => {
+      const db = app.civic.database.db;
+      const text = ((request.query as { q?: string }).q ?? "").slice(0, MAX_QUERY_CHARS).trim();
+      const terms = searchTerms(text);
+      // Every searchable part of this app, from the features' manifests, in the order of src/features.ts.
+      const sources = app.civic.features.flatMap((f) => f.search ?? []);
+      const results =
+        text === ""
+          ? null
+          : await Promise.all(
+              sources.map(async (s) => ({
+                label: s.label,
+                moreUrl: `${s.path}?q=${encodeURIComponent(text)}`,
+                hits: await s.search(db, { text, terms }, SEARCH_HITS),
+              })),
+            );
+      const ctx = pageContext(request);
+      return sendPage(
+        reply,
+        <Layout ctx={ctx} title={text ? `Search results for “${text}”` : search.title} description={search.summary}>
+          <SearchContent text={text} results={results} />
+        </Layout>,
+      );
+    },
+  );
   for (const [path, Content] of Object.entries(staticPages)) {
     const meta = page(path);
     app.get(path, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {

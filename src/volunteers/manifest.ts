@@ -6,6 +6,7 @@ import { STAFF_PAGES, volunteerStaffRoutes } from "./staff.js";
 /** Volunteer sign-ups (double opt-in), listed for staff. */
 export const volunteers: Feature = {
   name: "volunteers",
+  menu: [{ path: "/volunteer", label: "Volunteer", placement: "nav", order: 50 }],
   routes: [{ plugin: volunteerRoutes }],
   staff: { pages: STAFF_PAGES, routes: volunteerStaffRoutes },
   personalData: [volunteeringData],

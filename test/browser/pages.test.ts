@@ -34,6 +34,10 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
     "/test-server-error",
     "/reports?near=Church+Lane",
     "/reports?near=Chruch",
+    "/reports?q=pothole",
+    "/reports?q=zzzzqq",
+    "/businesses?q=pubs",
+    "/search?q=cafe",
   ];
 
   it("passes axe on every page, with JavaScript and without", async () => {

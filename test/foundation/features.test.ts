@@ -83,6 +83,86 @@ describe("the feature list", () => {
     }
   });
 
+  it("builds the header menu and the footer from the features' manifests: no link to a feature left out", async () => {
+    /** The links of the header's menu and of the footer of a page. */
+    const links = (body: string) => {
+      const navs = [...body.matchAll(/<nav class="site-nav[^"]*" aria-label="Main">([\s\S]*?)<\/nav>/g)];
+      const footer = /<nav aria-label="Footer">([\s\S]*?)<\/nav>/.exec(body)?.[1] ?? "";
+      const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+      return { nav: hrefs(navs[0]?.[1] ?? ""), phone: hrefs(navs[1]?.[1] ?? ""), footer: hrefs(footer) };
+    };
+    const menu = links((await full.app.inject("/about")).body);
+    expect(menu.nav).toEqual([
+      "/report",
+      "/reports",
+      "/ideas",
+      "/projects",
+      "/volunteer",
+      "/newsletter",
+      "/businesses",
+      "/councillors",
+    ]);
+    expect(menu.phone).toEqual(menu.nav);
+    expect(menu.footer.slice(0, 7)).toEqual([
+      "/stats",
+      "/my-data",
+      "/about",
+      "/terms",
+      "/privacy",
+      "/accessibility",
+      "/developers",
+    ]);
+    for (const path of ["/about", "/reports", "/no-such-page"]) {
+      const without = links((await withoutIdeas.app.inject(path)).body);
+      expect(without.nav, path).toEqual(menu.nav.filter((p) => p !== "/ideas"));
+      expect(without.phone, path).toEqual(without.nav);
+    }
+    const lean = await createTestApp("sqlite", {
+      features: FEATURES.filter((f) => !["businesses", "stats", "developers"].includes(f.name)),
+    });
+    try {
+      const page = (await lean.app.inject("/about")).body;
+      const { nav, footer } = links(page);
+      expect(nav).not.toContain("/businesses");
+      expect(footer).not.toContain("/stats");
+      expect(footer).not.toContain("/developers");
+      expect(footer).toContain("/privacy");
+      // A feature adds its links by its manifest alone.
+      const extra: Feature = {
+        name: "extra",
+        menu: [{ path: "/extra", label: "Extra", placement: "nav", order: 15 }],
+      };
+      const withExtra = await createTestApp("sqlite", { features: [...FEATURES, extra] });
+      try {
+        expect(links((await withExtra.app.inject("/about")).body).nav.slice(0, 3)).toEqual([
+          "/report",
+          "/extra",
+          "/reports",
+        ]);
+      } finally {
+        await withExtra.close();
+      }
+    } finally {
+      await lean.close();
+    }
+  });
+
+  it("asks every feature's search source for /search, and none of a feature left out", async () => {
+    const all = await full.app.inject("/search?q=pothole");
+    expect(all.statusCode).toBe(200);
+    expect(full.app.civic.features.flatMap((f) => f.search ?? []).map((s) => s.label)).toEqual([
+      "Reports",
+      "Local businesses",
+    ]);
+    const lean = await createTestApp("sqlite", { features: FEATURES.filter((f) => f.name !== "businesses") });
+    try {
+      expect(lean.app.civic.features.flatMap((f) => f.search ?? []).map((s) => s.label)).toEqual(["Reports"]);
+      expect((await lean.app.inject("/search?q=bakery")).statusCode).toBe(200);
+    } finally {
+      await lean.close();
+    }
+  });
+
   it("refuses to start when a feature puts a route under /admin outside the staff console", async () => {
     const stray: Feature = {
       name: "stray",

@@ -74,6 +74,11 @@ export interface BusinessesTable {
   updated_at: Timestamp;
   /** Set when deleted: the row stays as a tombstone for the diff feed. */
   deleted_at: Timestamp | null;
+  /**
+   * What full-text search reads (migration 0028_search): name, category, the type in words, description and address,
+   * written with the row by the business feature.
+   */
+  search_text: ColumnType<string, string | undefined, string>;
 }
 
 export interface BusinessChangesTable {

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import type { SiteInfo } from "../site.js";
 import type { AssetManifest } from "./assets.js";
-import { footerPages, navPages } from "./sitemap.js";
+import type { MenuEntry, SiteMenu } from "./menu.js";
 
 /** What every page needs to render the shell: the site, the current path and the asset URLs. */
 export interface PageContext {
@@ -23,6 +23,8 @@ export interface PageContext {
    * canonical link): public pages seen by nobody in particular; null on private pages (core/context.ts).
    */
   shareUrl?: string | null;
+  /** The header menu and footer links of the app's features (core/web/menu.ts); none when absent. */
+  menu?: SiteMenu;
 }
 
 export interface LayoutProps {
@@ -67,14 +69,14 @@ function LinkPreview(p: {
 }
 
 /** The main navigation; the layout shows it as a row on wide screens and behind a Menu button on phones (CSS). */
-function MainNav({ path, className }: { path: string; className: string }) {
+function MainNav({ path, className, entries }: { path: string; className: string; entries: MenuEntry[] }) {
   return (
     <nav class={className} aria-label="Main">
       <ul>
-        {navPages().map((p) => (
+        {entries.map((p) => (
           <li key={p.path}>
             <a href={p.path} aria-current={isCurrent(p.path, path) ? "page" : undefined}>
-              {p.navLabel ?? p.title}
+              {p.label}
             </a>
           </li>
         ))}
@@ -90,6 +92,7 @@ function isCurrent(navPath: string, path: string): boolean {
 /** The page shell: skip link, header with navigation, main landmark, footer. Works without JavaScript. */
 export function Layout({ ctx, title, description, styles = [], scripts = [], head, image, children }: LayoutProps) {
   const { site, path, assets } = ctx;
+  const { nav, footer } = ctx.menu ?? { nav: [], footer: [] };
   // enhance.js runs everywhere: it registers the service worker and sends drafts saved offline.
   const pageScripts = scripts.includes("enhance.js") ? scripts : ["enhance.js", ...scripts];
   const fullTitle = path === "/" ? `${site.villageName} Community Platform` : `${title} – ${site.villageName}`;
@@ -130,11 +133,11 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
             <a class="brand" href="/">
               {site.villageName} <span>Community Platform</span>
             </a>
-            <MainNav path={path} className="site-nav site-nav-wide" />
+            <MainNav path={path} className="site-nav site-nav-wide" entries={nav} />
             {/* On a phone the same links fold behind a Menu button that works without JavaScript. */}
             <details class="site-menu">
               <summary>Menu</summary>
-              <MainNav path={path} className="site-nav" />
+              <MainNav path={path} className="site-nav" entries={nav} />
             </details>
             <p class="account-link">
               {ctx.signedIn ? (
@@ -164,10 +167,10 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
             </p>
             <nav aria-label="Footer">
               <ul>
-                {footerPages().map((p) => (
+                {footer.map((p) => (
                   <li key={p.path}>
                     <a href={p.path} aria-current={path === p.path ? "page" : undefined}>
-                      {p.title}
+                      {p.label}
                     </a>
                   </li>
                 ))}

@@ -2,15 +2,17 @@ import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
 
 /**
- * The one list of the site's public pages. The navigation, the footer, /llms.txt, /sitemap.xml and the browser
- * accessibility tests all read it, so a new page joins every one of them by being added here.
+ * The one list of the site's public pages. /llms.txt, /sitemap.xml and the browser accessibility tests read it, so a
+ * new page joins every one of them by being added here. The header menu and the footer are made of the features'
+ * manifests instead (`Feature.menu`, core/web/menu.ts), so an app built without a feature does not link to it;
+ * `placement` here groups the pages in /llms.txt.
  */
 export interface SitePage {
   path: string;
   title: string;
   /** One line on what the page is for (used by /llms.txt and as the meta description). */
   summary: string;
-  /** Where the page is linked from. */
+  /** Where the page is linked from (its feature's `menu` entry puts it there). */
   placement: "nav" | "footer" | "none";
   /** Label in the navigation, when shorter than the title. */
   navLabel?: string;
@@ -29,8 +31,14 @@ export const sitePages: SitePage[] = [
     path: "/reports",
     title: "Reports",
     summary:
-      "Every public report, newest first, or those near a street or landmark, with a map, filters and an Atom feed.",
+      "Every public report, newest first, those near a street or landmark, or those matching words or a reference, with a map, filters and an Atom feed.",
     placement: "nav",
+  },
+  {
+    path: "/search",
+    title: "Search",
+    summary: "Search the site's reports (by words, place or reference) and local businesses.",
+    placement: "none",
   },
   {
     path: "/status",
@@ -148,7 +156,7 @@ export const machineResources: MachineResource[] = [
     path: "/api/v1/businesses",
     title: "Business directory API",
     summary:
-      "All local businesses as a schema.org ItemList in JSON-LD; filter with category, schemaType and q (free text).",
+      "All local businesses as a schema.org ItemList in JSON-LD; filter with category, schemaType and q (full-text search, plurals and accents folded).",
     section: "APIs",
   },
   {
@@ -223,9 +231,6 @@ export const machineResources: MachineResource[] = [
     section: "Data",
   },
 ];
-
-export const navPages = (): SitePage[] => sitePages.filter((p) => p.placement === "nav");
-export const footerPages = (): SitePage[] => sitePages.filter((p) => p.placement === "footer");
 
 /** One address in /sitemap.xml, relative to BASE_URL, with the date its page last changed when known. */
 export interface SitemapEntry {

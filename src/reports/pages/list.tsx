@@ -1,7 +1,11 @@
 import type { Category } from "../../core/db/schema.js";
+import { MAX_QUERY_CHARS } from "../../core/search.js";
+import { MAX_SEARCH_MATCHES } from "../search.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import type { PublicReport } from "../repository.js";
 import { DateTime, ReportThumbnail, StatusTag } from "./common.js";
+
+const MAX_SEARCH_LISTED = MAX_SEARCH_MATCHES.toLocaleString("en-GB");
 
 export interface ListProps {
   /** The page's reports; near a place, each with its distance from it. */
@@ -22,22 +26,25 @@ export interface ListProps {
   nearPlace: { name: string; radiusM: number } | null;
   /** The names closest to a place that was asked for and not found. */
   suggestions: string[] | null;
+  /** The words searched for, when the list is a search (best match first); `capped` when more matched. */
+  search?: { words: string; capped: boolean } | null;
 }
 
 /**
- * A "Street or landmark" text box with the gazetteer's names as suggestions (a datalist: a plain text box without
- * them). Named `near`, in a GET form to /reports, so it works without JavaScript.
+ * The reports' search box, "Street, place or words", with the gazetteer's names as suggestions (a datalist: a plain
+ * text box without them). Named `q`, in a GET form to /reports, so it works without JavaScript: a street or
+ * landmark's name lists the reports around it, other words or a reference are searched for.
  */
 export function PlaceBox({ id, names, value = "" }: { id: string; names: string[]; value?: string }) {
   return (
     <div class="field">
-      <label for={id}>Street or landmark</label>
+      <label for={id}>Street, place or words</label>
       <input
         id={id}
-        name="near"
-        type="text"
+        name="q"
+        type="search"
         value={value}
-        maxLength={100}
+        maxLength={MAX_QUERY_CHARS}
         autocomplete="off"
         list={names.length > 0 ? `${id}-places` : undefined}
       />
@@ -71,18 +78,32 @@ export function ReportsList(p: ListProps) {
   const first = (p.page - 1) * 20 + 1;
   return (
     <>
-      <h1>{p.nearPlace ? `Reports near ${p.nearPlace.name}` : "Reports"}</h1>
+      <h1>
+        {p.nearPlace
+          ? `Reports near ${p.nearPlace.name}`
+          : p.search
+            ? `Reports matching “${p.search.words}”`
+            : "Reports"}
+      </h1>
       <p class="lead">
         {p.nearPlace
           ? `Public reports within ${p.nearPlace.radiusM} metres of ${p.nearPlace.name}, nearest first.`
-          : "Every public report, newest first."}{" "}
+          : p.search?.capped
+            ? `Public reports with these words in their title, description or place: more than ${MAX_SEARCH_LISTED} match, so the newest ${MAX_SEARCH_LISTED} are listed, newest first. Add words or a filter to narrow the search.`
+            : p.search
+              ? "Public reports with these words in their title, description or place, or with this reference, best match first."
+              : "Every public report, newest first."}{" "}
         <a href="/report">Report an issue</a>.
       </p>
       {p.suggestions ? (
         <div class="notice" role="status">
           <p>
-            We could not find a street or landmark called “{p.near}”.
-            {p.suggestions.length > 0 ? " Did you mean one of these?" : " Try a street name, like High Street."}
+            {p.search ? `No report matches “${p.near}”.` : `We could not find a street or landmark called “${p.near}”.`}
+            {p.suggestions.length > 0
+              ? p.search
+                ? " Did you mean one of these places?"
+                : " Did you mean one of these?"
+              : " Try a street name, like High Street."}
           </p>
           {p.suggestions.length > 0 ? (
             <ul>
@@ -93,7 +114,7 @@ export function ReportsList(p: ListProps) {
               ))}
             </ul>
           ) : null}
-          <p>Below are all public reports, newest first.</p>
+          {p.search ? null : <p>Below are all public reports, newest first.</p>}
         </div>
       ) : null}
       <form method="get" action="/reports" class="filters">
@@ -123,7 +144,8 @@ export function ReportsList(p: ListProps) {
         <button type="submit">Show reports</button>
       </form>
       <p>
-        <a href={p.feedUrl}>Atom feed of these reports</a>
+        {/* The feed follows new reports with the filters; it does not search. */}
+        <a href={p.feedUrl}>{p.search ? "Atom feed of new reports" : "Atom feed of these reports"}</a>
       </p>
       <p role="status">
         {p.total === 0
@@ -162,7 +184,7 @@ export function ReportsList(p: ListProps) {
             {p.page > 1 ? (
               <li>
                 <a href={p.query(p.page - 1)} rel="prev">
-                  {p.nearPlace ? "Nearer reports" : "Newer reports"}
+                  {p.nearPlace ? "Nearer reports" : p.search && !p.search.capped ? "Better matches" : "Newer reports"}
                 </a>
               </li>
             ) : null}
@@ -172,7 +194,7 @@ export function ReportsList(p: ListProps) {
             {p.page < p.pages ? (
               <li>
                 <a href={p.query(p.page + 1)} rel="next">
-                  {p.nearPlace ? "Further reports" : "Older reports"}
+                  {p.nearPlace ? "Further reports" : p.search && !p.search.capped ? "More matches" : "Older reports"}
                 </a>
               </li>
             ) : null}

@@ -74,7 +74,7 @@ export function HomeContent({ site, latest, places }: HomeProps) {
       <p>You do not need an account to report a problem or to look around.</p>
 
       <section aria-labelledby="near-heading">
-        <h2 id="near-heading">Reports near a street or landmark</h2>
+        <h2 id="near-heading">Find reports by street, place or words</h2>
         <form method="get" action="/reports" class="place-search">
           <PlaceBox id="place-search" names={places} />
           <button type="submit">Find reports</button>

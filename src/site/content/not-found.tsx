@@ -15,7 +15,7 @@ export function NotFoundContent({ site }: ContentProps) {
           <a href="/">Go to the {site.villageName} community platform home page</a>
         </li>
         <li>
-          <a href="/reports">Browse reports</a>, or find those near a street or landmark:
+          <a href="/reports">Browse reports</a>, or find them by a street, a place or words:
           <form method="get" action="/reports" class="place-search">
             <PlaceBox id="place-search" names={[]} />
             <button type="submit">Find reports</button>
