@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
+import { createTestApp, describeEachDb, type TestApp, testConfig } from "../../test/helpers/app.js";
+import { buildApp } from "../app.js";
 import { DEFAULT_VILLAGE } from "../config.js";
 
 /** The tile holding a point at a zoom, computed here on its own (the Web Mercator "slippy map" formula). */
@@ -83,6 +84,7 @@ async function startUpstream(): Promise<{
 describeEachDb("the map tile proxy", (dialect) => {
   let t: TestApp;
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let env: Record<string, string>;
   let clock = Date.parse("2026-11-29T09:00:00Z");
   const DAY = 24 * 60 * 60 * 1000;
   /** Moves to the start of the next minute: a new window of the upstream cap. */
@@ -92,17 +94,14 @@ describeEachDb("the map tile proxy", (dialect) => {
 
   beforeAll(async () => {
     upstream = await startUpstream();
-    t = await createTestApp(dialect, {
-      seed: true,
-      now: () => new Date(clock),
-      env: {
-        MAP_TILE_URL: upstream.url,
-        MAP_TILE_FETCHES_PER_MINUTE: "5",
-        MAP_TILE_TIMEOUT_SECONDS: "1",
-        BASE_URL: "https://wrenford.example.org",
-        CONTACT_EMAIL: "tiles-contact@example.org",
-      },
-    });
+    env = {
+      MAP_TILE_URL: upstream.url,
+      MAP_TILE_FETCHES_PER_MINUTE: "5",
+      MAP_TILE_TIMEOUT_SECONDS: "1",
+      BASE_URL: "https://wrenford.example.org",
+      CONTACT_EMAIL: "tiles-contact@example.org",
+    };
+    t = await createTestApp(dialect, { seed: true, now: () => new Date(clock), env });
   });
   afterAll(async () => {
     await t?.close();
@@ -285,6 +284,38 @@ describeEachDb("the map tile proxy", (dialect) => {
     nextMinute();
     expect((await t.app.inject(at(19, 20, 0))).statusCode).toBe(200);
     expect(upstream.requests.length).toBe(before + 6);
+  });
+
+  it("shares kept tiles and the fetch cap with another instance on the same database and media store", async () => {
+    nextMinute();
+    upstream.mode = "ok";
+    const second = await buildApp(
+      testConfig(t.db.dataDir, { ...env, ...(t.db.url ? { DATABASE_URL: t.db.url } : {}) }),
+      {
+        logger: false,
+        database: t.db.reopen(),
+        now: () => new Date(clock),
+      },
+    );
+    try {
+      await second.ready();
+      const before = upstream.requests.length;
+      expect((await t.app.inject(at(19, 30, 1))).statusCode).toBe(200);
+      const kept = await second.inject(at(19, 30, 1));
+      expect(kept.statusCode).toBe(200);
+      expect(kept.rawPayload.equals(upstream.png)).toBe(true);
+      expect(upstream.requests.length).toBe(before + 1);
+      // Three fetches here and two there use up the minute's five.
+      for (let i = 1; i < 3; i++) expect((await t.app.inject(at(19, 30 + i, 1))).statusCode).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await second.inject(at(19, 40 + i, 1))).statusCode).toBe(200);
+      expect((await second.inject(at(19, 50, 1))).statusCode).toBe(503);
+      expect((await t.app.inject(at(19, 51, 1))).statusCode).toBe(503);
+      // What one instance fetched, the other serves.
+      expect((await second.inject(at(19, 32, 1))).statusCode).toBe(200);
+      expect(upstream.requests.slice(before).map((r) => r.url)).toHaveLength(5);
+    } finally {
+      await second.close();
+    }
   });
 
   it("lets pages load tiles from this site only: the CSP allows no other image origin", async () => {

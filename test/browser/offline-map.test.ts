@@ -71,7 +71,7 @@ describe.skipIf(!browserAvailable())("the village map offline in Chromium", { ti
         async (version) => (await (await caches.open(`civic-tiles-${version}`)).keys()).length,
         plan.version,
       );
-    await expect.poll(keptCount, { timeout: 90_000, intervals: [500] }).toBe(310);
+    await expect.poll(keptCount, { timeout: 90_000, interval: 500 }).toBe(310);
     const kept = await page.evaluate(async (version) => {
       const cache = await caches.open(`civic-tiles-${version}`);
       return (await cache.keys()).map((r) => new URL(r.url).pathname);
