@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
 import type { Civic } from "../core/context.js";
 import { AppError } from "../core/http/errors.js";
 import type { WindowLimit } from "../core/limits/fixed-window.js";
@@ -40,7 +41,10 @@ export class TileProxy {
   private readonly limit: WindowLimit;
   private readonly userAgent: string;
 
-  constructor(private readonly civic: Civic) {
+  constructor(
+    private readonly civic: Civic,
+    private readonly log: FastifyBaseLogger,
+  ) {
     this.storage = mediaStorage(civic.config);
     this.limit = { name: "map-tile-fetches", max: civic.config.map.fetchesPerMinute, windowMs: 60_000 };
     this.userAgent = tileUserAgent(civic.config.baseUrl, civic.config.village.contactEmail);
@@ -73,7 +77,11 @@ export class TileProxy {
       .where("y", "=", y)
       .executeTakeFirst();
     if (!row) return null;
-    const data = await this.storage.get(storageKey(row.hash));
+    // A media store that cannot be read (an object store out of reach) is like one without the tile.
+    const data = await this.storage.get(storageKey(row.hash)).catch((error: unknown) => {
+      this.log.warn({ err: error }, "map tiles: a kept tile could not be read");
+      return null;
+    });
     if (!data) return null;
     const fetchedAt = Number(row.fetched_at);
     return {
@@ -100,14 +108,19 @@ export class TileProxy {
     }
     const hash = createHash("sha256").update(fetched.data).digest("hex");
     const fetchedAt = this.civic.now().getTime();
-    await this.storage.put(storageKey(hash), fetched.data);
     const row = { hash, content_type: fetched.contentType, bytes: fetched.data.length, fetched_at: fetchedAt };
-    await this.db
-      .insertInto("map_tiles")
-      .values({ z, x, y, ...row })
-      .onConflict((oc) => oc.columns(["z", "x", "y"]).doUpdateSet(row))
-      .execute();
-    if (old && old.hash !== hash) await this.forget(old.hash);
+    try {
+      await this.storage.put(storageKey(hash), fetched.data);
+      await this.db
+        .insertInto("map_tiles")
+        .values({ z, x, y, ...row })
+        .onConflict((oc) => oc.columns(["z", "x", "y"]).doUpdateSet(row))
+        .execute();
+      if (old && old.hash !== hash) await this.forget(old.hash);
+    } catch (error) {
+      // Served all the same; fetched again next time.
+      this.log.warn({ err: error }, "map tiles: a fetched tile could not be kept");
+    }
     return { data: fetched.data, contentType: fetched.contentType, hash, fetchedAt, stale: false };
   }
 

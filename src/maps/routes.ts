@@ -26,7 +26,7 @@ export async function tileRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = app.civic;
   if (!config.map.proxy) return;
-  const proxy = new TileProxy(app.civic);
+  const proxy = new TileProxy(app.civic, app.log);
 
   app.get(
     "/tiles/:z/:x/:file",

@@ -1,5 +1,7 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp, testConfig } from "../../test/helpers/app.js";
@@ -384,5 +386,30 @@ describe("with the tile proxy off", () => {
     const privacy = await t.app.inject("/privacy");
     expect(privacy.body).toContain("from a separate map tile server (tiles.example.net)");
     expect(privacy.body).toContain("that server can see your IP address");
+  });
+});
+
+describe("with a media store that cannot keep tiles", () => {
+  let t: TestApp;
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    t = await createTestApp("sqlite", { env: { MAP_TILE_URL: upstream.url } });
+    // A file where the tiles' folder would go: every write there fails.
+    mkdirSync(join(t.db.dataDir, "media"), { recursive: true });
+    writeFileSync(join(t.db.dataDir, "media", "tiles"), "in the way");
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise((resolve) => upstream?.server.close(resolve));
+  });
+
+  it("still serves the tile it fetched, and fetches it again next time", async () => {
+    for (const times of [1, 2]) {
+      const res = await t.app.inject(at(16));
+      expect(res.statusCode).toBe(200);
+      expect(res.rawPayload.equals(upstream.png)).toBe(true);
+      expect(upstream.requests).toHaveLength(times);
+    }
   });
 });
