@@ -82,7 +82,7 @@ sw.addEventListener("activate", (event) => {
       }
       await sw.clients.claim();
       // Not waited for: fetches wait until the worker is active.
-      void keepVillageTiles();
+      void keepVillageTiles(true);
     })(),
   );
 });
@@ -123,20 +123,31 @@ const TILES_CHECK_MS = 10 * 60 * 1000;
 
 /**
  * Keeps the village's tiles at the report form's zooms on this device (about 310 for a village; the server bounds
- * them), so a report made offline can be put on a real map. Run when the worker starts and after pages load while
- * online, at most every ten minutes: fetches the tiles it lacks or keeps for longer than the server allows, stops at
- * the first refusal (the site fetches only so many tiles a minute from its tile server) or lost connection and goes
- * on next time, and once every tile of a new version is kept, drops the older version's.
+ * them), so a report made offline can be put on a real map. Asked for by the installed app's pages (enhance.ts:
+ * opened as an app, online, not saving data); then also when the worker starts and after pages load online
+ * (`onlyIfKept`: only on a device that keeps them already), at most every ten minutes. Fetches the tiles it lacks or
+ * keeps for longer than the server allows, stops at the first refusal (the site fetches only so many tiles a minute
+ * from its tile server) or lost connection and goes on next time, and once every tile of a new version is kept,
+ * drops the older version's. A browser tab that is not the installed app downloads none of them.
  */
-function keepVillageTiles(): Promise<void> {
-  if (keepingTiles || Date.now() - tilesCheckedAt < TILES_CHECK_MS) return keepingTiles ?? Promise.resolve();
-  tilesCheckedAt = Date.now();
-  keepingTiles = fillTiles()
+function keepVillageTiles(onlyIfKept = false): Promise<void> {
+  // An app's page asking while the worker looks whether to refresh asks again once it has looked.
+  if (keepingTiles) return onlyIfKept ? keepingTiles : keepingTiles.then(() => keepVillageTiles());
+  if (Date.now() - tilesCheckedAt < TILES_CHECK_MS) return Promise.resolve();
+  keepingTiles = (async () => {
+    if (onlyIfKept && !(await keepsTiles())) return;
+    tilesCheckedAt = Date.now();
+    await fillTiles();
+  })()
     .catch(() => undefined)
     .finally(() => {
       keepingTiles = null;
     });
   return keepingTiles;
+}
+
+async function keepsTiles(): Promise<boolean> {
+  return (await caches.keys()).some((name) => name.startsWith(TILES));
 }
 
 async function fillTiles(): Promise<void> {
@@ -321,13 +332,15 @@ sw.addEventListener("fetch", (event) => {
   } else if (request.mode === "navigate") {
     event.respondWith(page(request));
     // Online pages keep the village's map up to date on this device (at most every ten minutes).
-    if (navigator.onLine) event.waitUntil(keepVillageTiles());
+    if (navigator.onLine) event.waitUntil(keepVillageTiles(true));
   }
 });
 
 sw.addEventListener("message", (event) => {
   const data = event.data as { type?: unknown } | null;
-  if (event.origin === sw.location.origin && data?.type === "purge-pages") event.waitUntil(purgePages());
+  if (event.origin !== sw.location.origin) return;
+  if (data?.type === "purge-pages") event.waitUntil(purgePages());
+  else if (data?.type === "keep-tiles") event.waitUntil(keepVillageTiles());
 });
 
 sw.addEventListener("sync", (event) => {
