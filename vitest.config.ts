@@ -29,6 +29,7 @@ const FAST = [
   "test/foundation/docs.test.ts",
   "test/scale/config.test.ts",
   "test/scale/pg-timestamps.test.ts",
+  "src/maps/area.test.ts",
 ];
 
 const SLOW = [

@@ -92,9 +92,23 @@ export interface Config {
     bounds: Bounds;
   };
   map: {
-    /** Leaflet tile URL template; its host is allowed in the Content-Security-Policy. */
+    /**
+     * The tile URL template the browser's maps load: this site's own `/tiles/{z}/{x}/{y}.png` while the tile proxy
+     * is on, else `upstreamUrl` itself (whose origin the Content-Security-Policy then allows).
+     */
     tileUrl: string;
     tileAttribution: string;
+    /** MAP_TILE_URL: where tiles come from, fetched by this server (proxy on) or by the browser (proxy off). */
+    upstreamUrl: string;
+    /** MAP_TILE_PROXY (default true): the maps load tiles from this site, which fetches and keeps them. */
+    proxy: boolean;
+    /** The zooms the proxy serves (MAP_TILE_MIN_ZOOM, MAP_TILE_MAX_ZOOM). */
+    minZoom: number;
+    maxZoom: number;
+    /** Tiles fetched from the upstream per minute, by all instances together (MAP_TILE_FETCHES_PER_MINUTE). */
+    fetchesPerMinute: number;
+    /** How long one upstream fetch may take, answer and body (MAP_TILE_TIMEOUT_SECONDS). */
+    fetchTimeoutMs: number;
   };
   uploads: {
     /** Uploads read at once per process; more wait for a slot. */
@@ -217,8 +231,14 @@ export function loadConfig(env: Env = process.env): Config {
     lat: (bounds.south + bounds.north) / 2,
     lng: (bounds.west + bounds.east) / 2,
   };
-  const tileUrl = str("MAP_TILE_URL") ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
-  if (!/^https?:\/\/[^/]+\//.test(tileUrl)) problems.push("MAP_TILE_URL must be an http(s) URL template");
+  const upstreamUrl = str("MAP_TILE_URL") ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
+  if (!/^https?:\/\/[^/]+\//.test(upstreamUrl)) problems.push("MAP_TILE_URL must be an http(s) URL template");
+  const tileProxy = bool("MAP_TILE_PROXY", true);
+  const tileMinZoom = int("MAP_TILE_MIN_ZOOM", 12, 0, 22);
+  const tileMaxZoom = int("MAP_TILE_MAX_ZOOM", 19, 0, 22);
+  if (tileMinZoom > tileMaxZoom) problems.push("MAP_TILE_MIN_ZOOM must not be above MAP_TILE_MAX_ZOOM");
+  const tileFetchesPerMinute = int("MAP_TILE_FETCHES_PER_MINUTE", 60, 1, 100_000);
+  const tileFetchTimeoutMs = int("MAP_TILE_TIMEOUT_SECONDS", 10, 1, 120) * 1000;
 
   const maxPhotos = int("MAX_PHOTOS", 3, 0, 10);
   const maxPhotoBytes = int("MAX_PHOTO_MB", 10, 1, 50) * 1024 * 1024;
@@ -273,7 +293,13 @@ export function loadConfig(env: Env = process.env): Config {
       bounds,
     },
     map: {
-      tileUrl,
+      tileUrl: tileProxy ? PROXIED_TILE_URL : upstreamUrl,
+      upstreamUrl,
+      proxy: tileProxy,
+      minZoom: tileMinZoom,
+      maxZoom: tileMaxZoom,
+      fetchesPerMinute: tileFetchesPerMinute,
+      fetchTimeoutMs: tileFetchTimeoutMs,
       tileAttribution:
         str("MAP_TILE_ATTRIBUTION") ??
         '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
@@ -426,8 +452,15 @@ function readOrCreateSecret(dataDir: string): string {
   return secret;
 }
 
-/** The tile server's origin, allowed in the Content-Security-Policy img-src. */
-export function tileOrigin(config: Config): string {
-  const u = new URL(config.map.tileUrl.replace(/\{[a-z]\}/g, "a"));
+/** The address of this site's tile proxy (src/maps), which the maps load while MAP_TILE_PROXY is on. */
+export const PROXIED_TILE_URL = "/tiles/{z}/{x}/{y}.png";
+
+/**
+ * The origin the browser loads tiles from when it is not this site (the proxy off), allowed in the
+ * Content-Security-Policy img-src; null while the proxy is on: the browser then asks nobody else.
+ */
+export function tileOrigin(config: Config): string | null {
+  if (config.map.proxy) return null;
+  const u = new URL(config.map.upstreamUrl.replace(/\{[a-z]\}/g, "a"));
   return `${u.protocol}//${u.host.replace(/^a\./, "*.")}`;
 }

@@ -9,6 +9,7 @@ import { developers } from "./developers/manifest.js";
 import { drafts } from "./drafts/manifest.js";
 import { health } from "./health/manifest.js";
 import { ideas } from "./ideas/manifest.js";
+import { maps } from "./maps/manifest.js";
 import { moderation } from "./moderation/manifest.js";
 import { newsletter } from "./newsletter/manifest.js";
 import { open311 } from "./open311/manifest.js";
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   projects,
   reports,
   drafts,
+  maps,
   businesses,
   open311,
   developers,

@@ -24,6 +24,15 @@ if (summary) {
 // The installable app: the service worker keeps the report flow on this device, so reports can be made offline.
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+  // Opened as the installed app (not in a browser tab), online, and not asked to save data: the worker keeps the
+  // village's map on the device (a few megabytes), so a report made offline can be put on a real map.
+  const installed = ["standalone", "fullscreen", "minimal-ui"].some(
+    (mode) => matchMedia(`(display-mode: ${mode})`).matches,
+  );
+  const saveData = (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData === true;
+  if (installed && navigator.onLine && !saveData) {
+    void navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage({ type: "keep-tiles" }));
+  }
 }
 
 // Signing out or erasing one's data (forms marked data-clears-device): the worker drops every page it keeps, before

@@ -56,7 +56,7 @@ describeEachDb("report pages", (dialect) => {
     expect(form.statusCode).toBe(200);
     expect(form.body).toContain('name="attribute[fault]"');
     expect(form.body).toContain('name="attribute[lamp_post_number]"');
-    expect(form.body).toContain('data-tile-url="https://tile.openstreetmap.org/{z}/{x}/{y}.png"');
+    expect(form.body).toContain('data-tile-url="/tiles/{z}/{x}/{y}.png"');
     expect(form.body).toContain('<option value="church-lane"');
     expect((await t.app.inject({ url: "/report?change=streetlight" })).body).toMatch(/value="streetlight"[^>]*checked/);
   });

@@ -7,7 +7,7 @@ import { type SitePage, sitePages } from "../core/web/sitemap.js";
 import { AboutContent } from "./content/about.js";
 import { AccessibilityContent } from "./content/accessibility.js";
 import { HomeContent } from "./content/home.js";
-import { PrivacyContent } from "./content/privacy.js";
+import { type MapTilesSource, PrivacyContent } from "./content/privacy.js";
 import { TermsContent } from "./content/terms.js";
 import type { ContentProps } from "../core/site.js";
 import { latestPublicReports, placeNames } from "../reports/index.js";
@@ -21,7 +21,7 @@ function page(path: string): SitePage {
   return found;
 }
 
-const staticPages: Record<string, FunctionComponent<ContentProps>> = {
+const staticPages: Record<string, FunctionComponent<ContentProps & { mapTiles: MapTilesSource }>> = {
   "/about": AboutContent,
   "/terms": TermsContent,
   "/privacy": PrivacyContent,
@@ -34,6 +34,8 @@ const LATEST_REPORTS = 5;
 /** The home page and the static pages of the site map. */
 export async function siteRoutes(app: FastifyInstance): Promise<void> {
   const home = page("/");
+  const { map } = app.civic.config;
+  const mapTiles = { proxied: map.proxy, server: new URL(map.upstreamUrl.replace(/\{[a-z]\}/g, "a")).hostname };
   app.get("/", { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const db = app.civic.database.db;
     const [latest, places] = await Promise.all([latestPublicReports(db, LATEST_REPORTS), placeNames(db)]);
@@ -83,7 +85,7 @@ export async function siteRoutes(app: FastifyInstance): Promise<void> {
       return sendPage(
         reply,
         <Layout ctx={ctx} title={meta.title} description={meta.summary}>
-          <Content site={ctx.site} />
+          <Content site={ctx.site} mapTiles={mapTiles} />
         </Layout>,
       );
     });

@@ -352,7 +352,8 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
 
   it("still works when the map tiles cannot load", async () => {
     const context = await site.browser.newContext();
-    await context.route(/127\.0\.0\.1:\d+\/\d+\/\d+\/\d+\.png/, (route) => route.abort());
+    // Tiles come through this site's tile proxy (src/maps): none arrives.
+    await context.route(/\/tiles\/\d+\/\d+\/\d+\.png/, (route) => route.abort());
     const page = await context.newPage();
     await page.goto(`${site.base}/report?category=graffiti`);
     await expect.poll(() => page.textContent("#map-status")).toMatch(/could not be loaded/);

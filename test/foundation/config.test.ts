@@ -27,6 +27,30 @@ describe("configuration", () => {
     expect(config.village.bounds.south).toBeLessThan(config.village.bounds.north);
   });
 
+  it("serves map tiles from this site by default, and from MAP_TILE_URL directly with MAP_TILE_PROXY=false", () => {
+    const proxied = loadConfig({ DATA_DIR: tempDir() });
+    expect(proxied.map).toMatchObject({
+      proxy: true,
+      tileUrl: "/tiles/{z}/{x}/{y}.png",
+      upstreamUrl: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+      minZoom: 12,
+      maxZoom: 19,
+      fetchesPerMinute: 60,
+      fetchTimeoutMs: 10_000,
+    });
+    const direct = loadConfig({
+      DATA_DIR: tempDir(),
+      MAP_TILE_PROXY: "false",
+      MAP_TILE_URL: "https://tiles.example.net/{z}/{x}/{y}.png",
+    });
+    expect(direct.map).toMatchObject({ proxy: false, tileUrl: "https://tiles.example.net/{z}/{x}/{y}.png" });
+    const bad = () =>
+      loadConfig({ DATA_DIR: tempDir(), MAP_TILE_PROXY: "maybe", MAP_TILE_MIN_ZOOM: "18", MAP_TILE_MAX_ZOOM: "15" });
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(/MAP_TILE_PROXY="maybe" must be true or false/);
+    expect(bad).toThrow(/MAP_TILE_MIN_ZOOM must not be above MAP_TILE_MAX_ZOOM/);
+  });
+
   it("derives BASE_URL from PORT and strips a trailing slash from an explicit one", () => {
     expect(loadConfig({ DATA_DIR: tempDir(), PORT: "8080" }).baseUrl).toBe("http://localhost:8080");
     expect(loadConfig({ DATA_DIR: tempDir(), BASE_URL: "https://civic.example.org/" }).baseUrl).toBe(

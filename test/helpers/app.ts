@@ -135,6 +135,8 @@ export function testConfig(dataDir: string, env: Record<string, string | undefin
     SESSION_SECRET: "test-secret-test-secret-test-secret-0123",
     LOG_LEVEL: "silent",
     SEED_DEMO: "false",
+    // A closed port on loopback: no test ever fetches map tiles from a public tile server (the proxy, src/maps).
+    MAP_TILE_URL: "http://127.0.0.1:9/{z}/{x}/{y}.png",
     ...env,
   });
 }

@@ -37,6 +37,11 @@ interface WorkerScope {
 const sw = self as unknown as WorkerScope;
 
 const CACHE = `civic-${__SW_VERSION__}`;
+/**
+ * The village's map tiles, kept apart from the pages and versioned by what the server says they are (its tile
+ * server and area, /tiles/offline.json), not by this worker's version: a new release keeps them.
+ */
+const TILES = "civic-tiles-";
 const SHELL = ["/", "/report", "/report/drafts", "/offline", "/status", "/manifest.webmanifest"];
 export const SYNC_TAG = "send-drafts";
 
@@ -73,12 +78,130 @@ sw.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await caches.keys()) {
-        if (name.startsWith("civic-") && name !== CACHE) await caches.delete(name);
+        if (name.startsWith("civic-") && !name.startsWith(TILES) && name !== CACHE) await caches.delete(name);
       }
       await sw.clients.claim();
+      // Not waited for: fetches wait until the worker is active.
+      void keepVillageTiles(true);
     })(),
   );
 });
+
+/** What /tiles/offline.json says (src/maps/routes.ts): the tiles to keep, by zoom, and for how long. */
+interface TilePlan {
+  version: string;
+  count: number;
+  maxAgeSeconds: number;
+  zooms: { z: number; minX: number; maxX: number; minY: number; maxY: number }[];
+}
+
+function isTilePlan(value: unknown): value is TilePlan {
+  const plan = value as Partial<TilePlan> | null;
+  return (
+    typeof plan?.version === "string" &&
+    /^[\w-]{1,64}$/.test(plan.version) &&
+    typeof plan.count === "number" &&
+    plan.count <= 5000 &&
+    typeof plan.maxAgeSeconds === "number" &&
+    Array.isArray(plan.zooms) &&
+    plan.zooms.every((r) => [r.z, r.minX, r.maxX, r.minY, r.maxY].every(Number.isSafeInteger))
+  );
+}
+
+/** When a kept tile is due to be fetched again: as long as the server said it may be kept, at most the plan's age. */
+const KEPT_UNTIL = "x-kept-until";
+
+function keptUntil(response: Response, maxAgeSeconds: number): string {
+  const said = /max-age=(\d+)/.exec(response.headers.get("cache-control") ?? "")?.[1];
+  const seconds = Math.min(maxAgeSeconds, said === undefined ? maxAgeSeconds : Number(said));
+  return String(Date.now() + seconds * 1000);
+}
+
+let tilesCheckedAt = 0;
+let keepingTiles: Promise<void> | null = null;
+const TILES_CHECK_MS = 10 * 60 * 1000;
+
+/**
+ * Keeps the village's tiles at the report form's zooms on this device (about 310 for a village; the server bounds
+ * them), so a report made offline can be put on a real map. Asked for by the installed app's pages (enhance.ts:
+ * opened as an app, online, not saving data); then also when the worker starts and after pages load online
+ * (`onlyIfKept`: only on a device that keeps them already), at most every ten minutes. Fetches the tiles it lacks or
+ * keeps for longer than the server allows, stops at the first refusal (the site fetches only so many tiles a minute
+ * from its tile server) or lost connection and goes on next time, and once every tile of a new version is kept,
+ * drops the older version's. A browser tab that is not the installed app downloads none of them.
+ */
+function keepVillageTiles(onlyIfKept = false): Promise<void> {
+  // An app's page asking while the worker looks whether to refresh asks again once it has looked.
+  if (keepingTiles) return onlyIfKept ? keepingTiles : keepingTiles.then(() => keepVillageTiles());
+  if (Date.now() - tilesCheckedAt < TILES_CHECK_MS) return Promise.resolve();
+  keepingTiles = (async () => {
+    if (onlyIfKept && !(await keepsTiles())) return;
+    tilesCheckedAt = Date.now();
+    await fillTiles();
+  })()
+    .catch(() => undefined)
+    .finally(() => {
+      keepingTiles = null;
+    });
+  return keepingTiles;
+}
+
+async function keepsTiles(): Promise<boolean> {
+  return (await caches.keys()).some((name) => name.startsWith(TILES));
+}
+
+async function fillTiles(): Promise<void> {
+  const answer = await fetch("/tiles/offline.json", { credentials: "omit", cache: "no-cache" });
+  // No tile proxy (the maps load another server's tiles): nothing this worker may keep.
+  if (!answer.ok) return;
+  const plan: unknown = await answer.json();
+  if (!isTilePlan(plan)) return;
+  const name = `${TILES}${plan.version}`;
+  const cache = await caches.open(name);
+  let complete = true;
+  fill: for (const r of plan.zooms) {
+    for (let x = r.minX; x <= r.maxX; x++) {
+      for (let y = r.minY; y <= r.maxY; y++) {
+        const url = `/tiles/${r.z}/${x}/${y}.png`;
+        const kept = await cache.match(url);
+        if (kept && Number(kept.headers.get(KEPT_UNTIL)) > Date.now()) continue;
+        let response: Response;
+        try {
+          response = await fetch(url, { credentials: "omit", cache: kept ? "no-cache" : "default" });
+        } catch {
+          complete = false;
+          break fill;
+        }
+        if (response.status === 503 || response.status === 429) {
+          complete = false;
+          break fill;
+        }
+        if (!response.ok) {
+          complete = false;
+          continue;
+        }
+        const headers = new Headers(response.headers);
+        headers.set(KEPT_UNTIL, keptUntil(response, plan.maxAgeSeconds));
+        await cache.put(url, new Response(await response.blob(), { status: 200, headers }));
+      }
+    }
+  }
+  if (!complete) return;
+  for (const other of await caches.keys()) {
+    if (other.startsWith(TILES) && other !== name) await caches.delete(other);
+  }
+}
+
+/** A map tile: the device's copy when there is one (kept fresh by keepVillageTiles), else from the network. */
+async function tile(request: Request): Promise<Response> {
+  const kept = await caches.match(new URL(request.url).pathname);
+  if (kept) return kept;
+  try {
+    return await fetch(request);
+  } catch {
+    return new Response("", { status: 503, statusText: "Offline" });
+  }
+}
 
 /** Where a page may be found in the cache: the report form by its category only, other pages without a query. */
 function cacheKey(url: URL): string {
@@ -135,7 +258,8 @@ function isKeptAtInstall(url: URL): boolean {
  */
 async function purgePages(): Promise<void> {
   for (const name of await caches.keys()) {
-    if (!name.startsWith("civic-")) continue;
+    // The map tiles are the same for everyone.
+    if (!name.startsWith("civic-") || name.startsWith(TILES)) continue;
     const cache = await caches.open(name);
     for (const request of await cache.keys()) {
       const url = new URL(request.url);
@@ -203,14 +327,20 @@ sw.addEventListener("fetch", (event) => {
     return;
   } else if (url.pathname.startsWith("/assets/") || url.pathname.startsWith("/icons/")) {
     event.respondWith(asset(request));
+  } else if (url.pathname.startsWith("/tiles/") && url.pathname.endsWith(".png")) {
+    event.respondWith(tile(request));
   } else if (request.mode === "navigate") {
     event.respondWith(page(request));
+    // Online pages keep the village's map up to date on this device (at most every ten minutes).
+    if (navigator.onLine) event.waitUntil(keepVillageTiles(true));
   }
 });
 
 sw.addEventListener("message", (event) => {
   const data = event.data as { type?: unknown } | null;
-  if (event.origin === sw.location.origin && data?.type === "purge-pages") event.waitUntil(purgePages());
+  if (event.origin !== sw.location.origin) return;
+  if (data?.type === "purge-pages") event.waitUntil(purgePages());
+  else if (data?.type === "keep-tiles") event.waitUntil(keepVillageTiles());
 });
 
 sw.addEventListener("sync", (event) => {

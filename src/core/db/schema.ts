@@ -632,6 +632,19 @@ export interface AccountAddressesTable {
   created_at: Timestamp;
 }
 
+/** A map tile kept by the tile proxy (src/maps): its bytes are `tiles/{hash}.png` in the media store. */
+export interface MapTilesTable {
+  z: number;
+  x: number;
+  y: number;
+  /** SHA-256 of the bytes, hex. */
+  hash: string;
+  content_type: string;
+  bytes: number;
+  /** When it was fetched from the upstream, epoch milliseconds. */
+  fetched_at: number;
+}
+
 export interface DB {
   places: PlacesTable;
   councillors: CouncillorsTable;
@@ -679,6 +692,7 @@ export interface DB {
   shared_secrets: SharedSecretsTable;
   report_counts: ReportCountsTable;
   public_data_version: PublicDataVersionTable;
+  map_tiles: MapTilesTable;
 }
 
 export type Business = Selectable<BusinessesTable>;

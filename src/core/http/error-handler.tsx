@@ -146,8 +146,12 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
       err.status,
     );
   }
-  if (err.code === "service_unavailable" && err.headers["retry-after"]) {
-    // Busy (every upload or export slot taken), not broken: say so, and when to try again.
+  if (
+    (err.code === "service_unavailable" && err.headers["retry-after"]) ||
+    err.code === "bad_gateway" ||
+    err.code === "gateway_timeout"
+  ) {
+    // Busy (every upload or export slot taken), or another server we depend on failing, not broken: say so.
     return sendPage(
       reply,
       <Layout ctx={ctx} title="Please try again soon">

@@ -26,7 +26,11 @@ export const errorCatalogue = {
   rate_limited: { status: 429, title: "Too Many Requests" },
   header_fields_too_large: { status: 431, title: "Request Header Fields Too Large" },
   internal: { status: 500, title: "Internal Server Error" },
+  /** Another server the answer depends on (a map tile server) answered with an error or something unusable. */
+  bad_gateway: { status: 502, title: "Bad Gateway" },
   service_unavailable: { status: 503, title: "Service Unavailable" },
+  /** Another server the answer depends on did not answer in time. */
+  gateway_timeout: { status: 504, title: "Gateway Timeout" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

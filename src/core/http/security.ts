@@ -4,17 +4,18 @@ import { isApiPath } from "./error-handler.js";
 
 /**
  * The security headers every response carries, computed once at start-up: a strict Content-Security-Policy (no
- * inline script, no third-party script; only the map tile server is allowed for images), no referrer leakage to
- * other sites, no framing, no MIME sniffing. Public photos and API responses may be used by other sites and apps,
+ * inline script, no third-party script; images from this site only, and from the map tile server only when the
+ * tile proxy is off), no referrer leakage to other sites, no framing, no MIME sniffing. Public photos and API responses may be used by other sites and apps,
  * hence Cross-Origin-Resource-Policy: cross-origin.
  */
 export function securityHeaders(config: Config): Record<string, string> {
   const https = config.baseUrl.startsWith("https:");
+  const tiles = tileOrigin(config);
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data: blob: ${tileOrigin(config)}`,
+    `img-src 'self' data: blob:${tiles === null ? "" : ` ${tiles}`}`,
     "font-src 'self'",
     "connect-src 'self'",
     "manifest-src 'self'",

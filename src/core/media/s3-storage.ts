@@ -71,5 +71,6 @@ export class S3Storage implements Storage {
 }
 
 function contentType(key: string): string {
-  return key.endsWith(".jpg") ? "image/jpeg" : "application/octet-stream";
+  if (key.endsWith(".jpg")) return "image/jpeg";
+  return key.endsWith(".png") ? "image/png" : "application/octet-stream";
 }

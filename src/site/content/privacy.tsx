@@ -2,7 +2,14 @@ import { RETENTION } from "../../core/jobs/retention.js";
 import { UNCONFIRMED_MAIL_CAPS } from "../../core/mail/policy.js";
 import type { ContentProps } from "../../core/site.js";
 
-export function PrivacyContent({ site }: ContentProps) {
+/** Where the maps' images come from: this site (the tile proxy, src/maps) or the tile server itself. */
+export interface MapTilesSource {
+  proxied: boolean;
+  /** The tile server's host name. */
+  server: string;
+}
+
+export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: MapTilesSource }) {
   const mail = <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>;
   return (
     <>
@@ -121,11 +128,19 @@ export function PrivacyContent({ site }: ContentProps) {
         <li>We load no scripts from other companies.</li>
       </ul>
       <h3>Map images</h3>
-      <p>
-        When you view a map, your browser fetches the map images, called tiles, from a separate map tile server. Like
-        any website you visit, that server can see your IP address. It does not receive your name, your email address or
-        anything you write in a report.
-      </p>
+      {mapTiles?.proxied === false ? (
+        <p>
+          When you view a map, your browser fetches the map images, called tiles, from a separate map tile server (
+          {mapTiles.server}). Like any website you visit, that server can see your IP address. It does not receive your
+          name, your email address or anything you write in a report.
+        </p>
+      ) : (
+        <p>
+          The map images, called tiles, come from this website. Our server fetches them from a map tile server
+          {mapTiles ? ` (${mapTiles.server})` : ""} and keeps them for a week, so that server only ever sees our server:
+          it never receives your IP address, your name, your email address or anything you write in a report.
+        </p>
+      )}
       <p>
         You do not have to use the map. You can give a location by choosing a street or landmark, or by typing a
         description.

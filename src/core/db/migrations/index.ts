@@ -25,6 +25,7 @@ import * as m0026a from "./0026_email_links.js";
 import * as m0026b from "./0026_trust_api_clients.js";
 import * as m0027 from "./0027_catalogue_changed_at.js";
 import * as m0028 from "./0028_search.js";
+import * as m0029 from "./0029_map_tiles.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   "0026_trust_api_clients": m0026b,
   "0027_catalogue_changed_at": m0027,
   "0028_search": m0028,
+  "0029_map_tiles": m0029,
 };
 
 export class MigrationError extends Error {
