@@ -26,6 +26,7 @@ import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
+import { alertRoutes } from "./alert-routes.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference, ReferenceParams } from "./reference.js";
 import {
@@ -53,6 +54,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(photoRoutes);
   await app.register(followRoutes);
+  await app.register(alertRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;

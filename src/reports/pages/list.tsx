@@ -123,7 +123,7 @@ export function ReportsList(p: ListProps) {
         <button type="submit">Show reports</button>
       </form>
       <p>
-        <a href={p.feedUrl}>Atom feed of these reports</a>
+        <a href={p.feedUrl}>Atom feed of these reports</a> · <a href="/alerts">Email me about new reports</a>
       </p>
       <p role="status">
         {p.total === 0
