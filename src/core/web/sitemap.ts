@@ -33,6 +33,13 @@ export const sitePages: SitePage[] = [
     placement: "nav",
   },
   {
+    path: "/alerts",
+    title: "Email me about new reports",
+    summary:
+      "Get an email about new reports near a place, on a street, in a category or anywhere in the village, at once or daily (double opt-in, one-click unsubscribe).",
+    placement: "none",
+  },
+  {
     path: "/status",
     title: "Check a report's status",
     summary: "Look up a report by its reference number.",
