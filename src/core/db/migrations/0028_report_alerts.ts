@@ -3,7 +3,7 @@ import { idColumn, type MigrationDb, timestampType } from "./helpers.js";
 /**
  * Alerts for new reports (issue 35), written only by the reports feature (src/reports/alerts.ts): "Email me about
  * new reports" near a gazetteer place, on a street, in a category or anywhere in the village, immediately or as a
- * daily digest, confirmed by an emailed link (email_links, 0026).
+ * daily digest, confirmed by an emailed link (core/links.ts).
  *
  * - `report_alerts`: one row per address and choice; `token_hash` is the salt of its one-click unsubscribe token.
  * - `report_alert_scans`: a new public report was matched against the alerts (once, whichever process did it).
