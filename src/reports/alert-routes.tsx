@@ -91,6 +91,13 @@ export async function alertRoutes(root: FastifyInstance): Promise<void> {
           problems={problems}
         />
         <p class="hint">{MAIL_CAP_NOTICE}</p>
+        <h2>Prefer a feed reader?</h2>
+        <p>
+          The same choices are Atom feeds: add <code>near</code> (a street or landmark) with <code>radius</code> (
+          {ALERT_RADII.join(", ")} metres), <code>street</code> or <code>category</code> to{" "}
+          <a href="/reports.atom">the reports feed</a>, for example{" "}
+          <code>/reports.atom?near=War+memorial&amp;radius=500</code>.
+        </p>
       </Layout>,
       problems.length > 0 ? 400 : 200,
     );

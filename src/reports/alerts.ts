@@ -42,7 +42,7 @@ const MAX_ALERTS = 10_000;
 /** The most reports one digest lists (more are on the site). */
 const DIGEST_MAX = 50;
 /** A report whose point is this close to a street, and nearer to it than to any other, is "on" it. */
-const ON_STREET_METRES = 200;
+export const ON_STREET_METRES = 200;
 
 export type AlertRow = Selectable<ReportAlertsTable>;
 

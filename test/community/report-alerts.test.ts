@@ -194,6 +194,35 @@ describeEachDb("alerts for new reports", (dialect) => {
     expect(await alertMails("street@example.org")).toHaveLength(2);
   });
 
+  it("offers the same choices as an Atom feed, bounded", async () => {
+    const near = await h.app.inject({ method: "GET", url: "/reports.atom?near=War+memorial&radius=200" });
+    expect(near.statusCode).toBe(200);
+    expect(near.headers["content-type"]).toContain("application/atom+xml");
+    expect(near.body).toContain("Pothole by the memorial");
+    expect(near.body).not.toContain("Pothole on Downs Road");
+    expect(near.body).toContain("within 200 m of War memorial");
+    expect(near.body).toContain("reports.atom?near=War+memorial&amp;radius=200");
+    const street = await h.app.inject({ method: "GET", url: "/reports.atom?street=high-street&category=pothole" });
+    expect(street.statusCode).toBe(200);
+    expect(street.body).toContain("Pothole by the memorial");
+    expect(street.body).not.toContain("Pothole on Downs Road");
+    for (const [url, status] of [
+      ["/reports.atom?near=War+memorial&radius=100000", 400],
+      ["/reports.atom?near=War+memorial&radius=NaN", 400],
+      ["/reports.atom?near=War+memorial&radius=300", 400],
+      ["/reports.atom?radius=500", 400],
+      ["/reports.atom?near=War+memorial&street=high-street", 400],
+      ["/reports.atom?near=Nowhere+at+all", 404],
+      ["/reports.atom?street=war-memorial", 404],
+      [`/reports.atom?near=${"x".repeat(500)}`, 400],
+    ] as const) {
+      expect((await h.app.inject({ method: "GET", url })).statusCode, url).toBe(status);
+    }
+    const nul = await h.app.inject({ method: "GET", url: "/reports.atom?near=War%00memorial" });
+    expect(nul.statusCode).toBeGreaterThanOrEqual(400);
+    expect(nul.statusCode).toBeLessThan(500);
+  });
+
   it("never alerts a report that moderation keeps from the public", async () => {
     await subscribeAndConfirm({ email: "all@example.org", scope: "village", frequency: "immediate" });
     h.advance(1_000);
