@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { accountAddress } from "../accounts/index.js";
 import { pageContext } from "../core/context.js";
 import { mailboxKey, normaliseEmail } from "../core/email-address.js";
-import { type FieldProblem, notFound } from "../core/http/errors.js";
+import type { FieldProblem } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { formUse } from "../core/http/single-use.js";
 import { MAIL_CAP_NOTICE } from "../core/mail/policy.js";
@@ -12,6 +12,7 @@ import { TokenParams } from "../core/tokens.js";
 import { ButtonForm } from "../core/web/forms.js";
 import { Layout } from "../core/web/layout.js";
 import { emailLinkPage } from "../core/web/link-page.js";
+import { oneClickUnsubscribeRoutes } from "./unsubscribe.js";
 import { sendPage } from "../core/web/render.js";
 import { isBanned } from "../moderation/index.js";
 import {
@@ -261,41 +262,26 @@ export async function alertRoutes(root: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get("/alerts/unsubscribe/:token", { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const { token } = request.params;
-    const alert = await alertOfToken(civic, token);
-    if (!alert) throw notFound("This link is not valid, or the alert was stopped already.");
-    return sendPage(
-      reply,
-      <Layout ctx={pageContext(request)} title="Stop this alert">
-        <h1>Stop this alert</h1>
-        <p>New reports: {describeAlert(alert, await alertNames(db()))}.</p>
-        <form method="post" action={`/alerts/unsubscribe/${token}`}>
-          <input type="hidden" name="List-Unsubscribe" value="One-Click" />
-          <button type="submit">Stop this alert</button>
-        </form>
-      </Layout>,
-    );
-  });
-
-  // RFC 8058: mail clients POST "List-Unsubscribe=One-Click" with no cookie and no form token; the unguessable
-  // token in the address is the authorisation, so this route is exempt from the form-token check.
-  app.post(
-    "/alerts/unsubscribe/:token",
-    { schema: { hide: true, params: TokenParams }, config: { csrf: false } },
-    async (request, reply) => {
-      const alert = await alertOfToken(civic, request.params.token);
-      if (!alert) throw notFound("This link is not valid, or the alert was stopped already.");
-      await stopAlert(civic, alert.id);
-      return sendPage(
-        reply,
-        <Layout ctx={pageContext(request)} title="Alert stopped">
-          <h1>The alert is stopped</h1>
-          <p>
-            Nothing more about new reports will be sent to you for it. <a href="/alerts">Ask for another alert</a>
-          </p>
-        </Layout>,
-      );
+  oneClickUnsubscribeRoutes(app, {
+    path: "/alerts/unsubscribe",
+    find: (token) => alertOfToken(civic, token),
+    gone: "This link is not valid, or the alert was stopped already.",
+    async page(alert) {
+      return {
+        title: "Stop this alert",
+        lead: <p>New reports: {describeAlert(alert, await alertNames(db()))}.</p>,
+        button: "Stop this alert",
+      };
     },
-  );
+    stop: (alert) => stopAlert(civic, alert.id),
+    done: () => ({
+      title: "Alert stopped",
+      heading: "The alert is stopped",
+      body: (
+        <p>
+          Nothing more about new reports will be sent to you for it. <a href="/alerts">Ask for another alert</a>
+        </p>
+      ),
+    }),
+  });
 }

@@ -10,8 +10,9 @@ import { endLinks, issueLink, purgeOrphanLinks, useLink } from "../core/links.js
 import { layoutMail } from "../core/mail/layout.js";
 import { enqueueMail, type OutgoingMail } from "../core/mail/outbox.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
-import { hashToken, keyedHash, newToken, safeEqual } from "../core/tokens.js";
+import { hashToken, newToken, safeEqual } from "../core/tokens.js";
 import { publicReport } from "../core/visibility.js";
+import { oneClickHeaders, readRowToken, rowToken } from "./unsubscribe.js";
 import { describePlace, type GazetteerEntry, loadGazetteer, nearestStreet } from "./place-words.js";
 
 /**
@@ -63,7 +64,7 @@ function choiceColumns(c: AlertChoice) {
 }
 
 function alertToken(secret: string, id: number, salt: string): string {
-  return `a${id}.${keyedHash(secret, UNSUBSCRIBE, `a:${id}:${salt}`)}`;
+  return rowToken(secret, UNSUBSCRIBE, "a", id, salt);
 }
 
 export function alertUnsubscribeUrl(civic: Civic, row: Pick<AlertRow, "id" | "token_hash">): string {
@@ -245,10 +246,13 @@ export async function confirmAlert(civic: Civic, token: string): Promise<AlertRo
 
 /** The alert an unsubscribe token names, or undefined (malformed, forged, or stopped already). */
 export async function alertOfToken(civic: Civic, token: string): Promise<AlertRow | undefined> {
-  const m = /^a(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  const id = parseId(m?.[1]);
-  if (!m || id === null) return undefined;
-  const row = await civic.database.db.selectFrom("report_alerts").selectAll().where("id", "=", id).executeTakeFirst();
+  const claimed = readRowToken(token, "a");
+  if (!claimed) return undefined;
+  const row = await civic.database.db
+    .selectFrom("report_alerts")
+    .selectAll()
+    .where("id", "=", claimed.id)
+    .executeTakeFirst();
   if (!row || !safeEqual(alertToken(civic.config.sessionSecret, row.id, row.token_hash), token)) return undefined;
   return row;
 }
@@ -363,11 +367,6 @@ async function confirmedAlerts(db: Kysely<DB>, frequency: ReportAlertFrequency):
     .execute();
 }
 
-const HEADERS = (unsubscribe: string) => ({
-  "List-Unsubscribe": `<${unsubscribe}>`,
-  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-});
-
 function footer(unsubscribe: string) {
   return {
     why: "You get this message because you asked for alerts about new reports on our site and confirmed it.",
@@ -384,7 +383,7 @@ export function alertMail(civic: Civic, alert: AlertRow, area: string, r: AlertR
       kind: "report-alert",
       to: alert.email,
       subject: `New report ${r.reference}: ${r.categoryName}`,
-      headers: HEADERS(unsubscribe),
+      headers: oneClickHeaders(unsubscribe),
     },
     {
       heading: `New report ${r.reference}`,
@@ -415,7 +414,7 @@ export function digestMail(civic: Civic, alert: AlertRow, area: string, day: str
       kind: "report-alert-digest",
       to: alert.email,
       subject: `New reports on ${day}: ${rs.length}`,
-      headers: HEADERS(unsubscribe),
+      headers: oneClickHeaders(unsubscribe),
     },
     {
       heading: `New reports on ${day}`,
