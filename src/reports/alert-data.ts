@@ -1,6 +1,9 @@
 import { subjectAddresses } from "../accounts/index.js";
 import type { PersonalDataSource } from "../core/personal-data.js";
+import { signUpRows } from "./subscriber-rows.js";
 import { alertNames, describeAlert } from "./alerts.js";
+
+const signUps = signUpRows("report_alerts");
 
 /** A person's alerts for new reports: in their data download, erased with their data, each a consent. */
 export const reportAlertData: PersonalDataSource = {
@@ -24,10 +27,7 @@ export const reportAlertData: PersonalDataSource = {
       })),
     };
   },
-  async erase({ db }, subject) {
-    // Their sent markers go with them (on delete cascade).
-    await db.deleteFrom("report_alerts").where("email", "in", subjectAddresses(subject)).execute();
-  },
+  erase: ({ db }, subject) => signUps.erase(db, subject),
   async consents({ db }, subject) {
     const rows = await db
       .selectFrom("report_alerts")
@@ -43,12 +43,5 @@ export const reportAlertData: PersonalDataSource = {
       givenAt: r.confirmed_at!,
     }));
   },
-  async withdrawRow({ db }, subject, id) {
-    const result = await db
-      .deleteFrom("report_alerts")
-      .where("id", "=", id)
-      .where("email", "in", subjectAddresses(subject))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
-  },
+  withdrawRow: ({ db }, subject, id) => signUps.withdraw(db, subject, id),
 };
