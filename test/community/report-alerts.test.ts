@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { personalDataSources } from "../../src/accounts/personal-data.js";
 import { sourceContext } from "../../src/accounts/account-service.js";
-import { sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
+import { alertJobs, purgeAlerts, sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { type AccountsHarness, accountsHarness, tokenIn, Visitor } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
@@ -293,6 +293,33 @@ describeEachDb("alerts for new reports", (dialect) => {
     expect(
       await db().selectFrom("report_alerts").selectAll().where("email", "=", "erase-me@example.org").execute(),
     ).toHaveLength(0);
+  });
+
+  it("forgets unconfirmed alerts after 30 days and sent markers after 7, and runs as two leased jobs", async () => {
+    expect(alertJobs(h.app.civic).map((j) => j.name)).toEqual(["report-alerts", "report-alert-digests"]);
+    const res = await subscribe({ email: "never-confirmed@example.org", scope: "village", frequency: "daily" });
+    expect(res.statusCode).toBe(200);
+    const sends = async () => (await db().selectFrom("report_alert_sends").selectAll().execute()).length;
+    expect(await sends()).toBeGreaterThan(0);
+    await purgeAlerts(db(), h.app.civic.now());
+    expect(
+      await db().selectFrom("report_alerts").selectAll().where("email", "=", "never-confirmed@example.org").execute(),
+    ).toHaveLength(1);
+    await purgeAlerts(db(), new Date(h.app.civic.now().getTime() + 31 * DAY));
+    expect(
+      await db().selectFrom("report_alerts").selectAll().where("email", "=", "never-confirmed@example.org").execute(),
+    ).toHaveLength(0);
+    expect(await sends()).toBe(0);
+    expect(
+      await db().selectFrom("report_alerts").selectAll().where("email", "=", "all@example.org").execute(),
+    ).toHaveLength(1);
+    const links = await db()
+      .selectFrom("email_links")
+      .select("id")
+      .where("purpose", "=", "report-alert")
+      .where("email", "=", "never-confirmed@example.org")
+      .execute();
+    expect(links).toHaveLength(0);
   });
 
   it("files a signed-in resident's alert under their account's address, not a typed one", async () => {
