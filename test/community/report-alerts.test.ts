@@ -91,6 +91,12 @@ describeEachDb("alerts for new reports", (dialect) => {
     expect(page.body).toContain('action="/alerts"');
     const list = await h.app.inject({ method: "GET", url: "/reports" });
     expect(list.body).toContain('href="/alerts"');
+    const reference = /href="\/reports\/([A-Z0-9]{4}-[A-Z0-9]{4})"/.exec(list.body)![1]!;
+    const reportPage = await h.app.inject({ method: "GET", url: `/reports/${reference}` });
+    expect(reportPage.body).toMatch(/href="\/alerts\?scope=(near|category)&amp;[^"]+">Email me about new reports/);
+    const prefilled = await h.app.inject({ method: "GET", url: "/alerts?scope=street&street=high-street" });
+    expect(prefilled.body).toMatch(/<option value="high-street" selected/);
+    expect((await h.app.inject({ method: "GET", url: "/alerts?scope=galaxy" })).statusCode).toBe(400);
 
     const hostile: Record<string, string>[] = [
       { email: "x@example.org", scope: "near", place: "War memorial", radius: "100000", frequency: "immediate" },
