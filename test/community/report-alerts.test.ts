@@ -6,6 +6,7 @@ import { alertJobs, purgeAlerts, sendAlertDigests, sendNewReportAlerts } from ".
 import { submitReport } from "../../src/reports/submit.js";
 import { type AccountsHarness, accountsHarness, tokenIn, Visitor } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
+import { hasJava, nuErrors } from "../helpers/nu.js";
 
 const DAY = 24 * 60 * 60_000;
 
@@ -112,6 +113,12 @@ describeEachDb("alerts for new reports", (dialect) => {
     for (const fields of hostile) {
       const res = await subscribe(fields);
       expect(res.statusCode, JSON.stringify(fields)).toBe(400);
+    }
+    // The form with its errors is valid HTML too (the pages themselves are in test/foundation/html-valid.test.ts).
+    if (hasJava && dialect === "sqlite") {
+      const withErrors = await subscribe({ email: "", scope: "near", place: "Chruch", radius: "7", frequency: "" });
+      expect(withErrors.body).toContain("Church Lane");
+      expect(await nuErrors(new Map([["/alerts with errors", withErrors.body]]))).toEqual([]);
     }
     const json = await h.app.inject({
       method: "POST",
