@@ -208,7 +208,7 @@ export async function purgeLinks(db: Kysely<DB>, now: Date, batch = 1000): Promi
 export async function purgeOrphanLinks(
   db: Kysely<DB>,
   purpose: LinkPurpose,
-  table: "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers",
+  table: "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers" | "report_alerts",
   batch = 1000,
 ): Promise<number> {
   const orphans = db

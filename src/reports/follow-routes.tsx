@@ -20,6 +20,7 @@ import {
   unsubscribeTarget,
 } from "./followers.js";
 import { emailLinkPage } from "../core/web/link-page.js";
+import { oneClickUnsubscribeRoutes } from "./unsubscribe.js";
 import { FollowForm } from "./pages/follow.js";
 import { isUniqueViolation, ReferenceParams } from "./reference.js";
 import { isBanned } from "../moderation/index.js";
@@ -156,50 +157,29 @@ export async function followRoutes(root: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    "/reports/updates/unsubscribe/:token",
-    { schema: { hide: true, params: TokenParams } },
-    async (request, reply) => {
-      const { token } = request.params;
-      const target = await unsubscribeTarget(civic, token);
-      if (!target) throw notFound("This link is not valid, or the updates were stopped already.");
+  oneClickUnsubscribeRoutes(app, {
+    path: "/reports/updates/unsubscribe",
+    find: (token) => unsubscribeTarget(civic, token),
+    gone: "This link is not valid, or the updates were stopped already.",
+    async page(target) {
       const stopped = target.kind === "reporter" && target.stopped;
-      return sendPage(
-        reply,
-        <Layout ctx={pageContext(request)} title={`Stop the updates on report ${target.reference}`}>
-          <h1>Stop the updates on report {target.reference}</h1>
-          {stopped ? (
-            <p>The updates on this report are stopped already. Nothing more will be sent.</p>
-          ) : (
-            <form method="post" action={`/reports/updates/unsubscribe/${token}`}>
-              <input type="hidden" name="List-Unsubscribe" value="One-Click" />
-              <button type="submit">Stop the updates</button>
-            </form>
-          )}
-        </Layout>,
-      );
+      return {
+        title: `Stop the updates on report ${target.reference}`,
+        stopped: stopped ? (
+          <p>The updates on this report are stopped already. Nothing more will be sent.</p>
+        ) : undefined,
+        button: "Stop the updates",
+      };
     },
-  );
-
-  // RFC 8058: mail clients POST "List-Unsubscribe=One-Click" with no cookie and no form token; the unguessable
-  // token in the address is the authorisation, so this route is exempt from the form-token check.
-  app.post(
-    "/reports/updates/unsubscribe/:token",
-    { schema: { hide: true, params: TokenParams }, config: { csrf: false } },
-    async (request, reply) => {
-      const target = await unsubscribeTarget(civic, request.params.token);
-      if (!target) throw notFound("This link is not valid, or the updates were stopped already.");
-      await stopUpdates(civic, target);
-      return sendPage(
-        reply,
-        <Layout ctx={pageContext(request)} title="Updates stopped">
-          <h1>The updates are stopped</h1>
-          <p>
-            Nothing more about <a href={`/reports/${target.reference}`}>report {target.reference}</a> will be sent to
-            you.
-          </p>
-        </Layout>,
-      );
-    },
-  );
+    stop: (target) => stopUpdates(civic, target),
+    done: (target) => ({
+      title: "Updates stopped",
+      heading: "The updates are stopped",
+      body: (
+        <p>
+          Nothing more about <a href={`/reports/${target.reference}`}>report {target.reference}</a> will be sent to you.
+        </p>
+      ),
+    }),
+  });
 }

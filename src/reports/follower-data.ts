@@ -1,5 +1,8 @@
 import { subjectAddresses } from "../accounts/index.js";
 import type { PersonalDataSource } from "../core/personal-data.js";
+import { signUpRows } from "./subscriber-rows.js";
+
+const signUps = signUpRows("report_followers");
 
 /** The reports a person follows by email: in their data download, erased with their data, each a consent. */
 export const reportFollowingData: PersonalDataSource = {
@@ -27,9 +30,7 @@ export const reportFollowingData: PersonalDataSource = {
       })),
     };
   },
-  async erase({ db }, subject) {
-    await db.deleteFrom("report_followers").where("email", "in", subjectAddresses(subject)).execute();
-  },
+  erase: ({ db }, subject) => signUps.erase(db, subject),
   async consents({ db }, subject) {
     const rows = await db
       .selectFrom("report_followers")
@@ -45,12 +46,5 @@ export const reportFollowingData: PersonalDataSource = {
       givenAt: r.confirmed_at!,
     }));
   },
-  async withdrawRow({ db }, subject, id) {
-    const result = await db
-      .deleteFrom("report_followers")
-      .where("id", "=", id)
-      .where("email", "in", subjectAddresses(subject))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
-  },
+  withdrawRow: ({ db }, subject, id) => signUps.withdraw(db, subject, id),
 };

@@ -1,14 +1,14 @@
 import type { Kysely } from "kysely";
-import { hashToken, keyedHash, newToken, safeEqual } from "../core/tokens.js";
+import { hashToken, newToken, safeEqual } from "../core/tokens.js";
 import { endLinks, issueLink, useLink } from "../core/links.js";
 import { RETENTION } from "../core/jobs/retention.js";
 import type { Civic } from "../core/context.js";
 import type { DB } from "../core/db/schema.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
-import { parseId } from "../core/http/ids.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { layoutMail } from "../core/mail/layout.js";
 import { isPublic, publicReport } from "../core/visibility.js";
+import { readRowToken, rowToken } from "./unsubscribe.js";
 
 /**
  * "Get updates by email": people follow a report with a double opt-in (a link in a mail opens a page whose button
@@ -19,11 +19,11 @@ import { isPublic, publicReport } from "../core/visibility.js";
 const PURPOSE = "report-updates-unsubscribe";
 
 function followerToken(secret: string, id: number, tokenHash: string): string {
-  return `f${id}.${keyedHash(secret, PURPOSE, `f:${id}:${tokenHash}`)}`;
+  return rowToken(secret, PURPOSE, "f", id, tokenHash);
 }
 
 function reporterToken(secret: string, reportId: number, email: string): string {
-  return `r${reportId}.${keyedHash(secret, PURPOSE, `r:${reportId}:${email}`)}`;
+  return rowToken(secret, PURPOSE, "r", reportId, email);
 }
 
 function unsubscribeUrl(civic: Civic, token: string): string {
@@ -204,12 +204,12 @@ export type UnsubscribeTarget =
 
 /** The target of an unsubscribe token, or undefined (malformed, forged, or the follower already stopped). */
 export async function unsubscribeTarget(civic: Civic, token: string): Promise<UnsubscribeTarget | undefined> {
-  const m = /^([fr])(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  const id = parseId(m?.[2]);
-  if (!m || id === null) return undefined;
+  const claimed = readRowToken(token, "fr");
+  if (!claimed) return undefined;
+  const { id } = claimed;
   const db = civic.database.db;
   const secret = civic.config.sessionSecret;
-  if (m[1] === "f") {
+  if (claimed.prefix === "f") {
     const row = await db
       .selectFrom("report_followers")
       .innerJoin("reports", "reports.id", "report_followers.report_id")

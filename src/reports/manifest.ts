@@ -2,6 +2,8 @@ import type { Feature } from "../core/context.js";
 import { mediaStorage } from "../core/media/storage.js";
 import { reportData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
+import { reportAlertData } from "./alert-data.js";
+import { alertJobs } from "./alerts.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportRoutes } from "./routes.js";
@@ -10,7 +12,7 @@ import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
 import { reportPages } from "./sitemap.js";
 
 /**
- * Reports: the form, the public list, map, feeds and pages, status look-up, follows, photos, the staff inbox and
+ * Reports: the form, the public list, map, feeds and pages, status look-up, follows, alerts for new reports, photos, the staff inbox and
  * triage (status, category, duplicates, assignment, forwarding).
  */
 export const reports: Feature = {
@@ -21,9 +23,9 @@ export const reports: Feature = {
   ],
   routes: [{ plugin: reportRoutes }],
   staff: { pages: STAFF_PAGES, routes: triageRoutes },
-  personalData: [reportData, reportFollowingData],
+  personalData: [reportData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
-  jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config))],
+  jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)), ...alertJobs(civic)],
   sitemap: [reportPages],
   search: [reportSearch],
 };

@@ -44,7 +44,7 @@ function coordinatesInWords(lat: number, lng: number): string {
   return `${Math.abs(lat).toFixed(5)}° ${lat < 0 ? "S" : "N"}, ${Math.abs(lng).toFixed(5)}° ${lng < 0 ? "W" : "E"}`;
 }
 
-interface Nearest {
+export interface Nearest {
   place: GazetteerEntry;
   metres: number;
 }
@@ -71,6 +71,11 @@ function nearestTo(lat: number, lng: number, gazetteer: readonly GazetteerEntry[
   const measured = (p: GazetteerEntry | null): Nearest | null =>
     p ? { place: p, metres: distanceMetres(lat, lng, p.latitude, p.longitude) } : null;
   return { landmark: measured(landmark), street: measured(street) };
+}
+
+/** The nearest gazetteer street to a point and its distance in metres, or null without streets (alerts.ts). */
+export function nearestStreet(lat: number, lng: number, gazetteer: readonly GazetteerEntry[]): Nearest | null {
+  return nearestTo(lat, lng, gazetteer).street;
 }
 
 /** The gazetteer's words for a point, and the name they are about; null when no name is within NEAR_METRES. */

@@ -26,6 +26,8 @@ import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
+import { alertRoutes } from "./alert-routes.js";
+import { type FeedArea, feedArea, feedAreaFields } from "./alert-feed.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference, ReferenceParams } from "./reference.js";
 import {
@@ -55,6 +57,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(photoRoutes);
   await app.register(followRoutes);
+  await app.register(alertRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
@@ -312,8 +315,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     before: Type.Optional(Type.String({ maxLength: 40 })),
     after: Type.Optional(Type.String({ maxLength: 40 })),
   };
-  const listQuery = Type.Object(listFields);
-  type ListQuery = Static<typeof listQuery>;
+  type ListQuery = Static<ReturnType<typeof Type.Object<typeof listFields>>>;
   /**
    * The page's query: the list's, a street or landmark of the gazetteer to list the reports around (`near`), and what
    * was typed in the search box (`q`): a gazetteer name lists the reports around it, anything else is searched for
@@ -440,10 +442,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     reply: FastifyReply,
     filter: ReturnType<typeof filterOf>,
     selfUrl: string,
+    area: FeedArea | null = null,
   ) {
-    const items =
-      (await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false, thumbnails: false }))?.items ??
-      [];
+    const items = area
+      ? await area.items(filter)
+      : ((await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false, thumbnails: false }))
+          ?.items ?? []);
     const updates = await latestUpdates(
       db(),
       items.map((r) => r.reference),
@@ -454,6 +458,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       `${config.village.name} reports`,
       category?.name,
       filter.status ? STATUS_LABELS[filter.status] : undefined,
+      area?.label,
     ]
       .filter(Boolean)
       .join(": ");
@@ -470,9 +475,14 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     );
   }
 
-  app.get("/reports.atom", { schema: { hide: true, querystring: listQuery } }, async (request, reply) => {
+  // The alert choices (alert-feed.ts): near a place within a radius, or on a street.
+  const feedQuery = Type.Object({ ...listFields, ...feedAreaFields });
+  app.get("/reports.atom", { schema: { hide: true, querystring: feedQuery } }, async (request, reply) => {
     const filter = filterOf(request.query);
-    return sendFeed(request, reply, filter, `${config.baseUrl}/reports.atom${queryString(filter)}`);
+    const area = await feedArea(db(), request.query);
+    const query = new URLSearchParams([...(area?.params ?? []), ...new URLSearchParams(queryString(filter))]);
+    const self = `${config.baseUrl}/reports.atom${query.size > 0 ? `?${query.toString()}` : ""}`;
+    return sendFeed(request, reply, filter, self, area);
   });
 
   app.get(

@@ -37,6 +37,7 @@ describe("the feature list", () => {
       "mail",
       "reports",
       "reportFollowing",
+      "reportAlerts",
       "newsletter",
       "ideas",
       "volunteering",

@@ -29,6 +29,7 @@ describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
         "/report?category=pothole",
         "/reports?near=Church+Lane",
         "/reports?near=Chruch",
+        "/alerts?scope=street&street=high-street",
       ]),
     ];
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await app.inject("/projects")).body)?.[1];
@@ -37,7 +38,7 @@ describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
     const admin = await signInAs(app, "nu.admin@example.org", "admin");
     const pages: { label: string; path: string; cookie?: string }[] = [
       ...publicPaths.map((path) => ({ label: path, path })),
-      ...["/account", "/account/reports", "/account/data", "/report?category=pothole"].map((path) => ({
+      ...["/account", "/account/reports", "/account/data", "/report?category=pothole", "/alerts"].map((path) => ({
         label: `${path} (signed in)`,
         path,
         cookie: resident.cookie,

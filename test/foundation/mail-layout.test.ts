@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { moderate, suspendAccount, unsuspendAccount } from "../../src/moderation/decisions.js";
 import { queueNextBatch } from "../../src/newsletter/service.js";
 import { enqueueUpdateMails } from "../../src/reports/staff/mails.js";
+import { sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
 import {
   accountsHarness,
   type AccountsHarness,
@@ -201,6 +202,38 @@ describeEachDb("every mail in the one layout", (dialect) => {
         .execute();
       await queueNextBatch(civic, issueId);
 
+      // Alerts for new reports: the confirmation, an alert at once, and the next day's digest.
+      await v.post("/alerts", {
+        _csrf: await fresh("/alerts"),
+        website: "",
+        scope: "village",
+        frequency: "immediate",
+        email: "alert@example.org",
+      });
+      const alertLink = /http:\/\/civic\.test(\/alerts\/confirm\/[A-Za-z0-9_-]{43})/.exec(
+        (await h.mailTo("alert@example.org")).parsed.text ?? "",
+      )![1]!;
+      await v.post(alertLink, { _csrf: tokenIn((await v.get(alertLink)).body) });
+      await db
+        .insertInto("report_alerts")
+        .values({
+          email: "digest@example.org",
+          scope: "village",
+          place_id: null,
+          radius_m: null,
+          category_code: null,
+          frequency: "daily",
+          token_hash: "digest-salt",
+          created_at: civic.now().toISOString(),
+          confirmed_at: civic.now().toISOString(),
+        })
+        .execute();
+      h.advance(1_000);
+      await makeReport(app, { email: "alerted.reporter@example.org" });
+      await sendNewReportAlerts(civic);
+      h.advance(24 * 60 * 60_000);
+      await sendAlertDigests(civic);
+
       const mails = await db
         .selectFrom("outbox")
         .select(["id", "kind", "subject", "text_body", "html_body"])
@@ -251,7 +284,7 @@ describeEachDb("every mail in the one layout", (dialect) => {
       const headers = await db
         .selectFrom("outbox")
         .select(["kind", "headers"])
-        .where("kind", "in", ["newsletter", "report-status"])
+        .where("kind", "in", ["newsletter", "report-status", "report-alert", "report-alert-digest"])
         .execute();
       for (const row of headers) expect(row.headers, row.kind).toContain("List-Unsubscribe-Post");
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prolongNewest } from "../../src/accounts/challenges.js";
 import { unsubscribeUrl } from "../../src/newsletter/service.js";
 import { updateRecipients } from "../../src/reports/followers.js";
+import { alertUnsubscribeUrl } from "../../src/reports/alerts.js";
 import { makeReport, signInMailParts, tokenIn, Visitor } from "../accounts/support.js";
 import { linkIn, submitSlowly } from "../community/support.js";
 import { describeEachDb } from "../helpers/app.js";
@@ -107,6 +108,23 @@ describeEachDb("emailed links", (dialect) => {
     ).id;
     const [recipient] = await updateRecipients(h.app.civic, h.app.civic.database.db, reportId);
     links.set("/reports/updates/unsubscribe/:token", pathOf(recipient!.unsubscribeUrl));
+
+    await submitSlowly(h, visitor, "/alerts", "/alerts", {
+      scope: "village",
+      frequency: "immediate",
+      email: "turnstone@example.org",
+      website: "",
+    });
+    links.set(
+      "/alerts/confirm/:token",
+      linkIn((await h.mailTo("turnstone@example.org")).parsed.text ?? "", "/alerts/confirm/"),
+    );
+    const alert = await h.app.civic.database.db
+      .selectFrom("report_alerts")
+      .select(["id", "token_hash"])
+      .where("email", "=", "turnstone@example.org")
+      .executeTakeFirstOrThrow();
+    links.set("/alerts/unsubscribe/:token", pathOf(alertUnsubscribeUrl(h.app.civic, alert)));
 
     await submitSlowly(h, visitor, "/ideas/new", "/ideas", {
       title: "A bench by the pond",
@@ -225,17 +243,23 @@ describeEachDb("emailed links", (dialect) => {
       email: "stint@example.org",
       website: "",
     });
+    await submitSlowly(h, visitor, "/alerts", "/alerts", {
+      scope: "village",
+      frequency: "daily",
+      email: "sandpiper@example.org", // the mail policy sends one address at most 3 confirmations an hour
+      website: "",
+    });
     await h.mailTo("stint@example.org");
     const texts = (
       await h.app.civic.database.db
         .selectFrom("outbox")
         .select("text_body")
-        .where("to_address", "=", "stint@example.org")
+        .where("to_address", "in", ["stint@example.org", "sandpiper@example.org"])
         .execute()
     )
       .map((m) => m.text_body)
       .join("\n");
-    for (const path of ["/newsletter/confirm/", "/ideas/confirm/", "/reports/updates/confirm/"]) {
+    for (const path of ["/newsletter/confirm/", "/ideas/confirm/", "/reports/updates/confirm/", "/alerts/confirm/"]) {
       const link = linkIn(texts, path);
       const csrf = tokenIn((await visitor.get(link)).body);
       const first = await visitor.post(link, { _csrf: csrf });

@@ -167,6 +167,15 @@ describeEachDb("personal-data completeness", (dialect) => {
       .executeTakeFirstOrThrow();
     const followPath = `/reports/${other.reference}/follow`;
     expect((await submitSlowly(h, v, followPath, followPath, { email: PRIMARY, website: "" })).statusCode).toBe(200);
+    // An alert for new reports near a place (signed in: under the account's address, on at once).
+    const alert = await submitSlowly(h, v, "/alerts", "/alerts", {
+      scope: "near",
+      place: "War memorial",
+      radius: "500",
+      frequency: "daily",
+      website: "",
+    });
+    expect(alert.statusCode).toBe(200);
     const flagPath = `/report-this/report/${other.reference}`;
     const flag = await submitSlowly(h, v, flagPath, flagPath, { reason: "personal", note: FLAG_NOTE });
     expect(flag.statusCode).toBeLessThan(400);
@@ -203,11 +212,15 @@ describeEachDb("personal-data completeness", (dialect) => {
       newsletter: { status: string } | null;
       volunteering: { email: string }[];
       reportFollowing: { report: string }[];
+      reportAlerts: { email: string; area: string }[];
     };
     expect(data.ideas.supports).toHaveLength(1);
     expect(data.newsletter?.status).toBe("confirmed");
     expect(data.volunteering.map((s) => s.email)).toEqual([PRIMARY]);
     expect(data.reportFollowing.map((f) => f.report)).toEqual([other.reference]);
+    expect(data.reportAlerts).toEqual([
+      expect.objectContaining({ email: PRIMARY, area: "Within 500 m of War memorial" }),
+    ]);
 
     // The erasure.
     const page = await v.get("/account/delete");

@@ -575,6 +575,41 @@ export interface ReportFollowersTable {
   confirmed_at: Timestamp | null;
 }
 
+/** Alerts for new reports (reports/alerts.ts, migration 0028). */
+export type ReportAlertScope = "village" | "near" | "street" | "category";
+export type ReportAlertFrequency = "immediate" | "daily";
+
+export interface ReportAlertsTable {
+  id: Id;
+  email: string;
+  scope: ReportAlertScope;
+  place_id: string | null;
+  radius_m: number | null;
+  category_code: string | null;
+  frequency: ReportAlertFrequency;
+  /** The salt of the unsubscribe token; the confirmation link is in email_links. */
+  token_hash: string;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
+export interface ReportAlertScansTable {
+  report_id: number;
+  scanned_at: Timestamp;
+}
+
+export interface ReportAlertSendsTable {
+  alert_id: number;
+  report_id: number;
+  sent_at: Timestamp;
+}
+
+export interface ReportAlertDigestsTable {
+  alert_id: number;
+  day: string;
+  sent_at: Timestamp;
+}
+
 /** Visitor statistics (src/analytics): a random salt per day (YYYY-MM-DD, UTC), deleted two days later. */
 export interface AnalyticsSaltsTable {
   day: string;
@@ -686,6 +721,10 @@ export interface DB {
   audit_log: AuditLogTable;
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;
+  report_alerts: ReportAlertsTable;
+  report_alert_scans: ReportAlertScansTable;
+  report_alert_sends: ReportAlertSendsTable;
+  report_alert_digests: ReportAlertDigestsTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;

@@ -41,6 +41,13 @@ export const sitePages: SitePage[] = [
     placement: "none",
   },
   {
+    path: "/alerts",
+    title: "Email me about new reports",
+    summary:
+      "Get an email about new reports near a place, on a street, in a category or anywhere in the village, at once or daily (double opt-in, one-click unsubscribe); the same choices as Atom feeds: /reports.atom?near=NAME&radius=200|500|1000 or ?street=ID, with category and status.",
+    placement: "none",
+  },
+  {
     path: "/status",
     title: "Check a report's status",
     summary: "Look up a report by its reference number.",

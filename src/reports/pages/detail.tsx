@@ -120,6 +120,15 @@ export function ReportDetail({
         ))}
       </ol>
       {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
+      <p>
+        {r.placeName ? (
+          <a href={`/alerts?scope=near&place=${encodeURIComponent(r.placeName)}`}>Email me about new reports here</a>
+        ) : (
+          <a href={`/alerts?scope=category&category=${encodeURIComponent(r.categoryCode)}`}>
+            Email me about new reports in this category
+          </a>
+        )}
+      </p>
       <p>Is this report about something dangerous? Not for emergencies: call 999 if someone is in danger.</p>
       <p>
         <ReportThisLink kind="report" id={r.reference} noun="report" />

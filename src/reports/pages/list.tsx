@@ -145,7 +145,8 @@ export function ReportsList(p: ListProps) {
       </form>
       <p>
         {/* The feed follows new reports with the filters; it does not search. */}
-        <a href={p.feedUrl}>{p.search ? "Atom feed of new reports" : "Atom feed of these reports"}</a>
+        <a href={p.feedUrl}>{p.search ? "Atom feed of new reports" : "Atom feed of these reports"}</a> ·{" "}
+        <a href="/alerts">Email me about new reports</a>
       </p>
       <p role="status">
         {p.total === 0

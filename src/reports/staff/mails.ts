@@ -4,6 +4,7 @@ import type { DB } from "../../core/db/schema.js";
 import { layoutMail } from "../../core/mail/layout.js";
 import { enqueueMail, type OutgoingMail } from "../../core/mail/outbox.js";
 import { updateRecipients } from "../followers.js";
+import { oneClickHeaders } from "../unsubscribe.js";
 
 export interface StatusUpdate {
   reference: string;
@@ -24,7 +25,7 @@ export function statusUpdateMail(civic: Civic, to: string, u: StatusUpdate, unsu
       kind: "report-status",
       to,
       subject: `Update on report ${u.reference}`,
-      headers: { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      headers: oneClickHeaders(unsubscribe),
     },
     {
       heading: `Update on report ${u.reference}`,

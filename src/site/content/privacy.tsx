@@ -78,6 +78,15 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
           </tr>
           <tr>
             <td data-label="Information">
+              Alerts for new reports: your email address, the place, street or category you chose and how often
+            </td>
+            <td data-label="Why we use it">
+              To email you about new public reports that match, until you stop the alert.
+            </td>
+            <td data-label="Who can see it">Our volunteers. It is never published.</td>
+          </tr>
+          <tr>
+            <td data-label="Information">
               “Report this” flags: the reason, your note, your account if you were signed in, and a scrambled (keyed
               hash) form of your internet address that is different for every item and never the address itself
             </td>
@@ -202,7 +211,14 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
           {RETENTION.stoppedDays} days after you unsubscribe; we do not need to keep it to stop the newsletter.
         </li>
         <li>
-          <strong>Ideas, volunteer sign-ups, newsletter subscriptions and report follows you never confirmed</strong>{" "}
+          <strong>Alerts for new reports</strong> are kept until you stop them (with the link in every alert email, or
+          from your data page); stopping one deletes it at once. The record of which reports an alert has already
+          emailed you is deleted after 7 days.
+        </li>
+        <li>
+          <strong>
+            Ideas, volunteer sign-ups, newsletter subscriptions, report follows and alerts you never confirmed
+          </strong>{" "}
           (by the link we emailed) are deleted {RETENTION.unconfirmedDays} days after you sent them.
         </li>
         <li>
