@@ -68,7 +68,7 @@ export async function alertRoutes(root: FastifyInstance): Promise<void> {
     problems: FieldProblem[],
   ) {
     const ctx = pageContext(request);
-    const accountEmail = request.viewer ? await accountAddress(db(), request.viewer.accountId) : null;
+    const toAccount = request.viewer ? (await accountAddress(db(), request.viewer.accountId)) !== null : false;
     return sendPage(
       reply,
       <Layout
@@ -86,7 +86,7 @@ export async function alertRoutes(root: FastifyInstance): Promise<void> {
         </p>
         <AlertForm
           csrfToken={ctx.csrfToken}
-          accountEmail={accountEmail}
+          toAccount={toAccount}
           {...await choices()}
           values={values}
           problems={problems}

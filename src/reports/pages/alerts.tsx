@@ -8,7 +8,11 @@ import { ALERT_RADII, radiusInWords } from "../alerts.js";
 export interface AlertFormProps {
   csrfToken: string;
   /** The signed-in person's address (no email field then), or null. */
-  accountEmail: string | null;
+  /**
+   * Whether alerts go to the signed-in account's own address. The address itself is not shown: this page reflects
+   * what it is asked (a place, a category), so it must not also carry the viewer's address (length oracle).
+   */
+  toAccount: boolean;
   placeNames: string[];
   streets: { id: string; name: string }[];
   categories: { code: string; name: string }[];
@@ -153,10 +157,8 @@ export function AlertForm(p: AlertFormProps) {
           />
           <Choice name="frequency" value="daily" label="One email a day listing them" checked={frequency === "daily"} />
         </fieldset>
-        {p.accountEmail ? (
-          <p>
-            Alerts go to your account’s address, <strong>{p.accountEmail}</strong>.
-          </p>
+        {p.toAccount ? (
+          <p>Alerts go to your account’s email address (shown on your account page).</p>
         ) : (
           <Field
             id="alert-email"
