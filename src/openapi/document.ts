@@ -258,6 +258,11 @@ export function swaggerOptions(config: Config): SwaggerOptions {
         },
         { name: "Open311", description: "Open311 GeoReport v2: report categories (services) and reports (requests)." },
         {
+          name: "Reports",
+          description:
+            "Public reports on a map: the data the site's maps draw, and the same reports as GeoJSON (RFC 7946).",
+        },
+        {
           name: "App",
           description: "The installable web app's own endpoint: reports saved on the device while offline.",
         },

@@ -149,6 +149,8 @@ function publicReports(db: Kysely<DB>) {
 export interface ReportFilter {
   category?: string | undefined;
   status?: ReportStatus | undefined;
+  /** Only reports still being dealt with: fixed, closed, duplicate and not-the-council's ones left out. */
+  unresolved?: boolean | undefined;
 }
 
 /**
@@ -169,6 +171,7 @@ export async function listPublicReports(
   let q = publicReports(db);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
+  if (filter.unresolved) q = q.where("reports.status", "in", OPEN_STATUSES);
   const count = page.withTotal === false ? Promise.resolve(0) : publicReportCount(db, filter);
   let rows;
   if ("offset" in page) {
@@ -408,6 +411,7 @@ export async function publicReportsNear(
   if (cells) q = q.where(sql<boolean>`${geoCellSql(db)} in (${sql.join(cells)})`);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
+  if (filter.unresolved) q = q.where("reports.status", "in", OPEN_STATUSES);
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).executeTakeFirst(),
     q
