@@ -45,6 +45,10 @@ const result = await build({
   outdir: assetsDir,
   entryNames: "[name]-[hash]",
   assetNames: "[name]-[hash]",
+  // Code shared by several pages' scripts (Leaflet, say) goes into chunks of its own, loaded by the scripts that
+  // import it: each page loads only what it uses, and a chunk cached for one page serves the others.
+  splitting: true,
+  chunkNames: "chunk-[hash]",
   platform: "browser",
   format: "esm",
   target: ["es2020", "chrome100", "firefox100", "safari15"],

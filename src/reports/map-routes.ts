@@ -86,13 +86,19 @@ const MapAnswer = Type.Object(
     zoom: Type.Integer(),
     total: Type.Integer({ description: "How many matching reports are in the box." }),
     points: Type.Array(
-      Type.Tuple([Type.String(), Type.Number(), Type.Number(), Status, Type.String()], {
-        description: "One report: reference, latitude, longitude, status, title.",
+      Type.Array(Type.Union([Type.String(), Type.Number()]), {
+        minItems: 5,
+        maxItems: 5,
+        description:
+          "One report, as an array: reference (string), latitude, longitude (numbers), status (one of the statuses) and title (string).",
       }),
     ),
     clusters: Type.Array(
-      Type.Tuple([Type.Number(), Type.Number(), Type.Integer({ minimum: 2 })], {
-        description: "Reports counted together: latitude and longitude of their mean position, how many.",
+      Type.Array(Type.Number(), {
+        minItems: 3,
+        maxItems: 3,
+        description:
+          "Reports counted together, as an array: latitude and longitude of their mean position, how many (2 or more).",
       }),
     ),
   },
