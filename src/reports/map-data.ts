@@ -1,7 +1,8 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
-import { publicReport } from "../core/visibility.js";
+import { CELLS_PER_DEGREE, cellsCovering, geoCellSql } from "../core/geo.js";
+import { publicIn, publicReport } from "../core/visibility.js";
 import { REPORT_STATUSES, open311Status } from "./model.js";
 
 /**
@@ -86,16 +87,29 @@ export interface MapAnswer {
 
 const round = (n: number) => Math.round(n * 1e5) / 1e5;
 
+/** Reports matching the filters inside `box`, through the near-here cells when there are few enough of them. */
+function located(db: Kysely<DB>, filter: MapFilter, box: Bbox) {
+  const [west, south, east, north] = box;
+  const cells = cellsCovering(south, west, north, east);
+  const q = filtered(db, filter, box);
+  return cells ? q.where(sql<boolean>`${geoCellSql(db)} in (${sql.join(cells)})`) : q;
+}
+
 /**
  * The public reports in `box` for a map at `zoom`: each report, when there are at most MAX_POINTS and the zoom is
  * above GRID_MAX_ZOOM; otherwise counted per cell of a grid of about 64 screen pixels at that zoom (at most 64 × 64
  * cells), a cell of one report being given as that report. The grid is aligned on whole degrees, so a cell holds the
- * same reports however the map is moved.
+ * same reports however the map is moved. Where the grid's cells are at least as wide as the near-here cells, the
+ * counts come from `report_map_cells` (migration 0028: a few thousand rows for a whole village of a million
+ * reports), and a near-here cell counts whole (its reports' mean position decides its grid cell); below, from the
+ * reports themselves.
  */
 export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, zoom: number): Promise<MapAnswer> {
   const [west, south, east, north] = box;
-  if (zoom > GRID_MAX_ZOOM) {
-    const rows = await filtered(db, filter, box)
+  // Each report, if there are few enough: the counts per near-here cell say first whether there can be (the cells
+  // reach a little past the box), so a whole village of a million reports is never read to find out.
+  if (zoom > GRID_MAX_ZOOM && (await upToCount(db, filter, box)) <= MAX_POINTS) {
+    const rows = await located(db, filter, box)
       .select(["reports.reference", "reports.latitude", "reports.longitude", "reports.status", "reports.title"])
       .orderBy("reports.created_at", "desc")
       .orderBy("reports.id", "desc")
@@ -111,35 +125,179 @@ export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, z
       };
     }
   }
-  // 64 px of a 256 px tile at this zoom, in degrees of longitude; latitude degrees are shorter on the map by cos(φ).
+  // 64 px of a 256 px tile at this zoom, in degrees of longitude; latitude degrees are longer on the map by 1/cos(φ).
   const midLat = ((south + north) / 2) * (Math.PI / 180);
   const lngCell = Math.max(360 / 2 ** (zoom + 2), (east - west) / MAX_CELLS_ACROSS);
   const latCell = Math.max(lngCell * Math.max(Math.cos(midLat), 0.01), (north - south) / MAX_CELLS_ACROSS);
+  const groups =
+    lngCell >= 1 / CELLS_PER_DEGREE
+      ? await countedCells(db, filter, box, lngCell, latCell)
+      : await countedReports(db, filter, box, lngCell, latCell);
+  const points: MapPoint[] = [];
+  const clusters: MapCluster[] = [];
+  let total = 0;
+  for (const g of groups) {
+    total += g.n;
+    if (g.single) points.push(g.single);
+    else if (g.n > 0) clusters.push([round(g.lat), round(g.lng), g.n]);
+  }
+  return { bbox: box, zoom, total, points, clusters };
+}
+
+/** The near-here cells a box touches, as ranges of cell numbers: rows lat0…lat1, columns lng0…lng1. */
+function cellRange(box: Bbox) {
+  const [west, south, east, north] = box;
+  const lat0 = Math.floor((south + 90) * CELLS_PER_DEGREE);
+  const lat1 = Math.floor((north + 90) * CELLS_PER_DEGREE);
+  const lng0 = Math.floor((west + 180) * CELLS_PER_DEGREE);
+  const lng1 = Math.floor((east + 180) * CELLS_PER_DEGREE);
+  return { lat0, lat1, lng0, lng1, first: lat0 * 1_000_000 + lng0, last: lat1 * 1_000_000 + lng1 };
+}
+
+/** How many matching public reports the near-here cells touching `box` hold (at least as many as the box). */
+async function upToCount(db: Kysely<DB>, filter: MapFilter, box: Bbox): Promise<number> {
+  const r = cellRange(box);
+  const row = await cellFilter(db, filter)
+    .select((eb) => eb.fn.sum<number | string | null>("n").as("n"))
+    .where("cell", ">=", r.first)
+    .where("cell", "<=", r.last)
+    .where(sql<boolean>`cell % 1000000 between ${r.lng0} and ${r.lng1}`)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+interface Group {
+  n: number;
+  lat: number;
+  lng: number;
+  /** The report, when the group holds one. */
+  single?: MapPoint | undefined;
+}
+
+/** A grid cell's index pair as a key. */
+const gridKey = (lat: number, lng: number, latCell: number, lngCell: number) =>
+  `${Math.floor((lat + 90) / latCell)}:${Math.floor((lng + 180) / lngCell)}`;
+
+/** The filters, on `report_map_cells`. */
+function cellFilter(db: Kysely<DB>, filter: MapFilter) {
+  let q = db.selectFrom("report_map_cells").where(publicIn("report_map_cells")).where("n", ">", 0);
+  if (filter.category) q = q.where("category_code", "=", filter.category);
+  if (filter.status) q = q.where("status", "=", filter.status);
+  if (filter.unresolved) q = q.where("status", "in", UNRESOLVED_STATUSES);
+  return q;
+}
+
+/** Counts per grid cell from `report_map_cells`: the near-here cells the box touches, each in its grid cell. */
+async function countedCells(
+  db: Kysely<DB>,
+  filter: MapFilter,
+  box: Bbox,
+  lngCell: number,
+  latCell: number,
+): Promise<Group[]> {
+  const { lng0, lng1, first, last } = cellRange(box);
+  const rows = await cellFilter(db, filter)
+    .select((eb) => [
+      "cell",
+      eb.fn.sum<number | string>("n").as("n"),
+      eb.fn.sum<number | string>("lat_sum").as("lat"),
+      eb.fn.sum<number | string>("lng_sum").as("lng"),
+    ])
+    .where("cell", ">=", first)
+    .where("cell", "<=", last)
+    .where(sql<boolean>`cell % 1000000 between ${lng0} and ${lng1}`)
+    .groupBy("cell")
+    .execute();
+  const groups = new Map<string, Group & { cells: number[] }>();
+  for (const r of rows) {
+    const cell = Number(r.cell);
+    const n = Number(r.n);
+    const column = cell % 1_000_000;
+    if (n <= 0 || column < lng0 || column > lng1) continue;
+    const lat = Number(r.lat) / n;
+    const lng = Number(r.lng) / n;
+    const key = gridKey(lat, lng, latCell, lngCell);
+    const g = groups.get(key) ?? { n: 0, lat: 0, lng: 0, cells: [] };
+    g.lat = (g.lat * g.n + lat * n) / (g.n + n);
+    g.lng = (g.lng * g.n + lng * n) / (g.n + n);
+    g.n += n;
+    g.cells.push(cell);
+    groups.set(key, g);
+  }
+  // A group of one report is that report: read from the reports of its cells (one report in all).
+  const lone = [...groups.values()].filter((g) => g.n === 1);
+  if (lone.length > 0) {
+    let q = db
+      .selectFrom("reports")
+      .where(publicReport)
+      .where(sql<boolean>`${geoCellSql(db)} in (${sql.join(lone.flatMap((g) => g.cells))})`);
+    if (filter.category) q = q.where("reports.category_code", "=", filter.category);
+    if (filter.status) q = q.where("reports.status", "=", filter.status);
+    if (filter.unresolved) q = q.where("reports.status", "in", UNRESOLVED_STATUSES);
+    const reports = await q
+      .select(["reports.reference", "reports.latitude", "reports.longitude", "reports.status", "reports.title"])
+      .where("reports.latitude", "is not", null)
+      .limit(lone.length)
+      .execute();
+    for (const r of reports) {
+      const g = groups.get(gridKey(r.latitude ?? 0, r.longitude ?? 0, latCell, lngCell));
+      if (g?.n === 1) g.single = [r.reference, round(r.latitude ?? 0), round(r.longitude ?? 0), r.status, r.title];
+    }
+  }
+  return [...groups.values()];
+}
+
+/** Counts per grid cell from the reports themselves (a small area at a high zoom). */
+async function countedReports(
+  db: Kysely<DB>,
+  filter: MapFilter,
+  box: Bbox,
+  lngCell: number,
+  latCell: number,
+): Promise<Group[]> {
   const gx = cellIndex(db, sql`(longitude + 180) / ${lngCell}`);
   const gy = cellIndex(db, sql`(latitude + 90) / ${latCell}`);
-  const rows = await filtered(db, filter, box)
+  const rows = await located(db, filter, box)
     .select((eb) => [
       eb.fn.countAll<number | string | bigint>().as("n"),
       eb.fn.avg<number | string>("reports.latitude").as("lat"),
       eb.fn.avg<number | string>("reports.longitude").as("lng"),
-      eb.fn.min("reports.reference").as("reference"),
-      eb.fn.min("reports.status").as("status"),
-      eb.fn.min("reports.title").as("title"),
+      eb.fn.min("reports.id").as("id"),
     ])
     .groupBy([gx, gy])
     .execute();
-  const points: MapPoint[] = [];
-  const clusters: MapCluster[] = [];
-  let total = 0;
-  for (const r of rows) {
-    const n = Number(r.n);
-    const lat = round(Number(r.lat));
-    const lng = round(Number(r.lng));
-    total += n;
-    if (n === 1) points.push([r.reference, lat, lng, r.status, r.title]);
-    else clusters.push([lat, lng, n]);
+  const groups: Group[] = rows.map((r) => ({ n: Number(r.n), lat: Number(r.lat), lng: Number(r.lng) }));
+  const loneIds = rows.filter((r) => Number(r.n) === 1).map((r) => Number(r.id));
+  if (loneIds.length > 0) {
+    const reports = await db
+      .selectFrom("reports")
+      .select([
+        "reports.id",
+        "reports.reference",
+        "reports.latitude",
+        "reports.longitude",
+        "reports.status",
+        "reports.title",
+      ])
+      .where("reports.id", "in", loneIds)
+      .where(publicReport)
+      .execute();
+    const byId = new Map(reports.map((r) => [r.id, r]));
+    rows.forEach((r, i) => {
+      const found = Number(r.n) === 1 ? byId.get(Number(r.id)) : undefined;
+      const g = groups[i];
+      if (found && g) {
+        g.single = [
+          found.reference,
+          round(found.latitude ?? 0),
+          round(found.longitude ?? 0),
+          found.status,
+          found.title,
+        ];
+      }
+    });
   }
-  return { bbox: box, zoom, total, points, clusters };
+  return groups;
 }
 
 /** floor() of a positive number, written for each database. */

@@ -127,6 +127,56 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     for (const [, , n] of a.clusters) expect(n).toBeGreaterThanOrEqual(2);
     expect(a.clusters.reduce((s, c) => s + c[2], 0) + a.points.length).toBe(publicCount);
     expect(a.total).toBe(publicCount);
+    // Filters too, and after reports move, change status or are hidden (the counts are kept by triggers).
+    const db = t.db.database.db;
+    const { reference } = made.get("Corner light in progress")!;
+    await db
+      .updateTable("reports")
+      .set({ latitude: 50.99, longitude: -2.03 })
+      .where("reference", "=", reference)
+      .execute();
+    await db
+      .updateTable("reports")
+      .set({ status: "fixed" })
+      .where("reference", "=", made.get("Corner open pothole")!.reference)
+      .execute();
+    await db
+      .updateTable("reports")
+      .set({ visibility: "hidden" })
+      .where("reference", "=", made.get("Corner closed light")!.reference)
+      .execute();
+    for (const query of ["", "&category=streetlight", "&status=fixed", "&hide_closed=true"]) {
+      let expected = db
+        .selectFrom("reports")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("visibility", "=", "public")
+        .where("latitude", "is not", null);
+      if (query.includes("category")) expected = expected.where("category_code", "=", "streetlight");
+      if (query.includes("status")) expected = expected.where("status", "=", "fixed");
+      if (query.includes("hide_closed"))
+        expected = expected.where("status", "in", ["open", "investigating", "in_progress", "action_scheduled"]);
+      const n = Number((await expected.executeTakeFirstOrThrow()).n);
+      const low = await map(`bbox=${VILLAGE}&zoom=11${query}`);
+      expect(low.total, query).toBe(n);
+      expect(low.clusters.reduce((s, c) => s + c[2], 0) + low.points.length, query).toBe(n);
+    }
+    const moved = (await map(`bbox=-2.031,50.989,-2.029,50.991&zoom=11`)).points.map((p) => p[0]);
+    expect(moved).toEqual([reference]);
+    await db
+      .updateTable("reports")
+      .set({ latitude: 50.9768, longitude: -2.0632 })
+      .where("reference", "=", reference)
+      .execute();
+    await db
+      .updateTable("reports")
+      .set({ status: "open" })
+      .where("reference", "=", made.get("Corner open pothole")!.reference)
+      .execute();
+    await db
+      .updateTable("reports")
+      .set({ visibility: "public" })
+      .where("reference", "=", made.get("Corner closed light")!.reference)
+      .execute();
     // However wide the box, the grid has at most 64 × 64 cells.
     const wide = await map("bbox=-180,-90,180,90&zoom=20");
     expect(wide.clusters.length + wide.points.length).toBeLessThanOrEqual(64 * 64);

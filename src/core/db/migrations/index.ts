@@ -24,6 +24,7 @@ import * as m0025 from "./0025_trust_personal_data.js";
 import * as m0026a from "./0026_email_links.js";
 import * as m0026b from "./0026_trust_api_clients.js";
 import * as m0027 from "./0027_catalogue_changed_at.js";
+import * as m0028 from "./0028_report_map_cells.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   "0026_email_links": m0026a,
   "0026_trust_api_clients": m0026b,
   "0027_catalogue_changed_at": m0027,
+  "0028_report_map_cells": m0028,
 };
 
 export class MigrationError extends Error {
