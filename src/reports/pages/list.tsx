@@ -96,16 +96,28 @@ export function ReportsMap({ mapUrl, bounds, tiles }: { mapUrl: string; bounds: 
         <ul class="map-in-view" aria-label="Reports in view on the map" />
         <p class="map-legend">
           <span class="legend-item">
-            <span class="report-pin report-pin-open" aria-hidden="true" /> Open
+            <span class="report-pin report-pin-open" aria-hidden="true">
+              <span>!</span>
+            </span>{" "}
+            Open
           </span>
           <span class="legend-item">
-            <span class="report-pin report-pin-progress" aria-hidden="true" /> In progress
+            <span class="report-pin report-pin-progress" aria-hidden="true">
+              <span>…</span>
+            </span>{" "}
+            In progress
           </span>
           <span class="legend-item">
-            <span class="report-pin report-pin-fixed" aria-hidden="true" /> Fixed
+            <span class="report-pin report-pin-fixed" aria-hidden="true">
+              <span>✓</span>
+            </span>{" "}
+            Fixed
           </span>
           <span class="legend-item">
-            <span class="report-pin report-pin-closed" aria-hidden="true" /> Closed
+            <span class="report-pin report-pin-closed" aria-hidden="true">
+              <span>×</span>
+            </span>{" "}
+            Closed
           </span>
         </p>
         <p>
