@@ -350,6 +350,17 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     const map = /<div[^>]*data-map-url="([^"]+)"[^>]*>/.exec(page.body);
     expect(map?.[1]?.replaceAll("&amp;", "&")).toBe("/api/reports/map.json?category=streetlight&hide_closed=true");
     expect(page.body).toMatch(/aria-live="polite"/);
+    // Near a place, the map starts around it.
+    const near = await get("/reports?near=church-lane");
+    const bounds = /data-bounds="([^"]+)"/.exec(near.body)?.[1]?.split(",").map(Number) ?? [];
+    const church = await t.db.database.db
+      .selectFrom("places")
+      .select(["latitude", "longitude"])
+      .where("id", "=", "church-lane")
+      .executeTakeFirstOrThrow();
+    expect(bounds).toHaveLength(4);
+    expect(((bounds[0] ?? 0) + (bounds[2] ?? 0)) / 2).toBeCloseTo(church.latitude, 6);
+    expect(((bounds[1] ?? 0) + (bounds[3] ?? 0)) / 2).toBeCloseTo(church.longitude, 6);
   });
 
   it("starts a report at a spot given in the address (report a problem here)", async () => {

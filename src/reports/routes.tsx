@@ -69,6 +69,13 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       .executeTakeFirst();
   }
 
+  /** South, west, north, east of the square `radiusM` around a point: where the map starts near a place. */
+  function aroundPlace(lat: number, lng: number, radiusM: number): [number, number, number, number] {
+    const dLat = radiusM / 111_320;
+    const dLng = radiusM / (111_320 * Math.max(Math.cos((lat * Math.PI) / 180), 0.01));
+    return [lat - dLat, lng - dLng, lat + dLat, lng + dLng];
+  }
+
   /** A spot given in the address, if it is a point inside the village (else none: the form asks as usual). */
   function spotInVillage(lat: number | undefined, lng: number | undefined) {
     const b = config.village.bounds;
@@ -432,12 +439,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           }
           feedUrl={feedUrl}
           tiles={tiles}
-          mapBounds={[
-            config.village.bounds.south,
-            config.village.bounds.west,
-            config.village.bounds.north,
-            config.village.bounds.east,
-          ]}
+          mapBounds={
+            place
+              ? aroundPlace(place.latitude, place.longitude, NEAR_RADIUS_M)
+              : [
+                  config.village.bounds.south,
+                  config.village.bounds.west,
+                  config.village.bounds.north,
+                  config.village.bounds.east,
+                ]
+          }
           near={place?.name ?? typed}
           placeNames={names}
           nearPlace={place ? { name: place.name, radiusM: NEAR_RADIUS_M } : null}
