@@ -238,4 +238,17 @@ describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_0
     expect(Number(await page.inputValue("#lng"))).toBeCloseTo(centre.lng, 5);
     await context.close();
   });
+
+  it("without JavaScript there is no empty map box: the paged list and the filters, hide-fixed checkbox included", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    expect(await page.isVisible(".reports-map")).toBe(false);
+    expect(await page.locator(".report-list li").count()).toBe(20);
+    await page.getByLabel("Hide fixed and closed reports").check();
+    await page.getByRole("button", { name: "Show reports" }).click();
+    await page.waitForURL(/hide_closed=true/);
+    expect(await page.textContent(".report-list")).not.toMatch(/\b(Fixed|Closed)\b/);
+    await context.close();
+  });
 });
