@@ -1,10 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import { publicIn } from "../core/visibility.js";
-import { REPORT_STATUSES, open311Status } from "./model.js";
-
-/** The statuses of a report still being dealt with (Open311 "open"). */
-const UNRESOLVED = REPORT_STATUSES.filter((s) => open311Status(s) === "open");
+import { UNRESOLVED_STATUSES } from "./model.js";
 
 /**
  * How many public reports match a filter, from `report_counts` (kept by triggers on `reports`, migration
@@ -21,7 +18,7 @@ export async function publicReportCount(
     .where(publicIn("report_counts"));
   if (filter.category) q = q.where("category_code", "=", filter.category);
   if (filter.status) q = q.where("status", "=", filter.status);
-  if (filter.unresolved) q = q.where("status", "in", UNRESOLVED);
+  if (filter.unresolved) q = q.where("status", "in", UNRESOLVED_STATUSES);
   const row = await q.executeTakeFirst();
   return Number(row?.n ?? 0);
 }

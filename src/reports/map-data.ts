@@ -3,7 +3,7 @@ import type { DB, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { CELLS_PER_DEGREE, cellsCovering, geoCellSql } from "../core/geo.js";
 import { publicIn, publicReport } from "../core/visibility.js";
-import { REPORT_STATUSES, open311Status } from "./model.js";
+import { UNRESOLVED_STATUSES } from "./model.js";
 
 /**
  * The data behind the reports maps and the GeoJSON of public reports: only public reports (core/visibility.ts),
@@ -38,9 +38,6 @@ export function parseBbox(text: string, field = "bbox"): Bbox {
   if (!(west < east) || !(south < north)) throw fail("must have west < east and south < north");
   return [west, south, east, north];
 }
-
-/** The statuses of a report still being dealt with (Open311 "open"): what is left when fixed and closed are hidden. */
-export const UNRESOLVED_STATUSES: ReportStatus[] = REPORT_STATUSES.filter((s) => open311Status(s) === "open");
 
 export interface MapFilter {
   category?: string | undefined;
