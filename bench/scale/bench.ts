@@ -206,6 +206,18 @@ async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
   let uncached = 0;
   const get = (name: string, path: string, target?: string): Scenario => ({ name, next: () => ({ path }), target });
   const { lat, lng } = village.centre;
+  const b = village.bounds;
+  const villageBox = [b.west, b.south, b.east, b.north].join(",");
+  // About 200 m by 150 m around the centre: a street on a phone at zoom 18.
+  const streetBox = [lng - 0.0015, lat - 0.0007, lng + 0.0015, lat + 0.0007].map((n) => n.toFixed(5)).join(",");
+  /** The box moved by up to 1,000 steps of 0.000001° (7 cm) east and as many north: another answer of its size. */
+  const shifted = (box: string, n: number) =>
+    box
+      .split(",")
+      .map(Number)
+      .map((v, k) => (v + (k % 2 === 0 ? n % 1000 : Math.floor(n / 1000) % 1000) * 0.000001).toFixed(6))
+      .join(",");
+  let moved = 0;
   return [
     get("open311 default", "/api/v2/requests.json", "p99 ≤ 20"),
     get("open311 service_code+status", "/api/v2/requests.json?service_code=streetlight&status=open"),
@@ -245,6 +257,20 @@ async function scenarios(ds: Dataset, apiKey: string): Promise<Scenario[]> {
     get("search reference", `/reports?q=${refs[1] ?? refs[0]}`, "p99 ≤ 50"),
     get("search businesses", "/businesses?q=pubs", "p99 ≤ 50"),
     get("map data (nearby.json)", `/report/nearby.json?category=pothole&lat=${lat}&lng=${lng}`, "p99 ≤ 50"),
+    // The /reports map's data (/api/reports/map.json): the whole village as the page first shows it, and a street.
+    // "uncached" moves the box a little on every request (a million boxes in turn), so every answer is built from the
+    // database, as after a change to the public data.
+    get("map, whole village (zoom 15)", `/api/reports/map.json?bbox=${villageBox}&zoom=15`, "p99 ≤ 50"),
+    {
+      name: "map, whole village, uncached",
+      next: () => ({ path: `/api/reports/map.json?bbox=${shifted(villageBox, moved++)}&zoom=15` }),
+    },
+    get("map, street level (zoom 18)", `/api/reports/map.json?bbox=${streetBox}&zoom=18`, "p99 ≤ 50"),
+    {
+      name: "map, street level, uncached",
+      next: () => ({ path: `/api/reports/map.json?bbox=${shifted(streetBox, moved++)}&zoom=18` }),
+    },
+    get("reports GeoJSON (1,000)", "/api/reports.geojson", "p99 ≤ 50"),
     get("/reports.atom", "/reports.atom", "p99 ≤ 50"),
     get("/reports/{category}.atom", "/reports/streetlight.atom", "p99 ≤ 50"),
     get("/sitemap.xml (index)", "/sitemap.xml", "p99 ≤ 50"),

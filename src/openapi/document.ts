@@ -53,12 +53,15 @@ export function apiDescription(config: Config): string {
   return `Public APIs of the ${config.village.name} Community Platform, a volunteer-run civic platform for one village.
 It is an independent community project, not a council service, and it is not for emergencies.
 
-Two API families share this description:
+These API families share this description:
 
 * **Business directory** (\`/api/v1/\`, tag *Businesses*) and its static export
   \`/data/businesses-canonical.json\`: schema.org JSON-LD, open to any origin, no key.
 * **Open311 GeoReport v2** (\`/api/v2/\`, tag *Open311*): report local, non-urgent issues and read public reports.
   Reading needs no key; submitting needs an API key (the \`X-Api-Key\` header, or the standard's \`api_key\`).
+* **Reports on a map** (\`/api/reports.geojson\` and \`/api/reports/map.json\`, tag *Reports*): the public reports as
+  RFC 7946 GeoJSON for GIS tools and other sites, and the data the site's maps draw. Open to any origin, no key;
+  errors are problem+json; conditional (\`ETag\`, and \`Last-Modified\` on the GeoJSON).
 
 Machine-readable aids: this description at \`/openapi.yaml\`, \`/.well-known/openapi.yaml\` and \`/openapi.json\`;
 a plain-text summary at \`/llms.txt\`; a human guide at \`/developers\`.
@@ -257,6 +260,11 @@ export function swaggerOptions(config: Config): SwaggerOptions {
           description: "The local business directory as schema.org JSON-LD, its diff feed and static dataset export.",
         },
         { name: "Open311", description: "Open311 GeoReport v2: report categories (services) and reports (requests)." },
+        {
+          name: "Reports",
+          description:
+            "Public reports on a map: the data the site's maps draw, and the same reports as GeoJSON (RFC 7946).",
+        },
         {
           name: "App",
           description: "The installable web app's own endpoint: reports saved on the device while offline.",

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB, ReportStatus } from "../core/db/schema.js";
 import { publicIn } from "../core/visibility.js";
+import { UNRESOLVED_STATUSES } from "./model.js";
 
 /**
  * How many public reports match a filter, from `report_counts` (kept by triggers on `reports`, migration
@@ -9,7 +10,7 @@ import { publicIn } from "../core/visibility.js";
  */
 export async function publicReportCount(
   db: Kysely<DB>,
-  filter: { category?: string | undefined; status?: ReportStatus | undefined },
+  filter: { category?: string | undefined; status?: ReportStatus | undefined; unresolved?: boolean | undefined },
 ): Promise<number> {
   let q = db
     .selectFrom("report_counts")
@@ -17,6 +18,7 @@ export async function publicReportCount(
     .where(publicIn("report_counts"));
   if (filter.category) q = q.where("category_code", "=", filter.category);
   if (filter.status) q = q.where("status", "=", filter.status);
+  if (filter.unresolved) q = q.where("status", "in", UNRESOLVED_STATUSES);
   const row = await q.executeTakeFirst();
   return Number(row?.n ?? 0);
 }

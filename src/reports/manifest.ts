@@ -6,13 +6,15 @@ import { reportAlertData } from "./alert-data.js";
 import { alertJobs } from "./alerts.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
+import { reportMapRoutes } from "./map-routes.js";
 import { reportRoutes } from "./routes.js";
 import { reportSearch } from "./search.js";
 import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
 import { reportPages } from "./sitemap.js";
 
 /**
- * Reports: the form, the public list, map, feeds and pages, status look-up, follows, alerts for new reports, photos, the staff inbox and
+ * Reports: the form, the public list, map (and its data, with the GeoJSON), feeds and pages, status look-up, follows,
+ * alerts for new reports, photos, the staff inbox and
  * triage (status, category, duplicates, assignment, forwarding).
  */
 export const reports: Feature = {
@@ -21,7 +23,7 @@ export const reports: Feature = {
     { path: "/report", label: "Report an issue", placement: "nav", order: 10 },
     { path: "/reports", label: "Reports", placement: "nav", order: 20 },
   ],
-  routes: [{ plugin: reportRoutes }],
+  routes: [{ plugin: reportRoutes }, { plugin: reportMapRoutes }],
   staff: { pages: STAFF_PAGES, routes: triageRoutes },
   personalData: [reportData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],

@@ -48,6 +48,9 @@ export function open311Status(status: ReportStatus): "open" | "closed" {
   }
 }
 
+/** The statuses of a report still being dealt with (Open311 "open"): what is left when fixed and closed are hidden. */
+export const UNRESOLVED_STATUSES: readonly ReportStatus[] = REPORT_STATUSES.filter((s) => open311Status(s) === "open");
+
 /** Which status changes are allowed. A finished report can only be reopened (after review). */
 export const TRANSITIONS: Readonly<Record<ReportStatus, readonly ReportStatus[]>> = {
   open: ["investigating", "in_progress", "action_scheduled", "fixed", "closed", "duplicate", "not_responsible"],

@@ -3,7 +3,7 @@ import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/sche
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { cellsCovering, distanceMetres, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
-import { open311Status, STATUS_LABELS } from "./model.js";
+import { open311Status, STATUS_LABELS, UNRESOLVED_STATUSES } from "./model.js";
 import { reportPhotoUrl } from "./photos.js";
 import { describePlace, type GazetteerEntry, loadGazetteer } from "./place-words.js";
 
@@ -259,6 +259,8 @@ function publicReports(db: Kysely<DB>) {
 export interface ReportFilter {
   category?: string | undefined;
   status?: ReportStatus | undefined;
+  /** Only reports still being dealt with: fixed, closed, duplicate and not-the-council's ones left out. */
+  unresolved?: boolean | undefined;
 }
 
 /**
@@ -280,6 +282,7 @@ export async function listPublicReports(
   let q = publicReports(db);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
+  if (filter.unresolved) q = q.where("reports.status", "in", UNRESOLVED_STATUSES);
   const count = page.withTotal === false ? Promise.resolve(0) : publicReportCount(db, filter);
   let rows;
   if ("offset" in page) {
@@ -510,6 +513,7 @@ export async function publicReportsNear(
   if (cells) q = q.where(sql<boolean>`${geoCellSql(db)} in (${sql.join(cells)})`);
   if (filter.category) q = q.where("reports.category_code", "=", filter.category);
   if (filter.status) q = q.where("reports.status", "=", filter.status);
+  if (filter.unresolved) q = q.where("reports.status", "in", UNRESOLVED_STATUSES);
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).executeTakeFirst(),
     q

@@ -74,6 +74,21 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       .executeTakeFirst();
   }
 
+  /** South, west, north, east of the square `radiusM` around a point: where the map starts near a place. */
+  function aroundPlace(lat: number, lng: number, radiusM: number): [number, number, number, number] {
+    const dLat = radiusM / 111_320;
+    const dLng = radiusM / (111_320 * Math.max(Math.cos((lat * Math.PI) / 180), 0.01));
+    return [lat - dLat, lng - dLng, lat + dLat, lng + dLng];
+  }
+
+  /** A spot given in the address, if it is a point inside the village (else none: the form asks as usual). */
+  function spotInVillage(lat: number | undefined, lng: number | undefined) {
+    const b = config.village.bounds;
+    if (lat === undefined || lng === undefined || !Number.isFinite(lat) || !Number.isFinite(lng)) return null;
+    if (lat < b.south || lat > b.north || lng < b.west || lng > b.east) return null;
+    return { lat, lng };
+  }
+
   async function nearbyFor(categoryCode: string, lat: number | null, lng: number | null, placeId: string) {
     let point = lat !== null && lng !== null && Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng } : null;
     if (!point && placeId) {
@@ -147,15 +162,23 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           category: Type.Optional(Type.String({ maxLength: 100 })),
           change: Type.Optional(Type.String({ maxLength: 100 })),
+          // "Report a problem here" from a map: the spot, kept through the choice of category.
+          lat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+          lng: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
         }),
       },
     },
     async (request, reply) => {
       const { category: code = "", change = "" } = request.query;
+      const spot = spotInVillage(request.query.lat, request.query.lng);
       const category = await loadCategory(code);
       // A retired category takes no new reports: its form is not offered, the choice of categories is.
       if (category && !category.retired_at) {
-        const values = { ...emptyFormValues(category.code), ...(await reporterDefaults(request)) };
+        const values = {
+          ...emptyFormValues(category.code),
+          ...(await reporterDefaults(request)),
+          ...(spot ? { lat: String(spot.lat), lng: String(spot.lng) } : {}),
+        };
         return renderForm(request, reply, values, [], null, [], 200);
       }
       const categories = await publicCategories(db());
@@ -163,7 +186,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       return sendPage(
         reply,
         <Layout ctx={ctx} title="Report an issue" description="Report a local, non-urgent problem.">
-          <CategoryStep categories={categories.filter((c) => !c.retired_at)} selected={change || code} />
+          <CategoryStep categories={categories.filter((c) => !c.retired_at)} selected={change || code} spot={spot} />
         </Layout>,
       );
     },
@@ -314,6 +337,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     before: Type.Optional(Type.String({ maxLength: 40 })),
     after: Type.Optional(Type.String({ maxLength: 40 })),
+    hide_closed: Type.Optional(Type.Boolean()),
   };
   type ListQuery = Static<ReturnType<typeof Type.Object<typeof listFields>>>;
   /**
@@ -329,11 +353,17 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
 
   function filterOf(q: ListQuery) {
     const status = q.status && isReportStatus(q.status) ? q.status : undefined;
-    return { category: q.category || undefined, status };
+    return { category: q.category || undefined, status, unresolved: q.hide_closed === true };
   }
 
   function queryString(
-    filter: { category?: string | undefined; status?: string | undefined; near?: string | undefined; q?: string },
+    filter: {
+      category?: string | undefined;
+      status?: string | undefined;
+      unresolved?: boolean | undefined;
+      near?: string | undefined;
+      q?: string;
+    },
     page?: number,
     cursor?: { before: string } | { after: string },
   ) {
@@ -342,6 +372,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     if (filter.near) params.set("near", filter.near);
     if (filter.category) params.set("category", filter.category);
     if (filter.status) params.set("status", filter.status);
+    if (filter.unresolved) params.set("hide_closed", "true");
     if (page && page > 1) params.set("page", String(page));
     // The page number is shown; the cursor finds the rows (keyset), except on the first page.
     if (page && page > 1 && cursor) {
@@ -399,7 +430,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
               : "Every public report, newest first, those near a street or landmark, or those matching words or a reference, with a map, filters and an Atom feed."
         }
         styles={["leaflet.css"]}
-        scripts={["report-view-map.js"]}
+        scripts={["reports-map.js"]}
         head={
           filter.category || filter.status ? (
             <link rel="alternate" type="application/atom+xml" title={`Reports: ${heading}`} href={feedUrl} />
@@ -414,6 +445,8 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           categories={categories}
           category={filter.category ?? ""}
           status={filter.status ?? ""}
+          hideClosed={filter.unresolved}
+          mapUrl={`/api/reports/map.json${queryString({ ...filter, near: undefined })}`}
           query={(n) =>
             place
               ? `/reports${queryString({ ...filter, near: place.name }, n)}`
@@ -427,6 +460,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           }
           feedUrl={feedUrl}
           tiles={tiles}
+          mapBounds={
+            place
+              ? aroundPlace(place.latitude, place.longitude, NEAR_RADIUS_M)
+              : [
+                  config.village.bounds.south,
+                  config.village.bounds.west,
+                  config.village.bounds.north,
+                  config.village.bounds.east,
+                ]
+          }
           near={place?.name ?? typed}
           placeNames={names}
           nearPlace={place ? { name: place.name, radiusM: NEAR_RADIUS_M } : null}
@@ -491,7 +534,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { reference: raw } = request.params;
       if (raw.endsWith(".atom")) {
-        const filter = { category: raw.slice(0, -5), status: undefined };
+        const filter = { category: raw.slice(0, -5), status: undefined, unresolved: false };
         return sendFeed(
           request,
           reply,

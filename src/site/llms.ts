@@ -30,7 +30,8 @@ export function llmsTxt(site: SiteInfo): string {
       "personal data is never sold.",
     "",
     "Two open APIs: a schema.org JSON-LD business directory under /api/v1/ (with a static dataset export) and an " +
-      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key). Every API read and " +
+      "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key); the public reports " +
+      "are also offered as RFC 7946 GeoJSON at /api/reports.geojson (bbox, filters, 1,000 an answer, Link rel=next). Every API read and " +
       "every Atom feed carries a strong ETag (send If-None-Match for a 304; feeds also Last-Modified) and allows any " +
       "origin; an address asked with a method it does not take answers 405 with an Allow header. Every text answer " +
       "of 1 KB or more is sent brotli- or gzip-compressed as Accept-Encoding allows, with an ETag per encoding. Both APIs are described " +

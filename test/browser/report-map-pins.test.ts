@@ -3,8 +3,27 @@ import { buildApp } from "../../src/app.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestDatabase, testConfig } from "../helpers/app.js";
-import { browserAvailable, browserSite } from "../helpers/browser.js";
+import { axeViolations, browserAvailable, browserSite, formatViolations } from "../helpers/browser.js";
 import { reportSubmission } from "../helpers/reports.js";
+
+/** Sums the page's layout shifts (not those right after input), from the start of the load (runs in the page). */
+function watchLayoutShifts(): void {
+  const w = window as unknown as { shifted: number };
+  w.shifted = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
+      if (!entry.hadRecentInput) w.shifted += entry.value;
+    }
+  }).observe({ type: "layout-shift", buffered: true });
+}
+
+/** The shape class and the accessible name of every report marker on the map (runs in the page). */
+function reportMarkers(): { shape: string; label: string }[] {
+  return [...document.querySelectorAll<HTMLElement>(".reports-map .report-pin.leaflet-marker-icon")].map((el) => ({
+    shape: [...el.classList].find((c) => c.startsWith("report-pin-")) ?? "",
+    label: el.getAttribute("aria-label") ?? "",
+  }));
+}
 
 /**
  * On a phone, the reports map's pins do not sit on each other: close ones are grouped into one marker with a count
@@ -86,6 +105,150 @@ describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_0
     await page.waitForSelector(".report-cluster-list a");
     const titles = await page.$$eval(".report-cluster-list a", (links) => links.map((a) => a.textContent));
     expect(titles.sort()).toEqual(["Same spot one", "Same spot three", "Same spot two"]);
+    await context.close();
+  });
+
+  it("shows every matching report, not only the page's, with the number in view said politely and listed", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    const summary = page.locator(".map-summary");
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/^\d+ reports? in view\./);
+    expect(await summary.getAttribute("aria-live")).toBe("polite");
+    const inView = Number(/^(\d+)/.exec((await summary.textContent()) ?? "")?.[1]);
+    // More than the page's 20: the map is of every report matching the filters.
+    expect(inView).toBeGreaterThan(20);
+    const listed = page.locator(".map-in-view a");
+    expect(await listed.count()).toBe(Math.min(inView, 100));
+    // The list in view is reached by keyboard, and its links lead to the reports.
+    await listed.first().focus();
+    expect(await page.evaluate(() => document.activeElement?.closest(".map-in-view") !== null)).toBe(true);
+    expect(await listed.first().getAttribute("href")).toMatch(/^\/reports\/[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    // Zooming in (the map's zoom button, by keyboard) shows fewer reports, and says so.
+    await page.focus(".reports-map .leaflet-control-zoom-in");
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(400);
+    }
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).not.toBe(`${inView} reports in view.`);
+    const violations = await axeViolations(page);
+    expect(formatViolations("/reports with its map", violations)).toBe("");
+    await context.close();
+  });
+
+  it("tells statuses apart by shape and label, and hides fixed and closed reports when asked", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    await page.waitForSelector(".reports-map .report-pin.leaflet-marker-icon");
+    const shapes: Record<string, RegExp> = {
+      "report-pin-open": /\((Open|Investigating)\)$/,
+      "report-pin-progress": /\((In progress|Action scheduled)\)$/,
+      "report-pin-fixed": /\(Fixed\)$/,
+      "report-pin-closed": /\((Closed|Duplicate|Not the council's responsibility)\)$/,
+    };
+    const markers = await page.evaluate(reportMarkers);
+    expect(markers.length).toBeGreaterThan(0);
+    for (const m of markers) expect(m.label, m.shape).toMatch(shapes[m.shape] ?? /^never$/);
+    // Each shape is explained in words beside the map.
+    expect(await page.textContent(".map-legend")).toMatch(/Open.*In progress.*Fixed.*Closed/s);
+
+    await page.getByLabel("Hide fixed and closed reports").check();
+    await page.getByRole("button", { name: "Show reports" }).click();
+    await page.waitForURL(/hide_closed=true/);
+    await page.waitForSelector(".reports-map .leaflet-marker-icon");
+    await expect.poll(() => page.textContent(".map-summary"), { timeout: 10_000 }).toMatch(/in view/);
+    const left = await page.evaluate(reportMarkers);
+    expect(left.filter((m) => m.shape === "report-pin-fixed" || m.shape === "report-pin-closed")).toEqual([]);
+    expect(await page.textContent(".map-in-view")).not.toMatch(/\((Fixed|Closed)\)/);
+    await context.close();
+  });
+
+  it("a pin opens by keyboard to its report's link", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    const pin = page.locator(".reports-map .report-pin.leaflet-marker-icon").first();
+    await pin.waitFor();
+    await pin.focus();
+    await page.keyboard.press("Enter");
+    const link = page.locator(".leaflet-popup-content a");
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toMatch(/^\/reports\//);
+    await context.close();
+  });
+
+  for (const width of [390, 1280]) {
+    it(`draws the map without moving the page (layout shift <= 0.01 at ${width} px)`, async () => {
+      const context = await site.browser.newContext({ viewport: { width, height: 844 } });
+      await context.addInitScript(watchLayoutShifts);
+      const page = await context.newPage();
+      for (const path of ["/reports", "/reports?category=bus_shelter"]) {
+        await page.goto(`${site.base}${path}`, { waitUntil: "load" });
+        await page.waitForSelector(".reports-map .leaflet-marker-icon");
+        await expect.poll(() => page.textContent(".map-summary"), { timeout: 10_000 }).toMatch(/in view/);
+        await page.waitForTimeout(500);
+        const shifted = await page.evaluate(() => (window as unknown as { shifted: number }).shifted);
+        expect(shifted, path).toBeLessThanOrEqual(0.01);
+      }
+      // On a phone the map comes before the filters form.
+      const order = await page.evaluate(() => {
+        const map = document.querySelector(".reports-map");
+        const form = document.querySelector("form.filters");
+        return map && form ? map.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING : 0;
+      });
+      expect(order).toBeTruthy();
+      await context.close();
+    });
+  }
+
+  it("a report's page keeps its map's space too", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.addInitScript(watchLayoutShifts);
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    const href = await page.locator(".report-list a").first().getAttribute("href");
+    await page.goto(`${site.base}${href}`, { waitUntil: "load" });
+    await page.waitForSelector(".report-view-map .report-pin");
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { shifted: number }).shifted)).toBeLessThanOrEqual(0.01);
+    await context.close();
+  });
+
+  it("'Report a problem here' starts a report at the centre of the map", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    await expect.poll(() => page.textContent(".map-summary"), { timeout: 10_000 }).toMatch(/in view/);
+    const centre = await page.evaluate(() => {
+      const link = document.querySelector<HTMLAnchorElement>(".report-here");
+      const url = new URL(link?.href ?? "", location.href);
+      return { lat: Number(url.searchParams.get("lat")), lng: Number(url.searchParams.get("lng")) };
+    });
+    expect(centre.lat).toBeGreaterThan(50.975);
+    expect(centre.lat).toBeLessThan(50.9974);
+    expect(centre.lng).toBeGreaterThan(-2.0651);
+    expect(centre.lng).toBeLessThan(-2.0223);
+    await page.getByRole("link", { name: "Report a problem here" }).click();
+    await page.waitForURL(/\/report\?lat=/);
+    await page.getByLabel(/^Pothole/).check();
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.waitForURL(/category=pothole/);
+    expect(Number(await page.inputValue("#lat"))).toBeCloseTo(centre.lat, 5);
+    expect(Number(await page.inputValue("#lng"))).toBeCloseTo(centre.lng, 5);
+    await context.close();
+  });
+
+  it("without JavaScript there is no empty map box: the paged list and the filters, hide-fixed checkbox included", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    expect(await page.isVisible(".reports-map")).toBe(false);
+    expect(await page.locator(".report-list li").count()).toBe(20);
+    await page.getByLabel("Hide fixed and closed reports").check();
+    await page.getByRole("button", { name: "Show reports" }).click();
+    await page.waitForURL(/hide_closed=true/);
+    expect(await page.textContent(".report-list")).not.toMatch(/\b(Fixed|Closed)\b/);
     await context.close();
   });
 });

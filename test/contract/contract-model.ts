@@ -587,6 +587,14 @@ function keepRules(query: Map<string, string>): void {
     query.delete("long");
   }
   if (query.has("radius") && !query.has("lat")) query.delete("radius");
+  // Reports map and GeoJSON: a bbox is west,south,east,north, in range and in order (else a box that is).
+  const bbox = query.get("bbox")?.split(",").map(Number);
+  if (bbox?.length === 4) {
+    const [w, s, e, n] = bbox as [number, number, number, number];
+    if (!(w >= -180 && e <= 180 && s >= -90 && n <= 90 && w < e && s < n)) {
+      query.set("bbox", "-2.0651,50.975,-2.0223,50.9974");
+    }
+  }
 }
 
 interface Parts {

@@ -648,6 +648,17 @@ export interface ReportCountsTable {
   n: number;
 }
 
+/** Reports with a position per near-here grid cell, category, status and visibility (migration 0028). */
+export interface ReportMapCellsTable {
+  cell: number | string;
+  category_code: string;
+  status: ReportStatus;
+  visibility: ReportVisibility;
+  n: number;
+  lat_sum: number;
+  lng_sum: number;
+}
+
 export interface SharedSecretsTable {
   name: string;
   value: string;
@@ -730,6 +741,7 @@ export interface DB {
   analytics_counts: AnalyticsCountsTable;
   shared_secrets: SharedSecretsTable;
   report_counts: ReportCountsTable;
+  report_map_cells: ReportMapCellsTable;
   public_data_version: PublicDataVersionTable;
   map_tiles: MapTilesTable;
 }

@@ -191,6 +191,13 @@ export const machineResources: MachineResource[] = [
     section: "APIs",
   },
   {
+    path: "/api/reports.geojson",
+    title: "Public reports as GeoJSON",
+    summary:
+      "Public reports with a position as an RFC 7946 FeatureCollection (application/geo+json), newest first, at most 1,000 an answer (Link rel=next for more); filter with bbox=west,south,east,north, category, status and hide_closed=true.",
+    section: "APIs",
+  },
+  {
     path: "/api/v1/vocabulary",
     title: "Business directory vocabulary",
     summary:

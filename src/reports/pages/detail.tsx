@@ -72,14 +72,22 @@ export function ReportDetail({
         ) : null}
       </dl>
       {r.lat !== null && r.lng !== null ? (
-        <div
-          class="map report-view-map"
-          hidden
-          data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title }])}
-          data-label={`Map showing where “${r.title}” is`}
-          data-tile-url={tiles.tileUrl}
-          data-attribution={tiles.attribution}
-        />
+        <>
+          <div class="map-box">
+            <div
+              class="map report-view-map"
+              data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }])}
+              data-label={`Map showing where “${r.title}” is`}
+              data-tile-url={tiles.tileUrl}
+              data-attribution={tiles.attribution}
+            />
+          </div>
+          <p>
+            <a class="report-here" href={`/report?lat=${r.lat}&lng=${r.lng}`}>
+              Report another problem here
+            </a>
+          </p>
+        </>
       ) : null}
       <h2>Description</h2>
       {r.description.split(/\n{2,}/).map((para, i) => (

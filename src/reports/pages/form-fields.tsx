@@ -89,7 +89,16 @@ export function errorFor(problems: FieldProblem[], definitions: AttributeDefinit
 }
 
 /** Step 1: choose what kind of problem it is (works without JavaScript: a GET form). */
-export function CategoryStep({ categories, selected }: { categories: Category[]; selected: string }) {
+export function CategoryStep({
+  categories,
+  selected,
+  spot = null,
+}: {
+  categories: Category[];
+  selected: string;
+  /** A spot chosen on a map ("Report a problem here"), carried to the form. */
+  spot?: { lat: number; lng: number } | null;
+}) {
   const groups = new Map<string, Category[]>();
   for (const c of categories) {
     const g = c.group_name ?? "Other";
@@ -103,6 +112,13 @@ export function CategoryStep({ categories, selected }: { categories: Category[];
         <strong>Not for emergencies.</strong> If someone is in danger, call 999.
       </p>
       <form method="get" action="/report">
+        {spot ? (
+          <>
+            <p>The place you chose on the map will be marked on the form.</p>
+            <input type="hidden" name="lat" value={String(spot.lat)} />
+            <input type="hidden" name="lng" value={String(spot.lng)} />
+          </>
+        ) : null}
         <fieldset>
           <legend>
             <h2 class="legend-heading">What is the problem?</h2>

@@ -16,6 +16,12 @@ export interface ListProps {
   categories: Category[];
   category: string;
   status: string;
+  /** Whether fixed and closed reports are left out (the filters form's checkbox). */
+  hideClosed?: boolean | undefined;
+  /** The map's data (/api/reports/map.json with the list's filters); the map adds the visible area. */
+  mapUrl: string;
+  /** Where the map starts: the village, as south, west, north, east. */
+  mapBounds: [number, number, number, number];
   query: (page: number) => string;
   feedUrl: string;
   tiles: MapTiles;
@@ -70,11 +76,70 @@ export interface MapTiles {
   attribution: string;
 }
 
-/** /reports: filters, a map of the reports on the page, and the list. */
+/**
+ * The map of every report matching the filters (reports-map.js fills it from `mapUrl`), with the list of the
+ * reports in view beside it and "Report a problem here". Its space is kept in the page (a box of fixed proportions),
+ * so nothing moves when it is drawn; without JavaScript it is not shown (CSS `scripting: none`) and the paged list
+ * below has every report.
+ */
+export function ReportsMap({ mapUrl, bounds, tiles }: { mapUrl: string; bounds: number[]; tiles: MapTiles }) {
+  return (
+    <section class="reports-map" aria-labelledby="reports-map-heading">
+      <h2 id="reports-map-heading" class="visually-hidden">
+        Map of the reports
+      </h2>
+      <div class="map-box">
+        <div
+          class="map report-view-map reports-map-canvas"
+          data-map-url={mapUrl}
+          data-bounds={bounds.join(",")}
+          data-label="Map of the reports that match the filters"
+          data-tile-url={tiles.tileUrl}
+          data-attribution={tiles.attribution}
+        />
+      </div>
+      <div class="map-side">
+        <p class="map-summary" role="status" aria-live="polite" />
+        <ul class="map-in-view" aria-label="Reports in view on the map" />
+        <p class="map-legend">
+          <span class="legend-item">
+            <span class="report-pin report-pin-open" aria-hidden="true">
+              <span>!</span>
+            </span>{" "}
+            Open
+          </span>
+          <span class="legend-item">
+            <span class="report-pin report-pin-progress" aria-hidden="true">
+              <span>…</span>
+            </span>{" "}
+            In progress
+          </span>
+          <span class="legend-item">
+            <span class="report-pin report-pin-fixed" aria-hidden="true">
+              <span>✓</span>
+            </span>{" "}
+            Fixed
+          </span>
+          <span class="legend-item">
+            <span class="report-pin report-pin-closed" aria-hidden="true">
+              <span>×</span>
+            </span>{" "}
+            Closed
+          </span>
+        </p>
+        <p>
+          <a class="report-here" href="/report">
+            Report a problem here
+          </a>{" "}
+          <span class="hint">(at the centre of the map)</span>
+        </p>
+      </div>
+    </section>
+  );
+}
+
+/** /reports: the map of every matching report, filters, and the list, a page at a time. */
 export function ReportsList(p: ListProps) {
-  const points = p.items
-    .filter((r) => r.lat !== null && r.lng !== null)
-    .map((r) => ({ lat: r.lat, lng: r.lng, title: r.title, url: `/reports/${r.reference}` }));
   const first = (p.page - 1) * 20 + 1;
   return (
     <>
@@ -117,6 +182,7 @@ export function ReportsList(p: ListProps) {
           {p.search ? null : <p>Below are all public reports, newest first.</p>}
         </div>
       ) : null}
+      <ReportsMap mapUrl={p.mapUrl} bounds={p.mapBounds} tiles={p.tiles} />
       <form method="get" action="/reports" class="filters">
         <PlaceBox id="filter-near" names={p.placeNames} value={p.near} />
         <div class="field">
@@ -141,6 +207,10 @@ export function ReportsList(p: ListProps) {
             ))}
           </select>
         </div>
+        <div class="field choice">
+          <input id="filter-hide-closed" type="checkbox" name="hide_closed" value="true" checked={!!p.hideClosed} />
+          <label for="filter-hide-closed">Hide fixed and closed reports</label>
+        </div>
         <button type="submit">Show reports</button>
       </form>
       <p>
@@ -153,16 +223,6 @@ export function ReportsList(p: ListProps) {
           ? "No reports match."
           : `Showing ${first} to ${first + p.items.length - 1} of ${p.total} report${p.total === 1 ? "" : "s"}.`}
       </p>
-      {points.length > 0 ? (
-        <div
-          class="map report-view-map"
-          hidden
-          data-points={JSON.stringify(points)}
-          data-label="Map of the reports listed on this page"
-          data-tile-url={p.tiles.tileUrl}
-          data-attribution={p.tiles.attribution}
-        />
-      ) : null}
       <ol class="report-list">
         {p.items.map((r) => (
           <li key={r.reference}>

@@ -27,6 +27,7 @@ import * as m0027 from "./0027_catalogue_changed_at.js";
 import * as m0028 from "./0028_search.js";
 import * as m0029 from "./0029_map_tiles.js";
 import * as m0030 from "./0030_report_alerts.js";
+import * as m0031 from "./0031_report_map_cells.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   "0028_search": m0028,
   "0029_map_tiles": m0029,
   "0030_report_alerts": m0030,
+  "0031_report_map_cells": m0031,
 };
 
 export class MigrationError extends Error {
