@@ -27,6 +27,7 @@ const FAST = [
   "test/community/markdown.test.ts",
   "test/foundation/config.test.ts",
   "test/foundation/docs.test.ts",
+  "test/foundation/status-labels.test.ts",
   "test/scale/config.test.ts",
   "test/scale/pg-timestamps.test.ts",
   "src/maps/area.test.ts",

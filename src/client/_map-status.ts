@@ -6,7 +6,7 @@ import L from "leaflet";
 export type Status =
   "open" | "investigating" | "in_progress" | "action_scheduled" | "fixed" | "closed" | "duplicate" | "not_responsible";
 
-/** As STATUS_LABELS in src/reports/model.ts. */
+/** As STATUS_LABELS in src/reports/model.ts (test/foundation/status-labels.test.ts holds them equal). */
 export const STATUS_LABELS: Record<Status, string> = {
   open: "Open",
   investigating: "Investigating",
