@@ -105,6 +105,11 @@ export interface Config {
     /** The zooms the proxy serves (MAP_TILE_MIN_ZOOM, MAP_TILE_MAX_ZOOM). */
     minZoom: number;
     maxZoom: number;
+    /**
+     * The zooms the browser's maps may load tiles at, "MIN-MAX" (their `data-tile-zooms`), while the proxy is on: it
+     * serves no other. Undefined when the browser loads the operator's own tile server, whose zooms we do not know.
+     */
+    zooms: string | undefined;
     /** Tiles fetched from the upstream per minute, by all instances together (MAP_TILE_FETCHES_PER_MINUTE). */
     fetchesPerMinute: number;
     /** How long one upstream fetch may take, answer and body (MAP_TILE_TIMEOUT_SECONDS). */
@@ -298,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
       proxy: tileProxy,
       minZoom: tileMinZoom,
       maxZoom: tileMaxZoom,
+      zooms: tileProxy ? `${tileMinZoom}-${tileMaxZoom}` : undefined,
       fetchesPerMinute: tileFetchesPerMinute,
       fetchTimeoutMs: tileFetchTimeoutMs,
       tileAttribution:

@@ -337,6 +337,7 @@ export async function businessPages(root: FastifyInstance, options: { dataset: B
               data-lng={String(b.geo.longitude)}
               data-name={b.name}
               data-tile-url={config.map.tileUrl}
+              data-tile-zooms={config.map.zooms}
               data-attribution={config.map.tileAttribution}
             />
             <p>

@@ -2,6 +2,7 @@
 // its colour alone): open is a pin with "!", in progress a diamond with "…", fixed a circle with "✓", closed
 // (also duplicate, not the council's) a square with "×". Its label (title, aria-label) names the status in words.
 import L from "leaflet";
+import { addTileLayer } from "./_tiles.js";
 
 export type Status =
   "open" | "investigating" | "in_progress" | "action_scheduled" | "fixed" | "closed" | "duplicate" | "not_responsible";
@@ -51,12 +52,7 @@ function iconFor(status: Status): L.DivIcon {
 
 /** The configured tiles and attribution on `map`, from the data attributes of `el`. */
 export function addTiles(map: L.Map, el: HTMLElement): void {
-  map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  const tiles = L.tileLayer(el.dataset.tileUrl ?? "", {
-    attribution: el.dataset.attribution ?? "",
-    maxZoom: 19,
-  }).addTo(map);
-  tiles.on("tileerror", () => el.classList.add("tiles-failed"));
+  addTileLayer(map, el).on("tileerror", () => el.classList.add("tiles-failed"));
 }
 
 /** "Title (Fixed)". */

@@ -1,6 +1,7 @@
 // Shows a business's location on a map on /businesses/{id}. The address and an OpenStreetMap link are on the page
 // already, so without this script nothing is lost.
 import L from "leaflet";
+import { addTileLayer } from "./_tiles.js";
 
 const el = document.getElementById("business-map");
 if (el) {
@@ -12,7 +13,7 @@ if (el) {
     el.setAttribute("role", "region");
     el.setAttribute("aria-label", `Map showing where ${el.dataset.name ?? "the business"} is`);
     const map = L.map(el, { scrollWheelZoom: false }).setView([lat, lng], 17);
-    L.tileLayer(tileUrl, { attribution: el.dataset.attribution ?? "", maxZoom: 19 }).addTo(map);
+    addTileLayer(map, el);
     // A vector marker: no marker images to load.
     // A business name is dataset text: Leaflet would parse a string as HTML, so it gets a text node.
     const name = document.createElement("span");

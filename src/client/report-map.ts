@@ -1,6 +1,7 @@
 // The map on the report form: click, tap or use the keyboard to put the pin where the problem is. Without this
 // script (or when map tiles fail to load) the street list and the place description still work.
 import L from "leaflet";
+import { addTileLayer } from "./_tiles.js";
 
 const el = document.getElementById("report-map");
 if (el) init(el);
@@ -98,11 +99,7 @@ function init(el: HTMLElement): void {
     [cLat, cLng],
     16,
   );
-  map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  const tiles = L.tileLayer(el.dataset.tileUrl ?? "", {
-    attribution: el.dataset.attribution ?? "",
-    maxZoom: 19,
-  }).addTo(map);
+  const tiles = addTileLayer(map, el);
   let tilesFailed = false;
   tiles.on("tileerror", () => {
     if (tilesFailed) return;

@@ -62,7 +62,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   const db = () => civic.database.db;
   const { config } = civic;
   const storage = mediaStorage(config);
-  const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution };
+  const tiles = { tileUrl: config.map.tileUrl, attribution: config.map.tileAttribution, zooms: config.map.zooms };
 
   async function loadCategory(code: string) {
     if (!code) return undefined;
@@ -137,6 +137,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           keptPhotos={keptPhotos}
           map={{
             tileUrl: config.map.tileUrl,
+            zooms: config.map.zooms,
             attribution: config.map.tileAttribution,
             centre: config.village.centre,
             bounds: [b.south, b.west, b.north, b.east],

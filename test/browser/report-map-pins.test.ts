@@ -164,6 +164,27 @@ describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_0
     await context.close();
   });
 
+  it("never zooms out past the zooms this site has tiles for", async () => {
+    const context = await site.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const zooms = new Set<number>();
+    page.on("request", (r) => {
+      const m = /\/tiles\/(\d+)\//.exec(new URL(r.url()).pathname);
+      if (m) zooms.add(Number(m[1]));
+    });
+    await page.goto(`${site.base}/reports`, { waitUntil: "load" });
+    expect(await page.getAttribute(".reports-map-canvas", "data-tile-zooms")).toBe("12-19");
+    await page.waitForSelector(".reports-map .leaflet-control-zoom-out");
+    await page.focus(".reports-map .leaflet-control-zoom-out");
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(250);
+    }
+    expect(zooms.size).toBeGreaterThan(0);
+    expect(Math.min(...zooms)).toBeGreaterThanOrEqual(12);
+    await context.close();
+  });
+
   it("a pin opens by keyboard to its report's link", async () => {
     const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

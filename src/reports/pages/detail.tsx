@@ -79,6 +79,7 @@ export function ReportDetail({
               data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }])}
               data-label={`Map showing where “${r.title}” is`}
               data-tile-url={tiles.tileUrl}
+              data-tile-zooms={tiles.zooms}
               data-attribution={tiles.attribution}
             />
           </div>

@@ -19,7 +19,13 @@ export interface ReportFormProps {
   nearby: NearbyReport[] | null;
   /** Photos added before the form came back with problems, kept so they need not be chosen again. */
   keptPhotos: { token: string; name: string }[];
-  map: { tileUrl: string; attribution: string; centre: { lat: number; lng: number }; bounds: number[] };
+  map: {
+    tileUrl: string;
+    zooms?: string | undefined;
+    attribution: string;
+    centre: { lat: number; lng: number };
+    bounds: number[];
+  };
   uploads: { maxPhotos: number; maxPhotoMb: number; maxPhotoBytes: number };
   villageName: string;
   councilName: string;
@@ -70,6 +76,7 @@ export function ReportForm(p: ReportFormProps) {
             class="map"
             hidden
             data-tile-url={p.map.tileUrl}
+            data-tile-zooms={p.map.zooms}
             data-attribution={p.map.attribution}
             data-centre={`${p.map.centre.lat},${p.map.centre.lng}`}
             data-bounds={p.map.bounds.join(",")}

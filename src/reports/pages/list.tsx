@@ -74,6 +74,8 @@ function distance(m: number): string {
 export interface MapTiles {
   tileUrl: string;
   attribution: string;
+  /** The zooms tiles exist at, "MIN-MAX" (config.ts tileZooms), when limited. */
+  zooms?: string | undefined;
 }
 
 /**
@@ -95,6 +97,7 @@ export function ReportsMap({ mapUrl, bounds, tiles }: { mapUrl: string; bounds: 
           data-bounds={bounds.join(",")}
           data-label="Map of the reports that match the filters"
           data-tile-url={tiles.tileUrl}
+          data-tile-zooms={tiles.zooms}
           data-attribution={tiles.attribution}
         />
       </div>
