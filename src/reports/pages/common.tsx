@@ -35,3 +35,39 @@ export function ReportThumbnail({ thumbnail, title }: { thumbnail: Thumbnail | n
     />
   );
 }
+
+/**
+ * A report's place: in words first (reports/place-words.ts), then its map position on a quieter line, with a link to
+ * OpenStreetMap where the page offers one. The public page and the staff view say it the same way.
+ */
+export function PlaceLine({
+  r,
+  osmLink = false,
+}: {
+  r: { placeInWords: string | null; lat: number | null; lng: number | null };
+  osmLink?: boolean;
+}) {
+  return (
+    <>
+      {r.placeInWords ?? "Not given"}
+      {r.lat !== null && r.lng !== null ? (
+        <span class="place-coords">
+          Map position{" "}
+          <span class="coords">
+            {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
+          </span>
+          {osmLink ? (
+            <>
+              {" "}
+              (
+              <a href={`https://www.openstreetmap.org/?mlat=${r.lat}&mlon=${r.lng}#map=18/${r.lat}/${r.lng}`}>
+                open in OpenStreetMap
+              </a>
+              )
+            </>
+          ) : null}
+        </span>
+      ) : null}
+    </>
+  );
+}

@@ -4,7 +4,7 @@ import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
-import { DateTime, StatusTag } from "./common.js";
+import { DateTime, PlaceLine, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
 
 export function ReportDetail({
@@ -46,20 +46,7 @@ export function ReportDetail({
         </dd>
         <dt>Location</dt>
         <dd>
-          {r.placeInWords ?? "Not given"}
-          {r.lat !== null && r.lng !== null ? (
-            <span class="place-coords">
-              Map position{" "}
-              <span class="coords">
-                {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
-              </span>{" "}
-              (
-              <a href={`https://www.openstreetmap.org/?mlat=${r.lat}&mlon=${r.lng}#map=18/${r.lat}/${r.lng}`}>
-                open in OpenStreetMap
-              </a>
-              )
-            </span>
-          ) : null}
+          <PlaceLine r={r} osmLink />
         </dd>
         {r.forwardedAt ? (
           <>

@@ -6,7 +6,7 @@ import { ErrorSummary } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
-import { DateTime, StatusTag } from "../pages/common.js";
+import { DateTime, PlaceLine, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../pages/duplicates.js";
@@ -183,15 +183,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         </dd>
         <dt>Location</dt>
         <dd>
-          {r.placeInWords ?? "Not given"}
-          {r.lat !== null && r.lng !== null ? (
-            <span class="place-coords">
-              Map position{" "}
-              <span class="coords">
-                {r.lat.toFixed(5)}, {r.lng.toFixed(5)}
-              </span>
-            </span>
-          ) : null}
+          <PlaceLine r={r} />
         </dd>
         <dt>Forwarded</dt>
         <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
