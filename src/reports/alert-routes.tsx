@@ -28,7 +28,7 @@ import {
   unconfirmedAlert,
 } from "./alerts.js";
 import { AlertForm } from "./pages/alerts.js";
-import { findPlace, placeNames } from "./places.js";
+import { findPlace, loadGazetteer } from "./places.js";
 import { isUniqueViolation } from "./reference.js";
 import { publicCategories } from "./repository.js";
 
@@ -53,12 +53,12 @@ export async function alertRoutes(root: FastifyInstance): Promise<void> {
   const db = () => civic.database.db;
 
   async function choices() {
-    const [names, places, categories] = await Promise.all([
-      placeNames(db()),
-      db().selectFrom("places").select(["id", "name"]).where("kind", "=", "street").orderBy("name").execute(),
-      publicCategories(db()),
-    ]);
-    return { placeNames: names, streets: places, categories };
+    const [gazetteer, categories] = await Promise.all([loadGazetteer(db()), publicCategories(db())]);
+    return {
+      placeNames: [...new Set(gazetteer.map((p) => p.name))],
+      streets: gazetteer.filter((p) => p.kind === "street").map((p) => ({ id: p.id, name: p.name })),
+      categories,
+    };
   }
 
   async function renderForm(

@@ -1,15 +1,8 @@
-import type { Kysely } from "kysely";
-import type { DB } from "../core/db/schema.js";
 import { distanceMetres } from "../core/geo.js";
-import type { GazetteerPlace } from "./places.js";
+import type { GazetteerEntry } from "./places.js";
 
-/** A gazetteer entry with its kind: streets are told apart from landmarks in words ("On …", "At …"). */
-export interface GazetteerEntry extends GazetteerPlace {
-  kind: "street" | "landmark";
-}
+export { type GazetteerEntry, loadGazetteer } from "./places.js";
 
-/** The gazetteer's size bound, as for the place box (places.ts): a village has dozens of names, a town hundreds. */
-const MAX_PLACES = 2000;
 /** Closer than this to a gazetteer point, a report is "at" the landmark or "on" the street. */
 const AT_METRES = 15;
 /** Beyond this, the nearest name says nothing useful about where a report is. */
@@ -17,21 +10,6 @@ const NEAR_METRES = 1000;
 /** A landmark's description names the nearest street too when it is this close to the report. */
 const STREET_METRES = 200;
 const METRES_PER_DEGREE_LAT = 111_320;
-
-/**
- * The whole gazetteer, for describing places in words. One small query (the gazetteer is bounded); read once per
- * request by the presenters, so a page of reports or an Open311 answer costs one read whatever its size. The public
- * data version moves on every change to places (migration 0020), so cached answers follow a renamed place.
- */
-export async function loadGazetteer(db: Kysely<DB>): Promise<GazetteerEntry[]> {
-  return db
-    .selectFrom("places")
-    .select(["id", "name", "kind", "latitude", "longitude"])
-    .orderBy("name")
-    .orderBy("id")
-    .limit(MAX_PLACES)
-    .execute();
-}
 
 /** Metres as people say them: to 10 m under 300 m, to 50 m beyond ("About 40 m", "About 650 m", "About 1 km"). */
 function roundedDistance(m: number): string {

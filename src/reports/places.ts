@@ -9,7 +9,12 @@ export interface GazetteerPlace {
   longitude: number;
 }
 
-/** How many gazetteer names the place box offers and the suggestions are chosen from (a village has dozens). */
+/** A gazetteer entry with its kind: streets are told apart from landmarks in words ("On …", "At …"). */
+export interface GazetteerEntry extends GazetteerPlace {
+  kind: "street" | "landmark";
+}
+
+/** The gazetteer's size bound: a village has dozens of names, a town hundreds. */
 const MAX_PLACES = 2000;
 /** Suggestions shown for a name not found. */
 const MAX_SUGGESTIONS = 5;
@@ -25,10 +30,25 @@ function normalise(text: string): string {
     .trim();
 }
 
+/**
+ * The whole gazetteer, in name order: for the place box, its suggestions and describing places in words. One small
+ * query (the gazetteer is bounded); read once per request by the presenters, so a page of reports or an Open311
+ * answer costs one read whatever its size. The public data version moves on every change to places (migration
+ * 0020), so cached answers follow a renamed place.
+ */
+export async function loadGazetteer(db: Kysely<DB>): Promise<GazetteerEntry[]> {
+  return db
+    .selectFrom("places")
+    .select(["id", "name", "kind", "latitude", "longitude"])
+    .orderBy("name")
+    .orderBy("id")
+    .limit(MAX_PLACES)
+    .execute();
+}
+
 /** The gazetteer's names, for the place box's list of suggestions, in alphabetical order. */
 export async function placeNames(db: Kysely<DB>): Promise<string[]> {
-  const rows = await db.selectFrom("places").select("name").orderBy("name").limit(MAX_PLACES).execute();
-  return [...new Set(rows.map((r) => r.name))];
+  return [...new Set((await loadGazetteer(db)).map((r) => r.name))];
 }
 
 /**
@@ -68,13 +88,7 @@ export async function findPlace(
 ): Promise<{ place: GazetteerPlace } | { place: null; suggestions: string[] }> {
   const wanted = normalise(typed);
   if (wanted === "") return { place: null, suggestions: [] };
-  const rows = await db
-    .selectFrom("places")
-    .select(["id", "name", "latitude", "longitude"])
-    .orderBy("name")
-    .orderBy("id")
-    .limit(MAX_PLACES)
-    .execute();
+  const rows = await loadGazetteer(db);
   const found = rows.find((p) => normalise(p.name) === wanted) ?? rows.find((p) => p.id === typed.trim());
   if (found) return { place: found };
   const words = wanted
