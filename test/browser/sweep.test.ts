@@ -13,6 +13,7 @@ import {
   browserAvailable,
   browserSite,
   formatViolations,
+  watchPageProblems,
 } from "../helpers/browser.js";
 import { hasJava, nuErrors, warnNoJava } from "../helpers/nu.js";
 import { signInAs } from "../helpers/staff.js";
@@ -24,8 +25,11 @@ import { signInAs } from "../helpers/staff.js";
  * - no sideways scroll (the document is no wider than the window), and no text squeezed into a column a few letters
  *   wide instead;
  * - on a phone, a staff page's heading is on the first screen (the staff menu folds like the site menu);
- * - axe finds no WCAG 2.0/2.1 A or AA violation at 320 and 1280 px. The site map's public pages are checked at
- *   1280 px (with JavaScript) and 320 px (without) by pages.test.ts, so here only the states it does not open;
+ * - axe finds no WCAG 2.0/2.1 A or AA violation, each state checked once where its page differs: the public pages
+ *   (the site map's and the search, place and error answers) at 1280 px with JavaScript (pages.test.ts checks them
+ *   at 320 px without), the signed-in and form states at 320 px, the staff pages at 1280 px (their menu is a side
+ *   column there) and one of them at 320 px too (the menu folded), a report's, project's and business's page at both;
+ * - no Content-Security-Policy violation or script error on any page at any width;
  * - the served HTML of each state is valid by the Nu HTML Checker, once per state (html-valid.test.ts checks the
  *   plain pages without a browser; this adds the form-error and success answers);
  * - a full-page screenshot of each state at each width, in test-artifacts/screenshots/<width>/<name>.png, with the
@@ -36,8 +40,11 @@ const WIDTHS = [
   { width: 390, height: 844 },
   { width: 1280, height: 800 },
 ] as const;
-const AXE_WIDTHS = new Set([320, 1280]);
 const SCREENSHOTS = resolve("test-artifacts/screenshots");
+
+const PHONE = [320] as const;
+const WIDE = [1280] as const;
+const BOTH = [320, 1280] as const;
 
 type Who = "anonymous" | "resident" | "admin";
 
@@ -48,8 +55,8 @@ interface SweepState {
   who: Who;
   /** After opening `path`: what brings the page into this state (a form sent), ending on the new page. */
   act?: (page: Page) => Promise<void>;
-  /** Checked by axe at both widths here (false: pages.test.ts does it). */
-  axe: boolean;
+  /** The widths axe checks it at. */
+  axe: readonly number[];
   staff?: boolean;
   /** The status `path` answers with (200 unless said). */
   status?: number;
@@ -92,6 +99,10 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
       seed: true,
       // A closed loopback port: nothing leaves the machine, and the map copes with tiles that do not load.
       env: { BASE_URL: base, MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
+      routes: (app) =>
+        app.get("/test-server-error", async () => {
+          throw new Error("boom");
+        }),
     }),
   );
   const cookies = new Map<Who, string>();
@@ -135,7 +146,19 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
     );
 
     const publicPaths = sitePages.map((p) => p.path).filter((path) => app.hasRoute({ method: "GET", url: path }));
-    for (const path of publicPaths) states.push({ name: slug(path), path, who: "anonymous", axe: false });
+    for (const path of publicPaths) states.push({ name: slug(path), path, who: "anonymous", axe: WIDE });
+    // The answers of the search and place box, and the error pages.
+    for (const [name, path, status] of [
+      ["reports-near-street", "/reports?near=Church+Lane", 200],
+      ["reports-near-misspelt", "/reports?near=Chruch", 200],
+      ["reports-search", "/reports?q=pothole", 200],
+      ["reports-search-nothing", "/reports?q=zzzzqq", 200],
+      ["businesses-search", "/businesses?q=pubs", 200],
+      ["search", "/search?q=cafe", 200],
+      ["server-error", "/test-server-error", 500],
+    ] as const) {
+      states.push({ name, path, who: "anonymous", axe: WIDE, status });
+    }
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await app.inject("/projects")).body)?.[1];
     const businessLink = /href="(\/businesses\/[a-z0-9-]+)"/.exec((await app.inject("/businesses")).body)?.[1];
     for (const [name, path] of [
@@ -144,7 +167,7 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
       ...(projectLink ? [["project-page", projectLink]] : []),
       ...(businessLink ? [["business-page", businessLink]] : []),
     ] as [string, string][]) {
-      states.push({ name, path, who: "anonymous", axe: true, status: name === "not-found" ? 404 : 200 });
+      states.push({ name, path, who: "anonymous", axe: BOTH, status: name === "not-found" ? 404 : 200 });
     }
     // Form errors and successes.
     states.push(
@@ -152,7 +175,7 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
         name: "report-form-error",
         path: "/report?category=pothole",
         who: "anonymous",
-        axe: true,
+        axe: PHONE,
         act: async (page) => {
           await page.getByRole("button", { name: "Send report" }).click();
           await page.waitForSelector(".error-summary");
@@ -162,7 +185,7 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
         name: "sign-in-wrong-password",
         path: "/sign-in",
         who: "anonymous",
-        axe: true,
+        axe: PHONE,
         act: async (page) => {
           await page.fill("#password-email", "nobody@example.org");
           await page.fill("#password", "not the password at all");
@@ -170,22 +193,22 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
           await page.waitForSelector(".error-summary");
         },
       },
-      { name: "report-sent", path: sentPagePath(app.civic.config.sessionSecret, ref), who: "anonymous", axe: true },
+      { name: "report-sent", path: sentPagePath(app.civic.config.sessionSecret, ref), who: "anonymous", axe: PHONE },
     );
     for (const path of ["/account", "/account/reports", "/account/data", "/report?category=pothole"]) {
-      states.push({ name: `signed-in-${slug(path)}`, path, who: "resident", axe: true });
+      states.push({ name: `signed-in-${slug(path)}`, path, who: "resident", axe: PHONE });
     }
-    states.push({ name: "signed-in-account-name-saved", path: "/account?done=name", who: "resident", axe: true });
+    states.push({ name: "signed-in-account-name-saved", path: "/account?done=name", who: "resident", axe: PHONE });
     for (const entry of staffPages(app.civic.features)) {
-      states.push({ name: `staff-${slug(entry.path)}`, path: entry.path, who: "admin", axe: true, staff: true });
+      states.push({ name: `staff-${slug(entry.path)}`, path: entry.path, who: "admin", axe: WIDE, staff: true });
     }
     states.push(
-      { name: "staff-report", path: `/admin/reports/${ref}`, who: "admin", axe: true, staff: true },
+      { name: "staff-report", path: `/admin/reports/${ref}`, who: "admin", axe: BOTH, staff: true },
       {
         name: "staff-report-note-saved",
         path: `/admin/reports/${ref}`,
         who: "admin",
-        axe: true,
+        axe: WIDE,
         staff: true,
         act: async (page) => {
           await page.fill(
@@ -200,7 +223,7 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
         name: "staff-report-form-error",
         path: `/admin/reports/${ref}`,
         who: "admin",
-        axe: true,
+        axe: WIDE,
         staff: true,
         act: async (page) => {
           await page.fill("#staff-body", "   ");
@@ -225,6 +248,7 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
       mkdirSync(dir, { recursive: true });
       const context: BrowserContext = await site.newContext({ viewport });
       const page = await context.newPage();
+      const pageProblems = watchPageProblems(page);
       let signedInAs: Who = "anonymous";
       for (const state of states) {
         if (state.who !== signedInAs) {
@@ -268,13 +292,14 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
             `${where}: the heading starts at y = ${m.h1?.top}, not on the first screen (${viewport.height} px)`,
           );
         }
-        if (state.axe && AXE_WIDTHS.has(viewport.width)) {
+        if (state.axe.includes(viewport.width)) {
           const v = await axeViolations(page);
           if (v.length > 0) problems.push(formatViolations(where, v));
         }
         await fullPageShot(page, join(dir, `${state.name}.png`));
       }
       await context.close();
+      problems.push(...pageProblems.map((p) => `at ${viewport.width} px: ${p}`));
     }
     writeFileSync(join(SCREENSHOTS, "measurements.json"), `${JSON.stringify(measured, null, 1)}\n`);
     const nu = hasJava ? await nuErrors(served) : [];
