@@ -5,7 +5,9 @@
 // here): install it outside the repository, e.g.
 //   npm install --prefix /tmp/lh lighthouse
 //   node bench/a11y/lighthouse.mjs --lighthouse /tmp/lh/node_modules/.bin/lighthouse
-// Options: --root DIR (another built checkout), --only /a,/b (those paths alone), --minutes N (whole run, default 15).
+// Options: --root DIR (another built checkout), --only /a,/b (those paths alone; /reports/* for the report page), --minutes N (whole run, default 15),
+// --categories accessibility,performance (Lighthouse's categories to score, default accessibility; each gets a column
+// and every one must be 100).
 // Lighthouse drives one Chromium that this script starts (--port) and stops, so nothing is left running when a page
 // or the whole run times out. Each page has 120 s (a page Chromium could not score is tried once more). Prints a
 // Markdown table of each page's score and failing audits; exit code 1 when a page scores below 100, 2 when the run
@@ -28,6 +30,10 @@ const only = option("--only", "")
   .split(",")
   .filter((p) => p.startsWith("/"));
 const minutes = Number(option("--minutes", "15"));
+const categories = option("--categories", "accessibility")
+  .split(",")
+  .map((c) => c.trim())
+  .filter(Boolean);
 const chrome = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 
 let stopped = false;
@@ -127,18 +133,20 @@ try {
       "/admin/log",
     ].map((p) => [p, "admin", staff]),
   ];
-  if (only.length) targets = targets.filter(([p]) => only.includes(p));
+  // "/reports/*": the one report page the run scores, whatever its reference.
+  const chosen = (p) => only.some((o) => (o.endsWith("*") ? p.startsWith(o.slice(0, -1)) : o === p));
+  if (only.length) targets = targets.filter(([p]) => chosen(p));
 
-  console.log(`Lighthouse accessibility (mobile), ${root}, ${targets.length} pages\n`);
-  console.log("| page | as | score | failing audits |");
-  console.log("| --- | --- | --- | --- |");
+  console.log(`Lighthouse ${categories.join(", ")} (mobile), ${root}, ${targets.length} pages\n`);
+  console.log(`| page | as | ${categories.join(" | ")} | failing audits |`);
+  console.log(`| --- | --- | ${categories.map(() => "---").join(" | ")} | --- |`);
   for (const [path, who, cookie] of targets) {
     if (stopped) break;
     const report = join(out, "report.json");
     const audit = async () => {
       await run(lighthouse, [
         `${base}${path}`,
-        "--only-categories=accessibility",
+        `--only-categories=${categories.join(",")}`,
         "--form-factor=mobile",
         `--port=${browser.port}`,
         ...(cookie ? [`--extra-headers=${JSON.stringify({ Cookie: cookie })}`] : []),
@@ -147,8 +155,9 @@ try {
         "--quiet",
       ]);
       const result = JSON.parse(readFileSync(report, "utf8"));
-      const category = result.categories.accessibility;
-      const failing = category.auditRefs
+      const scores = categories.map((c) => result.categories[c]?.score ?? null);
+      const failing = categories
+        .flatMap((c) => result.categories[c]?.auditRefs ?? [])
         .filter((ref) => ref.weight > 0)
         .map((ref) => result.audits[ref.id])
         .filter((a) => a.score !== null && a.score < 1)
@@ -159,29 +168,43 @@ try {
           const which = names.length ? `: ${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}` : "";
           return `${a.id}${items.length ? ` (${items.length} element${items.length === 1 ? "" : "s"}${which})` : ""}`;
         });
+      // Performance's own figures (milliseconds, and the layout shift), for the note beside the score.
+      if (categories.includes("performance")) {
+        const figure = (id) => result.audits[id]?.numericValue;
+        const ms = (id) => (figure(id) === undefined ? "?" : `${Math.round(figure(id))} ms`);
+        failing.push(
+          `FCP ${ms("first-contentful-paint")}, LCP ${ms("largest-contentful-paint")}, TBT ${ms("total-blocking-time")}, ` +
+            `CLS ${figure("cumulative-layout-shift")?.toFixed(3) ?? "?"}, ` +
+            `${Math.round((figure("total-byte-weight") ?? 0) / 1024)} KiB`,
+        );
+      }
       // A page that redirected (say, to /sign-in when the cookie did not count) says where it ended.
       const ended = new URL(result.finalDisplayedUrl ?? `${base}${path}`).pathname;
       if (ended !== path) failing.unshift(`ended at ${ended}`);
-      return { score: ended === path ? category.score : 0, failing, error: result.runtimeError?.code };
+      return {
+        scores: scores.map((score) => (ended === path ? score : 0)),
+        failing,
+        error: result.runtimeError?.code,
+      };
     };
     let scored;
     try {
       scored = await audit();
       // Not scored (Chromium did not paint in time on a busy machine): once more.
-      if (scored.score === null) scored = await audit();
+      if (scored.scores.includes(null)) scored = await audit();
     } catch (error) {
-      scored = { score: null, failing: [], error: String(error.message).split("\n")[0] };
+      scored = { scores: categories.map(() => null), failing: [], error: String(error.message).split("\n")[0] };
     }
-    const score = scored.score === null ? `not scored (${scored.error ?? "?"})` : Math.round(scored.score * 100);
-    rows.push({ path, score: scored.score });
-    console.log(`| ${path} | ${who} | ${score} | ${scored.failing.join(", ")} |`);
+    const shown = scored.scores.map((s) => (s === null ? `not scored (${scored.error ?? "?"})` : Math.round(s * 100)));
+    rows.push({ path, ok: scored.scores.every((s) => s === 1) });
+    console.log(`| ${path} | ${who} | ${shown.join(" | ")} | ${scored.failing.join(", ")} |`);
   }
 } finally {
   await browser.stop();
   await server.stop();
   rmSync(out, { recursive: true, force: true });
 }
-const below = rows.filter((r) => r.score !== 1);
+const below = rows.filter((r) => !r.ok);
 console.log(
   below.length
     ? `\n${below.length} of ${rows.length} page(s) below 100: ${below.map((r) => r.path).join(", ")}`
