@@ -139,7 +139,7 @@ export function TemplatesPage({
           label="For the status"
           problems={formProblems}
           control={(a) => (
-            <select {...a} required>
+            <select {...a}>
               {REPORT_STATUSES.map((s) => (
                 <option value={s} selected={s === values.status} key={s}>
                   {STATUS_LABELS[s]}
