@@ -67,6 +67,16 @@ describeEachDb("response templates", (dialect) => {
       });
       expect(JSON.parse(created!.details)).toEqual({ title: "Pothole fixed", category: "pothole", status: "fixed" });
 
+      // The same post again (a replay, or a second copy): refused with a message, nothing added.
+      const again = await admin.post(
+        LIST,
+        { title: "Pothole fixed", category: "pothole", status: "fixed", body: "Another text.", reason: "" },
+        LIST,
+      );
+      expect(again.statusCode).toBe(400);
+      expect(again.body).toContain("There is already a template with this name for this category and status.");
+      expect(await db().selectFrom("response_templates").select("id").execute()).toHaveLength(1);
+
       const list = await admin.get(LIST);
       expect(list.body).toContain(`href="${LIST}/${id}"`);
       expect(list.body).toContain("Our team filled the pothole today.");

@@ -109,7 +109,7 @@ export async function templatesFor(
   return rows.map(toTemplate).sort((a, b) => order(a.status) - order(b.status));
 }
 
-async function checkTemplate(db: Kysely<DB>, input: TemplateInput) {
+async function checkTemplate(db: Kysely<DB>, input: TemplateInput, id: number | null) {
   const problems: FieldProblem[] = [];
   const title = input.title.trim();
   if (!title) problems.push({ field: "title", message: "Enter the template's name." });
@@ -132,6 +132,22 @@ async function checkTemplate(db: Kysely<DB>, input: TemplateInput) {
     problems.push({ field: "body", message: "The text must be plain text (no control characters)." });
   if (input.reason.length > 500 || CONTROL_ONE_LINE.test(input.reason))
     problems.push({ field: "reason", message: "The reason must be one line of at most 500 characters." });
+  if (problems.length === 0) {
+    // One name per category and status: staff choose by it (and a replayed "add" is not a second copy).
+    const same = await db
+      .selectFrom("response_templates")
+      .select("id")
+      .where("title", "=", title)
+      .where("status", "=", status as ReportStatus)
+      .where((eb) => (category ? eb("category_code", "=", category) : eb("category_code", "is", null)))
+      .executeTakeFirst();
+    if (same && same.id !== id) {
+      problems.push({
+        field: "title",
+        message: "There is already a template with this name for this category and status.",
+      });
+    }
+  }
   if (problems.length > 0) throw invalid(problems);
   return { title, category_code: category || null, status: status as ReportStatus, body };
 }
@@ -140,7 +156,7 @@ async function checkTemplate(db: Kysely<DB>, input: TemplateInput) {
 export async function createTemplate(civic: Civic, viewer: Viewer, input: TemplateInput): Promise<number> {
   const now = civic.now().toISOString();
   return civic.database.db.transaction().execute(async (tx) => {
-    const clean = await checkTemplate(tx, input);
+    const clean = await checkTemplate(tx, input, null);
     const count = await tx
       .selectFrom("response_templates")
       .select((eb) => eb.fn.countAll<string | number>().as("n"))
@@ -171,7 +187,7 @@ export async function updateTemplate(civic: Civic, viewer: Viewer, id: number, i
   const now = civic.now().toISOString();
   await civic.database.db.transaction().execute(async (tx) => {
     const before = await templateOr404(tx, id);
-    const clean = await checkTemplate(tx, input);
+    const clean = await checkTemplate(tx, input, id);
     await tx
       .updateTable("response_templates")
       .set({ ...clean, updated_at: now })
