@@ -1,4 +1,5 @@
 import { Pager } from "../core/staff/pager.js";
+import { AuditDetails } from "./audit-details.js";
 import { type AuditFilter, type AuditRow, COMMAND_LINE_ACTOR } from "../core/staff/audit.js";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
@@ -92,7 +93,7 @@ export function AuditLogPage(p: AuditLogProps) {
                 </td>
                 <td data-label="Reason">{r.reason ?? ""}</td>
                 <td data-label="Details">
-                  {Object.keys(r.details).length > 0 ? <code>{JSON.stringify(r.details)}</code> : ""}
+                  <AuditDetails details={r.details} itemType={r.itemType} />
                 </td>
               </tr>
             ))}

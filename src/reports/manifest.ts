@@ -9,13 +9,15 @@ import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds
 import { reportMapRoutes } from "./map-routes.js";
 import { reportRoutes } from "./routes.js";
 import { reportSearch } from "./search.js";
+import { guardedScope } from "../core/staff/guard.js";
 import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
+import { responseTemplateRoutes } from "./staff/template-routes.js";
 import { reportPages } from "./sitemap.js";
 
 /**
  * Reports: the form, the public list, map (and its data, with the GeoJSON), feeds and pages, status look-up, follows,
  * alerts for new reports, photos, the staff inbox and
- * triage (status, category, duplicates, assignment, forwarding).
+ * triage (status, category, duplicates, assignment, forwarding), and the response templates (admins).
  */
 export const reports: Feature = {
   name: "reports",
@@ -24,7 +26,13 @@ export const reports: Feature = {
     { path: "/reports", label: "Reports", placement: "nav", order: 20 },
   ],
   routes: [{ plugin: reportRoutes }, { plugin: reportMapRoutes }],
-  staff: { pages: STAFF_PAGES, routes: triageRoutes },
+  staff: {
+    pages: STAFF_PAGES,
+    routes: async (scope) => {
+      triageRoutes(scope);
+      await guardedScope(scope, "admin", responseTemplateRoutes);
+    },
+  },
   personalData: [reportData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)), ...alertJobs(civic)],

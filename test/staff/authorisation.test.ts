@@ -28,6 +28,9 @@ const ADMIN_ONLY = new Set<string>([
   "* /admin/departments",
   "* /admin/departments/:id",
   "POST /admin/departments/:id/delete",
+  "* /admin/response-templates",
+  "* /admin/response-templates/:id",
+  "POST /admin/response-templates/:id/delete",
 ]);
 
 function isAdminOnly(method: string, url: string): boolean {

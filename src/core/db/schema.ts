@@ -593,6 +593,17 @@ export interface ReportAlertsTable {
   confirmed_at: Timestamp | null;
 }
 
+/** A response template (issue 36): public update text for a status, in one category (or every one, null). */
+export interface ResponseTemplatesTable {
+  id: Id;
+  title: string;
+  category_code: string | null;
+  status: ReportStatus;
+  body: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface ReportAlertScansTable {
   report_id: number;
   scanned_at: Timestamp;
@@ -736,6 +747,7 @@ export interface DB {
   report_alert_scans: ReportAlertScansTable;
   report_alert_sends: ReportAlertSendsTable;
   report_alert_digests: ReportAlertDigestsTable;
+  response_templates: ResponseTemplatesTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;

@@ -1,6 +1,8 @@
 import type { FieldProblem } from "../../core/http/errors.js";
 import { FieldError } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
+import { STATUS_LABELS } from "../model.js";
+import type { ResponseTemplate } from "./templates.js";
 import type { StaffReport } from "./triage.js";
 
 export interface ActionChoices {
@@ -42,6 +44,115 @@ function ReasonField(p: {
         {...described(p.problems, p.field)}
       />
     </p>
+  );
+}
+
+/**
+ * The status change with its public update text. The response templates of the report's category that fit one of
+ * its next statuses are offered as choices: without JavaScript, a chosen template's text is published when the text
+ * box is left empty (routes.tsx asks templates.ts, updateTextOf); with it, response-templates.js fills the text box
+ * with the chosen template's text, still editable, and shows only the templates for the chosen status.
+ */
+export function StatusForm(p: {
+  r: StaffReport;
+  csrfToken: string;
+  problems: FieldProblem[];
+  values: Record<string, string | undefined>;
+  templates: ResponseTemplate[];
+}) {
+  const { r, problems, values, templates } = p;
+  if (r.next.length === 0) {
+    return (
+      <>
+        <h2>Change the status</h2>
+        <p>This status cannot change.</p>
+      </>
+    );
+  }
+  const chosen = values.template ?? "";
+  const templateInvalid = problems.some((x) => x.field === "template");
+  return (
+    <>
+      <h2>Change the status</h2>
+      <form method="post" action={`/admin/reports/${r.reference}/status`} class="status-form">
+        <CsrfField token={p.csrfToken} />
+        <input type="hidden" name="expected" value={r.status} />
+        <p>
+          <label for="staff-status">New status</label>
+          <ErrorFor problems={problems} field="status" />
+          <select id="staff-status" name="status" {...described(problems, "status")}>
+            {r.next.map((s) => (
+              <option value={s} selected={s === values.status} key={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </p>
+        {templates.length > 0 ? (
+          <fieldset class="response-templates" aria-describedby="staff-template-hint">
+            <legend>Start from a response template (optional)</legend>
+            <span class="hint" id="staff-template-hint">
+              Each template says the status it is for. If you leave the public update text empty, the chosen template’s
+              text is published; text you write is published instead.
+            </span>
+            <ErrorFor problems={problems} field="template" />
+            <p class="choice">
+              <input
+                type="radio"
+                id="staff-template"
+                name="template"
+                value=""
+                checked={chosen === ""}
+                aria-invalid={templateInvalid ? "true" : undefined}
+              />
+              <label for="staff-template">No template: I write the text</label>
+            </p>
+            {templates.map((t) => (
+              <div class="choice" data-status={t.status} key={t.id}>
+                <input
+                  type="radio"
+                  id={`staff-template-${t.id}`}
+                  name="template"
+                  value={String(t.id)}
+                  checked={chosen === String(t.id)}
+                  data-text={t.body}
+                  aria-describedby={`staff-template-${t.id}-text`}
+                />
+                <span>
+                  <label for={`staff-template-${t.id}`}>
+                    {t.title} (for “{STATUS_LABELS[t.status]}”)
+                  </label>
+                  <span class="hint template-text" id={`staff-template-${t.id}-text`}>
+                    {t.body}
+                  </span>
+                </span>
+              </div>
+            ))}
+            <p class="visually-hidden" role="status" id="staff-template-status"></p>
+          </fieldset>
+        ) : null}
+        <p>
+          <label for="staff-note">Public update text</label>
+          <span class="hint" id="staff-note-hint">
+            Shown on the public report page, in the feeds and the API, and emailed to the reporter and followers.
+            {templates.length > 0 ? " Leave it empty to publish the chosen template’s text." : ""}
+          </span>
+          <ErrorFor problems={problems} field="note" />
+          <textarea
+            id="staff-note"
+            name="note"
+            rows={4}
+            required={templates.length === 0}
+            {...described(problems, "note", true)}
+          >
+            {values.note ?? ""}
+          </textarea>
+        </p>
+        <p>
+          <button type="submit">Change status and publish the update</button>
+        </p>
+      </form>
+    </>
   );
 }
 

@@ -10,7 +10,8 @@ import { DateTime, PlaceLine, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../pages/duplicates.js";
-import { type ActionChoices, ActionForms, ErrorFor } from "./action-forms.js";
+import { type ActionChoices, ActionForms, ErrorFor, StatusForm } from "./action-forms.js";
+import type { ResponseTemplate } from "./templates.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -149,10 +150,12 @@ export interface StaffReportProps {
   values: Record<string, string | undefined>;
   notice?: string;
   choices: ActionChoices;
+  /** The response templates of the report's category (and of every category) for its next statuses. */
+  templates: ResponseTemplate[];
 }
 
 /** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
-export function StaffReportPage({ r, csrfToken, problems, values, notice, choices }: StaffReportProps) {
+export function StaffReportPage({ r, csrfToken, problems, values, notice, choices, templates }: StaffReportProps) {
   const has = (f: string) => problems.some((p) => p.field === f);
   return (
     <>
@@ -216,51 +219,7 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         </>
       ) : null}
 
-      <h2>Change the status</h2>
-      {r.next.length === 0 ? (
-        <p>This status cannot change.</p>
-      ) : (
-        <form method="post" action={`/admin/reports/${r.reference}/status`}>
-          <CsrfField token={csrfToken} />
-          <input type="hidden" name="expected" value={r.status} />
-          <p>
-            <label for="staff-status">New status</label>
-            <ErrorFor problems={problems} field="status" />
-            <select
-              id="staff-status"
-              name="status"
-              aria-invalid={has("status") ? "true" : undefined}
-              aria-describedby={has("status") ? "staff-status-error" : undefined}
-            >
-              {r.next.map((s) => (
-                <option value={s} selected={s === values.status} key={s}>
-                  {STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-          </p>
-          <p>
-            <label for="staff-note">Public update text</label>
-            <span class="hint" id="staff-note-hint">
-              Shown on the public report page, in the feeds and the API, and emailed to the reporter and followers.
-            </span>
-            <ErrorFor problems={problems} field="note" />
-            <textarea
-              id="staff-note"
-              name="note"
-              rows={4}
-              required
-              aria-invalid={has("note") ? "true" : undefined}
-              aria-describedby={has("note") ? "staff-note-hint staff-note-error" : "staff-note-hint"}
-            >
-              {values.note ?? ""}
-            </textarea>
-          </p>
-          <p>
-            <button type="submit">Change status and publish the update</button>
-          </p>
-        </form>
-      )}
+      <StatusForm r={r} csrfToken={csrfToken} problems={problems} values={values} templates={templates} />
 
       <ActionForms r={r} csrfToken={csrfToken} problems={problems} values={values} choices={choices} />
 

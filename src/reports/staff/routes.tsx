@@ -20,10 +20,12 @@ import {
   staffMembers,
 } from "./actions.js";
 import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
+import { templatesFor, updateTextOf } from "./templates.js";
 
 /** This feature's entries in the staff navigation (read by its manifest). */
 export const STAFF_PAGES: StaffNavEntry[] = [
   { label: "Reports inbox", path: "/admin/reports", minimum: "moderator", order: 10 },
+  { label: "Response templates", path: "/admin/response-templates", minimum: "admin", order: 62 },
 ];
 
 const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
@@ -95,6 +97,7 @@ export function triageRoutes(scope: StaffScope): void {
       activeCategories(db()),
       staffMembers(db()),
     ]);
+    const templates = await templatesFor(db(), r.categoryCode, r.next);
     const problems = options.problems
       ? options.problems.fields.length > 0
         ? options.problems.fields
@@ -112,9 +115,14 @@ export function triageRoutes(scope: StaffScope): void {
           values={options.values ?? {}}
           notice={options.notice}
           choices={{ categories, staff }}
+          templates={templates}
         />
       ),
-      { status: options.problems ? options.problems.status : 200, hasErrors: problems.length > 0 },
+      {
+        status: options.problems ? options.problems.status : 200,
+        hasErrors: problems.length > 0,
+        scripts: templates.length > 0 ? ["response-templates.js"] : undefined,
+      },
     );
   }
 
@@ -161,11 +169,16 @@ export function triageRoutes(scope: StaffScope): void {
         request,
         reply,
         reference,
-        ["status", "note"],
-        () =>
+        ["status", "note", "template"],
+        async () =>
           staffChangeStatus(civic, viewer, reference, {
             status: posted(request, "status"),
-            note: posted(request, "note"),
+            // A chosen response template's text when none is typed (templates.ts).
+            note: await updateTextOf(db(), reference, {
+              note: posted(request, "note"),
+              template: posted(request, "template"),
+              status: posted(request, "status"),
+            }),
             expected: posted(request, "expected"),
           }),
         "status",
