@@ -62,6 +62,19 @@ export function ModerationQueuePage(p: {
               <a href={e.item.staffPath}>{e.item.label}</a>
               {!isPublic(e.item.state) ? <strong> [{e.item.state}]</strong> : null}
             </h3>
+            {e.preview?.thumbnail ? (
+              <p class="moderation-thumb">
+                <img
+                  src={e.preview.thumbnail.url}
+                  alt={e.preview.thumbnail.alt}
+                  width={e.preview.thumbnail.width}
+                  height={e.preview.thumbnail.height}
+                  loading="lazy"
+                  decoding="async"
+                />
+              </p>
+            ) : null}
+            {e.preview?.place ? <p>Where: {e.preview.place}</p> : null}
             <p>{e.item.excerpt}</p>
             <p>
               Flags ({e.flags.length}; {e.independent} from independent flaggers, who count towards hiding it
