@@ -1,5 +1,5 @@
 import type { BannedSender } from "./types.js";
-import { FLAG_REASONS } from "./flags.js";
+import { flagReasonLabel as reasonLabel } from "./flags.js";
 import type { QueueEntry } from "./queue.js";
 import { CsrfField } from "../core/web/layout.js";
 import { isPublic } from "../core/visibility.js";
@@ -40,8 +40,6 @@ export function DecisionForm({ kind, id, csrf, n }: { kind: string; id: string; 
     </form>
   );
 }
-
-const reasonLabel = (r: string) => (FLAG_REASONS as Record<string, string>)[r] ?? r;
 
 export function ModerationQueuePage(p: {
   csrf: string;

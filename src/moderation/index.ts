@@ -9,6 +9,7 @@ export { moderationGeneration } from "./generation.js";
 export { MODERATOR_ACTIONS, moderate, redactReport } from "./decisions.js";
 export type { Actor } from "./decisions.js";
 export { authorStanding, moderationRecord } from "./item-record.js";
+export { flagReasonLabel } from "./flags.js";
 export type { AuthorStanding, ItemDecision, ItemFlag, ItemKey } from "./item-record.js";
 /** The one visibility rule is the floor's (src/core/visibility.ts); re-exported for code that reaches it here. */
 export {

@@ -6,11 +6,13 @@ import { ErrorSummary } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
-import { DateTime, PlaceLine, StatusTag } from "../pages/common.js";
+import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../pages/duplicates.js";
 import { type ActionChoices, ActionForms, ErrorFor } from "./action-forms.js";
+import { ModerationSection, StaffPhotosView } from "./moderation-forms.js";
+import type { ReportModeration } from "./moderation-view.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -140,6 +142,8 @@ const NOTICES: Record<string, string> = {
   forward: "The report is forwarded again.",
   duplicate: "The report is marked as a duplicate and closed; the update is published.",
   assign: "The assignment is saved.",
+  moderated: "The moderation decision is recorded (and the author told, when they gave an address).",
+  redacted: "The edited text is saved and shown on the public page; the reporter's original is kept for staff.",
 };
 
 export interface StaffReportProps {
@@ -149,10 +153,16 @@ export interface StaffReportProps {
   values: Record<string, string | undefined>;
   notice?: string;
   choices: ActionChoices;
+  /** Its photos, updates, flags, moderation history and its author's standing. */
+  moderation: ReportModeration;
+  tiles: { tileUrl: string; attribution: string; zooms?: string | undefined };
+  isAdmin: boolean;
 }
 
-/** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
-export function StaffReportPage({ r, csrfToken, problems, values, notice, choices }: StaffReportProps) {
+/** /admin/reports/{reference}: one report as staff see it, with the triage and moderation forms. */
+export function StaffReportPage(props: StaffReportProps) {
+  const { r, csrfToken, problems, values, notice, choices, moderation } = props;
+  const bits = { reference: r.reference, csrfToken, problems, values };
   const has = (f: string) => problems.some((p) => p.field === f);
   return (
     <>
@@ -185,6 +195,8 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         <dd>
           <PlaceLine r={r} />
         </dd>
+        <dt>Flags waiting for a moderator</dt>
+        <dd>{moderation.flags.filter((f) => !f.resolvedAt).length}</dd>
         <dt>Forwarded</dt>
         <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
         <dt>Assigned to</dt>
@@ -196,6 +208,9 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
           <a href={`/reports/${r.reference}`}>/reports/{r.reference}</a>
         </dd>
       </dl>
+      {r.lat !== null && r.lng !== null ? (
+        <ReportViewMap r={{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }} tiles={props.tiles} />
+      ) : null}
       <DuplicateLinksView links={r.links} href={(reference) => `/admin/reports/${reference}`} />
       <h2>Description</h2>
       <p class="report-description">{r.description}</p>
@@ -215,6 +230,16 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
           </dl>
         </>
       ) : null}
+
+      <StaffPhotosView {...bits} moderation={moderation} title={r.title} />
+      <ModerationSection
+        {...bits}
+        moderation={moderation}
+        visibility={r.visibility as "public" | "hidden" | "removed"}
+        title={r.title}
+        description={r.description}
+        isAdmin={props.isAdmin}
+      />
 
       <h2>Change the status</h2>
       {r.next.length === 0 ? (

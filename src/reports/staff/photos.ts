@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { Type } from "typebox";
 import type { DB } from "../../core/db/schema.js";
 import { notFound } from "../../core/http/errors.js";
+import { parseId } from "../../core/http/ids.js";
 import { photoKey } from "../../core/media/images.js";
 import { mediaStorage } from "../../core/media/storage.js";
 import type { StaffScope } from "../../core/staff/guard.js";
@@ -50,7 +51,7 @@ export function shownSize(p: { width: number; height: number }, longest: number)
   return { width: Math.max(1, Math.round(p.width * scale)), height: Math.max(1, Math.round(p.height * scale)) };
 }
 
-const FILE = /^([1-9][0-9]{0,15})(-thumb)?\.jpg$/;
+const FILE = /^([0-9]{1,20})(-thumb)?\.jpg$/;
 
 /** GET /admin/reports/{reference}/photos/{id}.jpg and {id}-thumb.jpg: a report's photo for staff. */
 export function staffPhotoRoutes(scope: StaffScope): void {
@@ -65,12 +66,13 @@ export function staffPhotoRoutes(scope: StaffScope): void {
     },
     async (request, reply) => {
       const match = FILE.exec(request.params.file);
-      if (!match) throw notFound("There is no photo at this address.");
+      const id = match ? parseId(match[1]) : null;
+      if (!match || id === null) throw notFound("There is no photo at this address.");
       const photo = await scope.civic.database.db
         .selectFrom("report_photos")
         .innerJoin("reports", "reports.id", "report_photos.report_id")
         .select(["report_photos.hash", "report_photos.visibility", "reports.visibility as reportVisibility"])
-        .where("report_photos.id", "=", Number(match[1]))
+        .where("report_photos.id", "=", id)
         .where("reports.reference", "=", request.params.reference)
         .executeTakeFirst();
       if (!photo) throw notFound("There is no photo at this address.");
