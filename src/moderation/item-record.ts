@@ -140,6 +140,6 @@ export async function authorStanding(
     activeStrikes: active,
     strikes: Number(strikes.n),
     flags: Number(flags.n),
-    suspended: account?.suspended_at != null,
+    suspended: account !== undefined && account.suspended_at !== null,
   };
 }
