@@ -84,7 +84,7 @@ export const reportKind: ModeratedKind = {
       excerpt: excerpt(r.description),
       state: r.visibility,
       publicPath: `/reports/${r.reference}`,
-      staffPath: `/reports/${r.reference}`,
+      staffPath: `/admin/reports/${r.reference}`,
       authorAccountId: r.account_id,
       authorEmail: r.reporter_email,
       subjectRef: `report ${r.reference}`,
@@ -161,7 +161,7 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
         excerpt: excerpt(text),
         state: row.visibility,
         publicPath: `/reports/${row.reference}`,
-        staffPath: `/reports/${row.reference}`,
+        staffPath: `/admin/reports/${row.reference}`,
         // Updates are written by staff; a photo is the reporter's.
         authorAccountId: kind === "photo" ? row.account_id : null,
         authorEmail: kind === "photo" ? row.reporter_email : null,

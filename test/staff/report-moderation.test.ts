@@ -231,5 +231,7 @@ describeEachDb("a report's staff view: moderation in context", (dialect) => {
     expect(queue.statusCode).toBe(200);
     expect(queue.body).toContain(`src="/admin/reports/${third}/photos/${photo!.id}-thumb.jpg"`);
     expect(queue.body).toContain("<p>Where: About 40 m from High Street</p>");
+    // Its heading leads to the report's staff view, where it is moderated in context.
+    expect(queue.body).toContain(`<a href="/admin/reports/${third}">Photo ${photo!.id} on report ${third}</a>`);
   });
 });
