@@ -114,7 +114,7 @@ function DecisionForm(
 const hasProblem = (problems: FieldProblem[], prefix: string) => problems.some((x) => x.field.startsWith(prefix));
 
 /** The report's photos as staff see them: hidden and removed ones too, marked, each with its own decision form. */
-export function StaffPhotosView(p: FormBits & { moderation: ReportModeration; title: string }) {
+export function StaffPhotosView(p: FormBits & { moderation: ReportModeration }) {
   const { photos, flags } = p.moderation;
   return (
     <>

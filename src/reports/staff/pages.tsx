@@ -231,7 +231,7 @@ export function StaffReportPage(props: StaffReportProps) {
         </>
       ) : null}
 
-      <StaffPhotosView {...bits} moderation={moderation} title={r.title} />
+      <StaffPhotosView {...bits} moderation={moderation} />
       <ModerationSection
         {...bits}
         moderation={moderation}
