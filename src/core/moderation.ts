@@ -26,6 +26,14 @@ export interface ModeratedItem {
   subjectRef: string;
 }
 
+/** What the moderation queue shows beside an item's text: its picture and where it is, when the kind has them. */
+export interface ModeratedPreview {
+  /** A small image for staff (site-relative; it may be a staff-only address for a hidden photo). */
+  thumbnail: { url: string; alt: string; width: number; height: number } | null;
+  /** Where the item is, in words; null when it has no place. */
+  place: string | null;
+}
+
 export interface ModerationContext {
   db: Kysely<DB>;
   now: Date;
@@ -43,6 +51,8 @@ export interface ModeratedKind {
   load(ctx: ModerationContext, id: string): Promise<ModeratedItem | null>;
   /** Sets the item's public state (hide, unhide, remove) and bumps whatever caches depend on it. */
   setState(ctx: ModerationContext, id: string, state: ModerationState): Promise<void>;
+  /** The item's picture and place for the queue (staff only); null or absent when it has neither. */
+  preview?(ctx: ModerationContext, id: string): Promise<ModeratedPreview | null>;
   /** Every item of an account (to hide all of a suspended person's content); ids only. */
   itemsOf?(ctx: ModerationContext, accountId: string): Promise<string[]>;
 }

@@ -1,5 +1,5 @@
 import type { BannedSender } from "./types.js";
-import { FLAG_REASONS } from "./flags.js";
+import { flagReasonLabel as reasonLabel } from "./flags.js";
 import type { QueueEntry } from "./queue.js";
 import { CsrfField } from "../core/web/layout.js";
 import { isPublic } from "../core/visibility.js";
@@ -41,8 +41,6 @@ export function DecisionForm({ kind, id, csrf, n }: { kind: string; id: string; 
   );
 }
 
-const reasonLabel = (r: string) => (FLAG_REASONS as Record<string, string>)[r] ?? r;
-
 export function ModerationQueuePage(p: {
   csrf: string;
   queue: QueueEntry[];
@@ -62,6 +60,19 @@ export function ModerationQueuePage(p: {
               <a href={e.item.staffPath}>{e.item.label}</a>
               {!isPublic(e.item.state) ? <strong> [{e.item.state}]</strong> : null}
             </h3>
+            {e.preview?.thumbnail ? (
+              <p class="moderation-thumb">
+                <img
+                  src={e.preview.thumbnail.url}
+                  alt={e.preview.thumbnail.alt}
+                  width={e.preview.thumbnail.width}
+                  height={e.preview.thumbnail.height}
+                  loading="lazy"
+                  decoding="async"
+                />
+              </p>
+            ) : null}
+            {e.preview?.place ? <p>Where: {e.preview.place}</p> : null}
             <p>{e.item.excerpt}</p>
             <p>
               Flags ({e.flags.length}; {e.independent} from independent flaggers, who count towards hiding it

@@ -17,6 +17,9 @@ export const FLAG_REASONS = {
   other: "Something else",
 } as const;
 export type FlagReason = keyof typeof FLAG_REASONS;
+
+/** A flag's reason as people read it (a reason no longer offered shows as stored). */
+export const flagReasonLabel = (reason: string): string => (FLAG_REASONS as Record<string, string>)[reason] ?? reason;
 export const MAX_FLAG_NOTE = 1000;
 /** Flags per client per hour (database-backed, so it holds across processes). */
 export const FLAG_LIMIT = { name: "moderation-flag", max: 10, windowMs: 60 * 60 * 1000 };

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { independentFlaggers } from "./flags.js";
 import { moderatedKind } from "./registry.js";
-import type { ModeratedItem } from "./registry.js";
+import type { ModeratedItem, ModeratedPreview } from "./registry.js";
 
 /** The queue shows at most this many items per page view (oldest flags first). */
 export const QUEUE_LIMIT = 100;
@@ -13,6 +13,8 @@ export interface QueueEntry {
   flags: { reason: string; note: string | null; at: string }[];
   /** How many of the flaggers count towards auto-hide (confirmed accounts of some age, one per client). */
   independent: number;
+  /** The item's picture and place, from its kind (a report's or photo's thumbnail and place in words). */
+  preview: ModeratedPreview | null;
 }
 
 /** Items with flags no moderator has looked at yet (auto-hidden ones included), oldest first. */
@@ -31,8 +33,9 @@ export async function moderationQueue(
     .execute();
   const entries: QueueEntry[] = [];
   for (const row of rows) {
-    const item = await moderatedKind(civic, row.kind)?.load({ db, now }, row.item_id);
-    if (!item) continue;
+    const kind = moderatedKind(civic, row.kind);
+    const item = await kind?.load({ db, now }, row.item_id);
+    if (!kind || !item) continue;
     const flags = await db
       .selectFrom("moderation_flags")
       .select(["reason", "note", "created_at as at"])
@@ -42,7 +45,12 @@ export async function moderationQueue(
       .orderBy("created_at")
       .limit(50)
       .execute();
-    entries.push({ item, flags, independent: await independentFlaggers(db, row.kind, row.item_id, now) });
+    entries.push({
+      item,
+      flags,
+      independent: await independentFlaggers(db, row.kind, row.item_id, now),
+      preview: (await kind.preview?.({ db, now }, item.id)) ?? null,
+    });
   }
   return entries;
 }

@@ -1,7 +1,13 @@
 import type { Civic } from "../core/context.js";
 import type { ModeratedKind } from "../core/moderation.js";
 
-export type { ModeratedItem, ModeratedKind, ModerationContext, ModerationState } from "../core/moderation.js";
+export type {
+  ModeratedItem,
+  ModeratedKind,
+  ModeratedPreview,
+  ModerationContext,
+  ModerationState,
+} from "../core/moderation.js";
 
 /** Every feature's moderated kinds, in feature-list order (from the manifests: nothing registers itself). */
 export function moderatedKinds(civic: Pick<Civic, "features">): ModeratedKind[] {

@@ -2,8 +2,16 @@ import type { Kysely } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { parseId } from "../core/http/ids.js";
-import type { ModeratedItem, ModeratedKind, ModerationContext, ModerationState } from "../core/moderation.js";
+import type {
+  ModeratedItem,
+  ModeratedKind,
+  ModeratedPreview,
+  ModerationContext,
+  ModerationState,
+} from "../core/moderation.js";
 import { isPublic, publicReport } from "../core/visibility.js";
+import { describePlace, loadGazetteer } from "./place-words.js";
+import { shownSize, staffPhotoUrl } from "./staff/photos.js";
 
 /** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
 const MAX_ITEMS_PER_ACCOUNT = 10_000;
@@ -21,6 +29,48 @@ async function reportByReference(db: Kysely<DB>, reference: string) {
     .executeTakeFirst();
 }
 
+/** Longest side of a thumbnail in the moderation queue, in CSS pixels. */
+const QUEUE_THUMB_SIZE = 120;
+
+/**
+ * What the moderation queue shows beside a report, photo or update: the photo (the flagged one, or the report's
+ * first, hidden ones included: the queue is for staff) at its staff address, and the report's place in words.
+ */
+async function reportPreview(
+  db: Kysely<DB>,
+  reportId: number,
+  photo: number | "first" | "none",
+): Promise<ModeratedPreview> {
+  const report = await db
+    .selectFrom("reports")
+    .select(["reference", "latitude", "longitude", "location_text", "place_id"])
+    .where("id", "=", reportId)
+    .executeTakeFirstOrThrow();
+  let photos = db
+    .selectFrom("report_photos")
+    .select(["id", "width", "height", "visibility"])
+    .where("report_id", "=", reportId);
+  if (typeof photo === "number") photos = photos.where("id", "=", photo);
+  const [shown, gazetteer] = await Promise.all([
+    photo === "none" ? undefined : photos.orderBy("position").orderBy("id").limit(1).executeTakeFirst(),
+    loadGazetteer(db),
+  ]);
+  const placeName = report.place_id ? (gazetteer.find((p) => p.id === report.place_id)?.name ?? null) : null;
+  return {
+    thumbnail: shown
+      ? {
+          url: staffPhotoUrl(report.reference, shown.id, "thumb"),
+          alt: `Photo ${shown.id} of report ${report.reference}${isPublic(shown.visibility) ? "" : ` (${shown.visibility})`}`,
+          ...shownSize(shown, QUEUE_THUMB_SIZE),
+        }
+      : null,
+    place: describePlace(
+      { lat: report.latitude, lng: report.longitude, placeName, locationText: report.location_text },
+      gazetteer,
+    ),
+  };
+}
+
 export const reportKind: ModeratedKind = {
   kind: "report",
   noun: "report",
@@ -34,11 +84,15 @@ export const reportKind: ModeratedKind = {
       excerpt: excerpt(r.description),
       state: r.visibility,
       publicPath: `/reports/${r.reference}`,
-      staffPath: `/reports/${r.reference}`,
+      staffPath: `/admin/reports/${r.reference}`,
       authorAccountId: r.account_id,
       authorEmail: r.reporter_email,
       subjectRef: `report ${r.reference}`,
     };
+  },
+  async preview({ db }, id) {
+    const r = await reportByReference(db, id);
+    return r ? reportPreview(db, r.id, "first") : null;
   },
   async setState({ db, now }, id, state) {
     const r = await reportByReference(db, id);
@@ -107,12 +161,16 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
         excerpt: excerpt(text),
         state: row.visibility,
         publicPath: `/reports/${row.reference}`,
-        staffPath: `/reports/${row.reference}`,
+        staffPath: `/admin/reports/${row.reference}`,
         // Updates are written by staff; a photo is the reporter's.
         authorAccountId: kind === "photo" ? row.account_id : null,
         authorEmail: kind === "photo" ? row.reporter_email : null,
         subjectRef: `${kind} on report ${row.reference}`,
       };
+    },
+    async preview({ db }, id) {
+      const row = await find(db, id);
+      return row ? reportPreview(db, row.reportId, kind === "photo" ? row.id : "none") : null;
     },
     async setState(ctx: ModerationContext, id: string, state: ModerationState) {
       const row = await find(ctx.db, id);

@@ -42,6 +42,8 @@ interface Concrete {
 }
 
 const reason = { reason: "Authorisation matrix" };
+/** The routes that hide an item through moderation's decision (and so may strike its author). */
+const DECIDES = ["POST /admin/moderation/decide", "POST /admin/reports/:reference/moderate"];
 const MATRIX: Record<string, Entry> = {
   // Public forms, sign-in and the links in mails: anyone, signed in or not.
   "POST /report": { action: "submit" },
@@ -111,6 +113,21 @@ const MATRIX: Record<string, Entry> = {
     action: "item.moderate",
     on: "report",
     fields: (s) => ({ kind: "report", id: s.reference, action: "hide", ...reason }),
+  },
+  // The same decisions from a report's staff view (issue 36).
+  "POST /admin/reports/:reference/moderate": {
+    action: "item.moderate",
+    on: "report",
+    fields: () => ({ target: "report", moderation_action: "hide", moderation_reason: reason.reason }),
+  },
+  "POST /admin/reports/:reference/redact": {
+    action: "item.moderate",
+    on: "report",
+    fields: () => ({
+      redact_title: "Edited title",
+      redact_description: "Edited description.",
+      redact_reason: reason.reason,
+    }),
   },
   "POST /admin/moderation/reports/:reference/edit": {
     action: "item.moderate",
@@ -407,7 +424,7 @@ describeEachDb("authorisation matrix over every state-changing route", (dialect)
           if (subjectName === "a moderator's") s = await concrete(moderatorMember, "moderator");
           if (subjectName === "an admin's") s = await concrete(adminMember, "admin");
           const expected = mayDo(entry.action, name, subjectName);
-          const before = s && route === "POST /admin/moderation/decide" ? await strikes(s.accountId) : 0;
+          const before = s && DECIDES.includes(route) ? await strikes(s.accountId) : 0;
           const res = await t.app.inject({
             method: "POST",
             url: urlOf(route, s),
@@ -425,7 +442,7 @@ describeEachDb("authorisation matrix over every state-changing route", (dialect)
           const cell = `${route} as ${name}${subjectName ? ` on ${subjectName}` : ""} → ${res.statusCode}`;
           if (res.statusCode >= 500) wrong.push(`${cell}: server error`);
           else if (refused(res) === expected) wrong.push(`${cell}: the table says ${expected ? "allow" : "refuse"}`);
-          if (s && expected && route === "POST /admin/moderation/decide") {
+          if (s && expected && DECIDES.includes(route)) {
             // The decision counts against the author exactly when the table lets this actor strike them.
             const struck = (await strikes(s.accountId)) > before;
             const mayStrike = mayDo("account.strike", name, subjectName);

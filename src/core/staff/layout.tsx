@@ -11,6 +11,8 @@ export interface AdminPageOptions {
   /** The form on the page failed validation: the title starts with "Error: ". */
   hasErrors?: boolean;
   scripts?: string[];
+  /** Extra stylesheets by asset name (e.g. "leaflet.css" for a page with a map). */
+  styles?: string[];
 }
 
 /** The staff console's navigation: the pages this viewer may open. */
@@ -82,7 +84,12 @@ export function renderAdminPage(
   const role = request.viewer?.role ?? "resident";
   return sendPage(
     reply,
-    <Layout ctx={ctx} title={`${options.hasErrors ? "Error: " : ""}${title} (staff)`} scripts={options.scripts}>
+    <Layout
+      ctx={ctx}
+      title={`${options.hasErrors ? "Error: " : ""}${title} (staff)`}
+      scripts={options.scripts}
+      styles={options.styles}
+    >
       <AdminShell ctx={ctx} role={role} pages={staffPages(request.server.civic.features)}>
         {body(ctx)}
       </AdminShell>

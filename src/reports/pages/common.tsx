@@ -71,3 +71,29 @@ export function PlaceLine({
     </>
   );
 }
+
+/**
+ * The map of one report's position (src/client/report-view-map.ts draws it; the page needs leaflet.css and
+ * report-view-map.js). Without JavaScript the box stays empty and PlaceLine says the same in words and coordinates.
+ * The public page and the staff view show the same map.
+ */
+export function ReportViewMap({
+  r,
+  tiles,
+}: {
+  r: { lat: number; lng: number; title: string; status: ReportStatus };
+  tiles: { tileUrl: string; attribution: string; zooms?: string | undefined };
+}) {
+  return (
+    <div class="map-box">
+      <div
+        class="map report-view-map"
+        data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }])}
+        data-label={`Map showing where “${r.title}” is`}
+        data-tile-url={tiles.tileUrl}
+        data-tile-zooms={tiles.zooms}
+        data-attribution={tiles.attribution}
+      />
+    </div>
+  );
+}

@@ -4,7 +4,7 @@ import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
-import { DateTime, PlaceLine, StatusTag } from "./common.js";
+import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
 
 export function ReportDetail({
@@ -60,16 +60,7 @@ export function ReportDetail({
       </dl>
       {r.lat !== null && r.lng !== null ? (
         <>
-          <div class="map-box">
-            <div
-              class="map report-view-map"
-              data-points={JSON.stringify([{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }])}
-              data-label={`Map showing where “${r.title}” is`}
-              data-tile-url={tiles.tileUrl}
-              data-tile-zooms={tiles.zooms}
-              data-attribution={tiles.attribution}
-            />
-          </div>
+          <ReportViewMap r={{ ...r, lat: r.lat, lng: r.lng }} tiles={tiles} />
           <p>
             <a class="report-here" href={`/report?lat=${r.lat}&lng=${r.lng}`}>
               Report another problem here

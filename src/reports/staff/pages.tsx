@@ -6,12 +6,14 @@ import { ErrorSummary } from "../../core/web/forms.js";
 import { CsrfField } from "../../core/web/layout.js";
 import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
-import { DateTime, PlaceLine, StatusTag } from "../pages/common.js";
+import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "../pages/common.js";
 import type { InboxFilter, InboxRow } from "./inbox.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../pages/duplicates.js";
 import { type ActionChoices, ActionForms, ErrorFor, StatusForm } from "./action-forms.js";
 import type { ResponseTemplate } from "./templates.js";
+import { ModerationSection, StaffPhotosView } from "./moderation-forms.js";
+import type { ReportModeration } from "./moderation-view.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -141,6 +143,8 @@ const NOTICES: Record<string, string> = {
   forward: "The report is forwarded again.",
   duplicate: "The report is marked as a duplicate and closed; the update is published.",
   assign: "The assignment is saved.",
+  moderated: "The moderation decision is recorded (and the author told, when they gave an address).",
+  redacted: "The edited text is saved and shown on the public page; the reporter's original is kept for staff.",
 };
 
 export interface StaffReportProps {
@@ -152,10 +156,16 @@ export interface StaffReportProps {
   choices: ActionChoices;
   /** The response templates of the report's category (and of every category) for its next statuses. */
   templates: ResponseTemplate[];
+  /** Its photos, updates, flags, moderation history and its author's standing. */
+  moderation: ReportModeration;
+  tiles: { tileUrl: string; attribution: string; zooms?: string | undefined };
+  isAdmin: boolean;
 }
 
-/** /admin/reports/{reference}: one report as staff see it, with the triage forms. */
-export function StaffReportPage({ r, csrfToken, problems, values, notice, choices, templates }: StaffReportProps) {
+/** /admin/reports/{reference}: one report as staff see it, with the triage and moderation forms. */
+export function StaffReportPage(props: StaffReportProps) {
+  const { r, csrfToken, problems, values, notice, choices, moderation, templates } = props;
+  const bits = { reference: r.reference, csrfToken, problems, values };
   const has = (f: string) => problems.some((p) => p.field === f);
   return (
     <>
@@ -188,6 +198,8 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
         <dd>
           <PlaceLine r={r} />
         </dd>
+        <dt>Flags waiting for a moderator</dt>
+        <dd>{moderation.flags.filter((f) => !f.resolvedAt).length}</dd>
         <dt>Forwarded</dt>
         <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
         <dt>Assigned to</dt>
@@ -199,6 +211,9 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
           <a href={`/reports/${r.reference}`}>/reports/{r.reference}</a>
         </dd>
       </dl>
+      {r.lat !== null && r.lng !== null ? (
+        <ReportViewMap r={{ lat: r.lat, lng: r.lng, title: r.title, status: r.status }} tiles={props.tiles} />
+      ) : null}
       <DuplicateLinksView links={r.links} href={(reference) => `/admin/reports/${reference}`} />
       <h2>Description</h2>
       <p class="report-description">{r.description}</p>
@@ -218,6 +233,16 @@ export function StaffReportPage({ r, csrfToken, problems, values, notice, choice
           </dl>
         </>
       ) : null}
+
+      <StaffPhotosView {...bits} moderation={moderation} />
+      <ModerationSection
+        {...bits}
+        moderation={moderation}
+        visibility={r.visibility as "public" | "hidden" | "removed"}
+        title={r.title}
+        description={r.description}
+        isAdmin={props.isAdmin}
+      />
 
       <StatusForm r={r} csrfToken={csrfToken} problems={problems} values={values} templates={templates} />
 

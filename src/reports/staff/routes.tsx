@@ -7,6 +7,7 @@ import { isReportStatus, REPORT_STATUSES } from "../model.js";
 import { ReferenceParams } from "../reference.js";
 import type { Viewer } from "../../core/context.js";
 import { type StaffScope, staffViewer } from "../../core/staff/guard.js";
+import { can } from "../../core/policy.js";
 import { renderAdminPage } from "../../core/staff/layout.js";
 import type { StaffNavEntry } from "../../core/staff/nav.js";
 import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
@@ -21,6 +22,20 @@ import {
 } from "./actions.js";
 import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
 import { templatesFor, updateTextOf } from "./templates.js";
+import { moderate, redactReport } from "../../moderation/index.js";
+import { loadReportModeration } from "./moderation-view.js";
+import { staffPhotoRoutes } from "./photos.js";
+import { parseId } from "../../core/http/ids.js";
+
+/** The same error with its fields named as the staff view's form posted them (several forms share a page). */
+function asPosted(error: AppError, names: Record<string, string>): AppError {
+  return new AppError(error.code, error.message, {
+    fields: error.fields.map((f) => ({ field: names[f.field] ?? f.field, message: f.message })),
+  });
+}
+
+/** The parts of a report moderated on its own from the staff view, by the moderated kind's name. */
+const MODERATED_PARTS = { photo: "report_photos", update: "report_updates" } as const;
 
 /** This feature's entries in the staff navigation (read by its manifest). */
 export const STAFF_PAGES: StaffNavEntry[] = [
@@ -50,6 +65,9 @@ function posted(request: FastifyRequest, name: string): string {
 export function triageRoutes(scope: StaffScope): void {
   const civic = scope.civic;
   const db = () => civic.database.db;
+  const { map } = civic.config;
+  const tiles = { tileUrl: map.tileUrl, attribution: map.tileAttribution, zooms: map.zooms };
+  staffPhotoRoutes(scope);
 
   scope.get("/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
     const q = request.query;
@@ -97,7 +115,10 @@ export function triageRoutes(scope: StaffScope): void {
       activeCategories(db()),
       staffMembers(db()),
     ]);
-    const templates = await templatesFor(db(), r.categoryCode, r.next);
+    const [templates, moderation] = await Promise.all([
+      templatesFor(db(), r.categoryCode, r.next),
+      loadReportModeration(db(), r, civic.now()),
+    ]);
     const problems = options.problems
       ? options.problems.fields.length > 0
         ? options.problems.fields
@@ -116,12 +137,16 @@ export function triageRoutes(scope: StaffScope): void {
           notice={options.notice}
           choices={{ categories, staff }}
           templates={templates}
+          moderation={moderation}
+          tiles={tiles}
+          isAdmin={can(request.viewer, "staff.administer")}
         />
       ),
       {
         status: options.problems ? options.problems.status : 200,
         hasErrors: problems.length > 0,
-        scripts: templates.length > 0 ? ["response-templates.js"] : undefined,
+        styles: ["leaflet.css"],
+        scripts: templates.length > 0 ? ["report-view-map.js", "response-templates.js"] : ["report-view-map.js"],
       },
     );
   }
@@ -136,6 +161,98 @@ export function triageRoutes(scope: StaffScope): void {
       },
     },
     async (request, reply) => showReport(request, reply, request.params.reference, { notice: request.query.done }),
+  );
+
+  /**
+   * Moderating the report, one of its photos or one of its updates from its staff view: the same decision (and
+   * audit, strikes and mail to the author) as /admin/moderation. Each form names its fields after its item
+   * ("moderation_…" for the report, "photo_12_…" for photo 12), so a problem is shown at the form it came from.
+   */
+  scope.post(
+    "/reports/:reference/moderate",
+    { schema: { hide: true, params: ReferenceParams } },
+    async (request, reply) => {
+      const actor = staffViewer(request);
+      const reference = request.params.reference;
+      const target = posted(request, "target");
+      let kind: string;
+      let id: string;
+      if (target === "report") {
+        kind = "report";
+        id = reference;
+      } else if (target === "photo" || target === "update") {
+        const n = parseId(posted(request, "item"));
+        const table = MODERATED_PARTS[target];
+        const part =
+          n === null
+            ? undefined
+            : await db()
+                .selectFrom(table)
+                .innerJoin("reports", "reports.id", `${table}.report_id`)
+                .select(`${table}.id as id`)
+                .where(`${table}.id`, "=", n)
+                .where("reports.reference", "=", reference)
+                .executeTakeFirst();
+        if (!part) throw new AppError("not_found", `There is no such ${target} on this report.`);
+        kind = target;
+        id = String(part.id);
+      } else {
+        throw new AppError("bad_request", "Choose the report, a photo or an update to moderate.");
+      }
+      const prefix = kind === "report" ? "moderation" : `${kind}_${id}`;
+      const names = { action: `${prefix}_action`, reason: `${prefix}_reason` };
+      return formAction(
+        request,
+        reply,
+        reference,
+        Object.values(names),
+        async () => {
+          try {
+            await moderate(civic, {
+              kind,
+              id,
+              action: posted(request, names.action),
+              reason: posted(request, names.reason),
+              actor: { accountId: actor.accountId, role: actor.role },
+            });
+          } catch (error) {
+            throw error instanceof AppError ? asPosted(error, names) : error;
+          }
+        },
+        "moderated",
+      );
+    },
+  );
+
+  /** Redacting the report's title or description from its staff view: moderation's redaction, audited there. */
+  scope.post(
+    "/reports/:reference/redact",
+    { schema: { hide: true, params: ReferenceParams } },
+    async (request, reply) => {
+      const actor = staffViewer(request);
+      const reference = request.params.reference;
+      const names = { title: "redact_title", description: "redact_description", reason: "redact_reason" };
+      return formAction(
+        request,
+        reply,
+        reference,
+        Object.values(names),
+        async () => {
+          try {
+            await redactReport(civic, {
+              reference,
+              title: posted(request, names.title),
+              description: posted(request, names.description),
+              reason: posted(request, names.reason),
+              actor: { accountId: actor.accountId, role: actor.role },
+            });
+          } catch (error) {
+            throw error instanceof AppError ? asPosted(error, names) : error;
+          }
+        },
+        "redacted",
+      );
+    },
   );
 
   /** Runs a form action; a validation problem re-renders the staff view with the message and what was typed. */
