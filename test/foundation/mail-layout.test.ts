@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { moderate, suspendAccount, unsuspendAccount } from "../../src/moderation/decisions.js";
 import { queueNextBatch } from "../../src/newsletter/service.js";
-import { enqueueUpdateMails } from "../../src/reports/staff/mails.js";
+import { recordReportEvent } from "../../src/reports/events.js";
 import { sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
 import {
   accountsHarness,
@@ -123,17 +123,11 @@ describeEachDb("every mail in the one layout", (dialect) => {
         website: "",
         email: "follower@example.org",
       });
-      await db
-        .transaction()
-        .execute((tx) =>
-          enqueueUpdateMails(
-            civic,
-            tx,
-            report.id,
-            { reference: report.reference, statusLabel: "In progress", note: "A volunteer is looking <into> it." },
-            civic.now(),
-          ),
-        );
+      await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: null }, report.id, {
+        kind: "status",
+        to: "in_progress",
+        note: "A volunteer is looking <into> it.",
+      });
 
       // Account mail: another address added, an email change asked and confirmed (the old address is told), a
       // password set.
