@@ -218,7 +218,9 @@ function plan(report: Loaded, ctx: ReportEventContext, event: ReportEvent): Plan
       }
       if (event.action === "restore") {
         if (report.original_title === null || report.original_description === null) {
-          throw problem("reason", "This report's text was never edited by a moderator.");
+          throw new AppError("validation_failed", "This report's text was never edited by a moderator.", {
+            fields: [{ field: "reason", message: "there is no original text to restore" }],
+          });
         }
         return {
           ...base,
