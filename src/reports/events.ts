@@ -128,8 +128,14 @@ interface Plan {
 
 type Loaded = Pick<
   Selectable<ReportsTable>,
-  "status" | "visibility" | "title" | "description" | "original_title" | "original_description" | "duplicate_of"
-| "id"
+  | "status"
+  | "visibility"
+  | "title"
+  | "description"
+  | "original_title"
+  | "original_description"
+  | "duplicate_of"
+  | "id"
   | "reference"
 >;
 

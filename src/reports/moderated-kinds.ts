@@ -7,7 +7,11 @@ import { isPublic, publicReport } from "../core/visibility.js";
 import { recordReportEvent, type ReportEventContext, type ReportModerationAction } from "./events.js";
 
 /** The moderation event of each state a moderator sets. */
-const ACTION_OF: Record<ModerationState, ReportModerationAction> = { hidden: "hide", public: "unhide", removed: "remove" };
+const ACTION_OF: Record<ModerationState, ReportModerationAction> = {
+  hidden: "hide",
+  public: "unhide",
+  removed: "remove",
+};
 
 /**
  * Moderation changes a report only through the one path (events.ts), as staff (or the platform, with no account):
@@ -95,21 +99,23 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
   async function find(db: Kysely<DB>, id: string) {
     const n = parseId(id);
     if (n === null) return undefined;
-    return db
-      .selectFrom(table)
-      .innerJoin("reports", "reports.id", `${table}.report_id`)
-      .select([
-        `${table}.id as id`,
-        `${table}.visibility as visibility`,
-        "reports.id as reportId",
-        "reports.reference",
-        "reports.account_id",
-        "reports.reporter_email",
-      ])
-      .where(`${table}.id`, "=", n)
-      // The records of moderation and "seen too" are no one's content (events.ts).
-      .$if(table === "report_updates", (q) => q.where(sql<boolean>`report_updates.internal = 0`))
-      .executeTakeFirst();
+    return (
+      db
+        .selectFrom(table)
+        .innerJoin("reports", "reports.id", `${table}.report_id`)
+        .select([
+          `${table}.id as id`,
+          `${table}.visibility as visibility`,
+          "reports.id as reportId",
+          "reports.reference",
+          "reports.account_id",
+          "reports.reporter_email",
+        ])
+        .where(`${table}.id`, "=", n)
+        // The records of moderation and "seen too" are no one's content (events.ts).
+        .$if(table === "report_updates", (q) => q.where(sql<boolean>`report_updates.internal = 0`))
+        .executeTakeFirst()
+    );
   }
   const part: ModeratedKind = {
     kind,

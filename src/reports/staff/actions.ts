@@ -178,12 +178,13 @@ export async function staffMarkDuplicate(
   }
   const extra = staffText(input.note, "duplicate-note", "the public update text", MAX_NOTE_LENGTH - 60, false);
   const note = `Duplicate of report ${original.reference}.${extra ? ` ${extra}` : ""}`;
-  await recordReportEvent(
-    db,
-    { civic, now: civic.now(), by: "staff", accountId: viewer.accountId },
-    report.id,
-    { kind: "status", to: "duplicate", note, expected: report.status, original },
-  );
+  await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: viewer.accountId }, report.id, {
+    kind: "status",
+    to: "duplicate",
+    note,
+    expected: report.status,
+    original,
+  });
 }
 
 /** Assigns a report to a staff member ("" unassigns). `expected` is the assignee the form showed ("" for nobody). */

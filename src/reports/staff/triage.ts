@@ -185,12 +185,12 @@ export async function staffChangeStatus(
     );
   }
   const note = staffText(input.note, "note", "the public update text", MAX_NOTE_LENGTH);
-  await recordReportEvent(
-    db,
-    { civic, now: civic.now(), by: "staff", accountId: viewer.accountId },
-    report.id,
-    { kind: "status", to, note, expected: report.status },
-  );
+  await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: viewer.accountId }, report.id, {
+    kind: "status",
+    to,
+    note,
+    expected: report.status,
+  });
 }
 
 /** A private staff note on a report (never public), with its audit row. */
