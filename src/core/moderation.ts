@@ -37,6 +37,14 @@ export interface ModeratedPreview {
 export interface ModerationContext {
   db: Kysely<DB>;
   now: Date;
+  /** The moderator's account; null or absent for the platform itself (auto-hide, suspension). */
+  actorAccountId?: string | null;
+}
+
+/** A moderator's edit of an item's public text (the author's original is kept for admins to restore). */
+export interface RedactedText {
+  title: string;
+  description: string;
 }
 
 /**
@@ -53,6 +61,13 @@ export interface ModeratedKind {
   setState(ctx: ModerationContext, id: string, state: ModerationState): Promise<void>;
   /** The item's picture and place for the queue (staff only); null or absent when it has neither. */
   preview?(ctx: ModerationContext, id: string): Promise<ModeratedPreview | null>;
+  /**
+   * Replaces the item's public text with a moderator's edit, keeping the author's first original (kinds with text
+   * moderators may redact; the feature writes its own columns).
+   */
+  redact?(ctx: ModerationContext, id: string, text: RedactedText): Promise<void>;
+  /** Puts the author's original text back; throws `validation_failed` when it was never redacted. */
+  restoreText?(ctx: ModerationContext, id: string): Promise<void>;
   /** Every item of an account (to hide all of a suspended person's content); ids only. */
   itemsOf?(ctx: ModerationContext, accountId: string): Promise<string[]>;
 }

@@ -26,8 +26,11 @@ export function publicIn(table: TableWithVisibility): RawBuilder<boolean> {
 /** `reports.visibility = 'public'`, for any query with `reports` in scope. */
 export const publicReport = publicIn("reports");
 
-/** `report_updates.visibility = 'public'`. */
-export const publicUpdate = publicIn("report_updates");
+/**
+ * `report_updates.visibility = 'public'`, and not an internal record (moderation, "seen too": 0033), which the
+ * public history never shows whatever its visibility.
+ */
+export const publicUpdate = sql<boolean>`(${publicIn("report_updates")} and ${sql.ref("report_updates.internal")} = 0)`;
 
 /** `report_photos.visibility = 'public'`. */
 export const publicPhoto = publicIn("report_photos");

@@ -149,7 +149,9 @@ export async function moderate(
         fields: [{ field: "action", message: "removed items can be changed by an admin only" }],
       });
     }
-    if (action !== "dismiss") await kind.setState({ db: tx, now }, item.id, STATE_OF[action]);
+    if (action !== "dismiss") {
+      await kind.setState({ db: tx, now, actorAccountId: input.actor.accountId }, item.id, STATE_OF[action]);
+    }
     await resolveFlags(tx, item.kind, item.id, now);
     const decisionId = await record(
       tx,
@@ -192,22 +194,10 @@ export async function redactReport(
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(civic, tx, now, "report", input.reference);
-    const row = await tx
-      .selectFrom("reports")
-      .select(["id", "title", "description", "original_title", "original_description"])
-      .where("reference", "=", item.id)
-      .executeTakeFirstOrThrow();
-    await tx
-      .updateTable("reports")
-      .set({
-        title,
-        description,
-        original_title: row.original_title ?? row.title,
-        original_description: row.original_description ?? row.description,
-        moderated_at: now.toISOString(),
-      })
-      .where("id", "=", row.id)
-      .execute();
+    // The report's own kind changes its text (through its one path for events); moderation records the decision.
+    const kind = moderatedKind(civic, item.kind);
+    if (!kind?.redact) throw new AppError("not_found", "This item's text cannot be edited.");
+    await kind.redact({ db: tx, now, actorAccountId: input.actor.accountId }, item.id, { title, description });
     await record(
       tx,
       { kind: "report", itemId: item.id, action: "redact", reason, actor: input.actor, subject: item.authorAccountId },
@@ -233,27 +223,9 @@ export async function restoreReportText(
   const now = civic.now();
   await civic.database.db.transaction().execute(async (tx) => {
     const item = await loadItem(civic, tx, now, "report", input.reference);
-    const row = await tx
-      .selectFrom("reports")
-      .select(["id", "original_title", "original_description"])
-      .where("reference", "=", item.id)
-      .executeTakeFirstOrThrow();
-    if (row.original_title === null || row.original_description === null) {
-      throw new AppError("validation_failed", "This report's text was never edited by a moderator.", {
-        fields: [{ field: "reason", message: "there is no original text to restore" }],
-      });
-    }
-    await tx
-      .updateTable("reports")
-      .set({
-        title: row.original_title,
-        description: row.original_description,
-        original_title: null,
-        original_description: null,
-        moderated_at: now.toISOString(),
-      })
-      .where("id", "=", row.id)
-      .execute();
+    const kind = moderatedKind(civic, item.kind);
+    if (!kind?.restoreText) throw new AppError("not_found", "This item's text cannot be restored.");
+    await kind.restoreText({ db: tx, now, actorAccountId: input.actor.accountId }, item.id);
     await record(
       tx,
       { kind: "report", itemId: item.id, action: "restore", reason, actor: input.actor, subject: item.authorAccountId },
@@ -368,7 +340,7 @@ async function suspendWithin(
   if (input.hideContent) {
     for (const kind of moderatedKinds(civic)) {
       for (const id of (await kind.itemsOf?.({ db, now }, input.accountId)) ?? []) {
-        await kind.setState({ db, now }, id, "hidden");
+        await kind.setState({ db, now, actorAccountId: input.actor.accountId }, id, "hidden");
         await record(
           db,
           {

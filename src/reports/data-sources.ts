@@ -69,7 +69,8 @@ export const reportData: PersonalDataSource = {
         forwardedAt: r.forwarded_at,
         forwardedTo: r.forwarded_to,
         history: updates
-          .filter((u) => u.report_id === r.id)
+          // Records of moderation and "seen too" are no part of the history (events.ts).
+          .filter((u) => u.report_id === r.id && u.internal === 0)
           .map((u) => ({ status: u.status, previousStatus: u.previous_status, note: u.note, at: u.created_at })),
         photos: photos.filter((p) => p.report_id === r.id).map((p) => `photos/${r.reference}-${p.position + 1}.jpg`),
       })),

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { AppError } from "../core/http/errors.js";
-import { canTransition, changeStatus, open311Status, REPORT_STATUSES, STATUS_LABELS, TRANSITIONS } from "./model.js";
+import { canTransition, open311Status, REPORT_STATUSES, STATUS_LABELS, TRANSITIONS } from "./model.js";
+import { changeStatus } from "./events.js";
 import { looksLikeReference, newReference, normaliseReference, REFERENCE_ALPHABET } from "./reference.js";
 
 describe("report statuses", () => {

@@ -1,6 +1,4 @@
-import type { Kysely } from "kysely";
-import type { DB, ReportStatus, ReportVisibility } from "../core/db/schema.js";
-import { AppError } from "../core/http/errors.js";
+import type { ReportStatus, ReportVisibility } from "../core/db/schema.js";
 
 export type { ReportStatus, ReportVisibility };
 
@@ -68,55 +66,3 @@ export function canTransition(from: ReportStatus, to: ReportStatus): boolean {
 }
 
 export const MAX_NOTE_LENGTH = 2000;
-
-/**
- * Changes a report's status when the transition table allows it, and records the change with its time and public
- * note in report_updates, in one transaction. Throws `not_found` for an unknown report and `validation_failed`
- * (field `status`) for a change the table does not allow.
- */
-export async function changeStatus(
-  db: Kysely<DB>,
-  reportId: number,
-  to: ReportStatus,
-  note: string,
-  at: Date,
-  /** Runs in the same transaction after the change (audit row, mails), so all of it happens or none. */
-  after?: (tx: Kysely<DB>, change: { from: ReportStatus; to: ReportStatus; note: string }) => Promise<void>,
-): Promise<void> {
-  const trimmed = note.trim();
-  if (trimmed.length > MAX_NOTE_LENGTH) {
-    throw new AppError("validation_failed", `The note must be at most ${MAX_NOTE_LENGTH} characters.`, {
-      fields: [{ field: "note", message: `must be at most ${MAX_NOTE_LENGTH} characters` }],
-    });
-  }
-  await db.transaction().execute(async (tx) => {
-    const report = await tx
-      .selectFrom("reports")
-      .select(["id", "status"])
-      .where("id", "=", reportId)
-      .executeTakeFirst();
-    if (!report) throw new AppError("not_found", "There is no report with this id.");
-    if (!canTransition(report.status, to)) {
-      const message = `A report that is "${STATUS_LABELS[report.status]}" cannot change to "${STATUS_LABELS[to]}".`;
-      throw new AppError("validation_failed", message, { fields: [{ field: "status", message }] });
-    }
-    const iso = at.toISOString();
-    // Guarded by the status read above, so two concurrent changes cannot both apply.
-    const updated = await tx
-      .updateTable("reports")
-      .set({ status: to, updated_at: iso })
-      .where("id", "=", reportId)
-      .where("status", "=", report.status)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) {
-      throw new AppError("validation_failed", "The report changed meanwhile; please try again.", {
-        fields: [{ field: "status", message: "the report changed meanwhile" }],
-      });
-    }
-    await tx
-      .insertInto("report_updates")
-      .values({ report_id: reportId, status: to, previous_status: report.status, note: trimmed, created_at: iso })
-      .execute();
-    await after?.(tx, { from: report.status, to, note: trimmed });
-  });
-}

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { DB } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { parseId } from "../core/http/ids.js";
@@ -12,6 +12,23 @@ import type {
 import { isPublic, publicReport } from "../core/visibility.js";
 import { describePlace, loadGazetteer } from "./place-words.js";
 import { shownSize, staffPhotoUrl } from "./staff/photos.js";
+import { recordReportEvent, type ReportEventContext, type ReportModerationAction } from "./events.js";
+
+/** The moderation event of each state a moderator sets. */
+const ACTION_OF: Record<ModerationState, ReportModerationAction> = {
+  hidden: "hide",
+  public: "unhide",
+  removed: "remove",
+};
+
+/**
+ * Moderation changes a report only through the one path (events.ts), as staff (or the platform, with no account):
+ * no mail there (moderation tells the author itself) and no audit row (the decision's is the audit row).
+ */
+function eventContext(ctx: ModerationContext): ReportEventContext {
+  const accountId = ctx.actorAccountId ?? null;
+  return { civic: null, now: ctx.now, by: accountId ? "staff" : "system", accountId };
+}
 
 /** At most this many items of one account are hidden by one suspension (a hard cap on the loop). */
 const MAX_ITEMS_PER_ACCOUNT = 10_000;
@@ -94,7 +111,7 @@ export const reportKind: ModeratedKind = {
     const r = await reportByReference(db, id);
     return r ? reportPreview(db, r.id, "first") : null;
   },
-  async setState({ db, now }, id, state) {
+  async setState({ db, now, actorAccountId }, id, state) {
     const r = await reportByReference(db, id);
     if (!r) throw new AppError("not_found", "There is no report with this reference.");
     if (isPublic(state) && r.withheld === 1) {
@@ -104,11 +121,20 @@ export const reportKind: ModeratedKind = {
         { fields: [{ field: "action", message: "the sender is on the ban list" }] },
       );
     }
-    await db
-      .updateTable("reports")
-      .set({ visibility: state, moderated_at: now.toISOString() })
-      .where("id", "=", r.id)
-      .execute();
+    await recordReportEvent(db, eventContext({ db, now, actorAccountId }), r.id, {
+      kind: "moderation",
+      action: ACTION_OF[state],
+    });
+  },
+  async redact(ctx, id, text) {
+    const r = await reportByReference(ctx.db, id);
+    if (!r) throw new AppError("not_found", "There is no report with this reference.");
+    await recordReportEvent(ctx.db, eventContext(ctx), r.id, { kind: "moderation", action: "redact", ...text });
+  },
+  async restoreText(ctx, id) {
+    const r = await reportByReference(ctx.db, id);
+    if (!r) throw new AppError("not_found", "There is no report with this reference.");
+    await recordReportEvent(ctx.db, eventContext(ctx), r.id, { kind: "moderation", action: "restore" });
   },
   async itemsOf({ db }, accountId) {
     const rows = await db
@@ -127,19 +153,23 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
   async function find(db: Kysely<DB>, id: string) {
     const n = parseId(id);
     if (n === null) return undefined;
-    return db
-      .selectFrom(table)
-      .innerJoin("reports", "reports.id", `${table}.report_id`)
-      .select([
-        `${table}.id as id`,
-        `${table}.visibility as visibility`,
-        "reports.id as reportId",
-        "reports.reference",
-        "reports.account_id",
-        "reports.reporter_email",
-      ])
-      .where(`${table}.id`, "=", n)
-      .executeTakeFirst();
+    return (
+      db
+        .selectFrom(table)
+        .innerJoin("reports", "reports.id", `${table}.report_id`)
+        .select([
+          `${table}.id as id`,
+          `${table}.visibility as visibility`,
+          "reports.id as reportId",
+          "reports.reference",
+          "reports.account_id",
+          "reports.reporter_email",
+        ])
+        .where(`${table}.id`, "=", n)
+        // The records of moderation and "seen too" are no one's content (events.ts).
+        .$if(table === "report_updates", (q) => q.where(sql<boolean>`report_updates.internal = 0`))
+        .executeTakeFirst()
+    );
   }
   const part: ModeratedKind = {
     kind,
@@ -175,12 +205,11 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
     async setState(ctx: ModerationContext, id: string, state: ModerationState) {
       const row = await find(ctx.db, id);
       if (!row) throw new AppError("not_found", `There is no ${kind} with this number.`);
-      await ctx.db.updateTable(table).set({ visibility: state }).where("id", "=", row.id).execute();
-      await ctx.db
-        .updateTable("reports")
-        .set({ moderated_at: ctx.now.toISOString() })
-        .where("id", "=", row.reportId)
-        .execute();
+      await recordReportEvent(ctx.db, eventContext(ctx), row.reportId, {
+        kind: "moderation",
+        action: ACTION_OF[state],
+        part: { kind, id: row.id },
+      });
     },
   };
   return part;

@@ -3,7 +3,7 @@ import { createTestApp, describeEachDb, formToken, type TestApp } from "../../te
 import { createApiKey } from "../open311/keys.js";
 import { moderate, redactReport } from "../moderation/decisions.js";
 import { jpegWithGps } from "../../test/helpers/images.js";
-import { changeStatus } from "./model.js";
+import { changeStatus } from "./events.js";
 import { MIN_FILL_MS } from "./routes.js";
 import { submitReport } from "./submit.js";
 

@@ -74,7 +74,15 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
   const at = r.now.toISOString();
   const values: ReportValues = { ...r.row, ban_candidates: r.banCandidates };
   const insertReport = (db: QueryCreator<DB>) => buildReportInsert(db, values);
-  const first = { status: "open", previous_status: null, note: "", created_at: at } as const;
+  // The record of the report's making (events.ts records everything that happens to it afterwards).
+  const first = {
+    status: "open",
+    previous_status: null,
+    note: "",
+    created_at: at,
+    author_kind: "reporter",
+    event: "report",
+  } as const;
 
   if (database.dialect === "postgres" && !r.recordSubmission) {
     let q = database.db.with("new_report", insertReport).with("first_update", (db) =>

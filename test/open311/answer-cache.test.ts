@@ -5,7 +5,7 @@ import { buildApp } from "../../src/app.js";
 import { moderate } from "../../src/moderation/decisions.js";
 import { AnswerCache } from "../../src/open311/answer-cache.js";
 import { publicReadVersion } from "../../src/reports/data-version.js";
-import { changeStatus } from "../../src/reports/model.js";
+import { changeStatus } from "../../src/reports/events.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { reportSubmission } from "../helpers/reports.js";

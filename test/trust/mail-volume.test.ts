@@ -245,7 +245,7 @@ describe("every mail a feature queues goes through the mail policy", () => {
     "src/core/mail/worker.ts": "sends what is queued",
     "src/reports/store.ts": "the reporter's confirmation is admitted by admitConfirmation in submit.ts",
     "src/reports/forward.ts": "to the council department (staff-configured address)",
-    "src/reports/staff/mails.ts": "status updates written by staff, to the reporter and confirmed followers",
+    "src/reports/events.ts": "report events (status changes, updates), to the reporter and confirmed followers",
     "src/moderation/decisions.ts": "moderation decisions written by staff, to the item's author or account",
     "src/newsletter/service.ts": "issues go to confirmed subscribers only (the confirmation uses the policy)",
     "src/reports/alerts.ts": "alert mails go to confirmed alerts only (the confirmation uses the policy)",

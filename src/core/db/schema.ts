@@ -194,6 +194,12 @@ export interface ReportPhotosTable {
   visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
 }
 
+/** Who made a report event (0033). */
+export type ReportEventAuthor = "staff" | "council" | "resident" | "reporter" | "system";
+
+/** What a report event is (0033). */
+export type ReportEventKind = "report" | "status" | "update" | "seen" | "questionnaire" | "moderation";
+
 export interface ReportUpdatesTable {
   id: Id;
   report_id: number;
@@ -203,6 +209,20 @@ export interface ReportUpdatesTable {
   note: string;
   created_at: Timestamp;
   visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+  /** Who made it (0033): see ReportEventAuthor in src/reports/events.ts. */
+  author_kind: ColumnType<ReportEventAuthor, ReportEventAuthor | undefined, ReportEventAuthor>;
+  /** What happened (0033): see ReportEventKind in src/reports/events.ts. */
+  event: ColumnType<ReportEventKind, ReportEventKind | undefined, ReportEventKind>;
+  /** A moderation event's action ("hide", "redact", "hide-photo", …); null otherwise. */
+  action: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Private: the account of a resident's or reporter's update (never shown). */
+  author_account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Private: the address a resident's or reporter's update was confirmed with (never shown). */
+  author_email: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 for a record never in the public history (moderation, "seen too"). */
+  internal: ColumnType<number, number | undefined, number>;
+  /** Unique when given: the same event sent twice is recorded once. */
+  event_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ModerationFlagsTable {
@@ -272,6 +292,8 @@ export interface OutboxTable {
   headers: ColumnType<string | null, string | null | undefined, string | null>;
   /** aboutHash of the address of the person a message to someone else is about (0025), so erasure finds it. */
   about_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Unique when given (0033): a message that must be queued once only, e.g. one per report event and recipient. */
+  dedupe_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {

@@ -21,6 +21,11 @@ export interface OutgoingMail {
    * contain the address.
    */
   about?: string;
+  /**
+   * A key unique to this message (e.g. one report event and one recipient): a second message with the same key,
+   * from another process or a retry, is not queued. Never personal data (hash an address).
+   */
+  key?: string;
 }
 
 /** The hash kept of an `about` address: SHA-256 of the normalised address (never the address itself). */
@@ -31,11 +36,20 @@ export function aboutHash(address: string): string {
 /**
  * Puts a message into the outbox; the mail worker sends it. Call it inside the transaction that creates what the
  * message is about, so the message exists exactly when the record does. Returns the outbox id, or null when the
- * address is suppressed (it refused mail permanently before), in which case nothing is queued.
+ * address is suppressed (it refused mail permanently before) or a message with the same `key` is queued already,
+ * in which case nothing is queued.
  */
 export async function enqueueMail(db: Kysely<DB>, mail: OutgoingMail, now: Date): Promise<number | null> {
   const [queued] = await withoutSuppressed(db, [mail]);
   if (!queued) return null;
+  if (queued.key !== undefined) {
+    // A message already queued under this key (by another process or a retry) stays the only one.
+    const row = await insertOutbox(db, [queued], now)
+      .onConflict((oc) => oc.column("dedupe_key").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return row?.id ?? null;
+  }
   return (await insertOutbox(db, [queued], now).returning("id").executeTakeFirstOrThrow()).id;
 }
 
@@ -73,6 +87,7 @@ function outboxRow(mail: OutgoingMail, now: Date) {
     failed_at: null,
     headers: mail.headers ? JSON.stringify(mail.headers) : null,
     about_hash: mail.about ? aboutHash(mail.about) : null,
+    dedupe_key: mail.key ?? null,
   };
 }
 

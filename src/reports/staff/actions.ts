@@ -5,10 +5,10 @@ import { AppError, notFound } from "../../core/http/errors.js";
 import { isPublic } from "../../core/visibility.js";
 import { rolesWhoMay } from "../../core/policy.js";
 import { forwardReport } from "../forward.js";
-import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { recordReportEvent } from "../events.js";
 import { looksLikeReference, normaliseReference } from "../reference.js";
 import { recordAudit } from "../../core/staff/audit.js";
-import { enqueueUpdateMails } from "./mails.js";
 import { staffText } from "./triage.js";
 
 /** The triage actions besides status and notes: category, forwarding, duplicates and assignment. All audited. */
@@ -178,25 +178,12 @@ export async function staffMarkDuplicate(
   }
   const extra = staffText(input.note, "duplicate-note", "the public update text", MAX_NOTE_LENGTH - 60, false);
   const note = `Duplicate of report ${original.reference}.${extra ? ` ${extra}` : ""}`;
-  const now = civic.now();
-  await changeStatus(db, report.id, "duplicate", note, now, async (tx, change) => {
-    await tx.updateTable("reports").set({ duplicate_of: original.id }).where("id", "=", report.id).execute();
-    await recordAudit(tx, {
-      actorId: viewer.accountId,
-      action: "report.duplicate",
-      itemType: "report",
-      itemId: report.reference,
-      reason: change.note,
-      details: { original: original.reference, from: change.from },
-      at: now,
-    });
-    await enqueueUpdateMails(
-      civic,
-      tx,
-      report.id,
-      { reference: report.reference, statusLabel: STATUS_LABELS.duplicate, note: change.note },
-      now,
-    );
+  await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: viewer.accountId }, report.id, {
+    kind: "status",
+    to: "duplicate",
+    note,
+    expected: report.status,
+    original,
   });
 }
 

@@ -1,9 +1,6 @@
-import type { Kysely } from "kysely";
 import type { Civic } from "../../core/context.js";
-import type { DB } from "../../core/db/schema.js";
 import { layoutMail } from "../../core/mail/layout.js";
-import { enqueueMail, type OutgoingMail } from "../../core/mail/outbox.js";
-import { updateRecipients } from "../followers.js";
+import type { OutgoingMail } from "../../core/mail/outbox.js";
 import { oneClickHeaders } from "../unsubscribe.js";
 
 export interface StatusUpdate {
@@ -13,7 +10,7 @@ export interface StatusUpdate {
 }
 
 /**
- * The mail sent at a public status change, to the reporter and to each follower. The subject has only the reference
+ * The mail sent at a public update or status change, to the reporter and to each follower (queued by events.ts). The subject has only the reference
  * (never text anyone typed); the body has the update text and a link to the report's public page; the headers and
  * the footer carry the recipient's one-click unsubscribe (RFC 8058).
  */
@@ -42,17 +39,4 @@ export function statusUpdateMail(civic: Civic, to: string, u: StatusUpdate, unsu
       },
     },
   );
-}
-
-/** Queues the update mail to everyone who gets a report's updates (in the caller's transaction). */
-export async function enqueueUpdateMails(
-  civic: Civic,
-  tx: Kysely<DB>,
-  reportId: number,
-  u: StatusUpdate,
-  now: Date,
-): Promise<void> {
-  for (const r of await updateRecipients(civic, tx, reportId)) {
-    await enqueueMail(tx, statusUpdateMail(civic, r.to, u, r.unsubscribeUrl), now);
-  }
 }

@@ -2,13 +2,13 @@ import type { Kysely } from "kysely";
 import type { Civic, Viewer } from "../../core/context.js";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { AppError, notFound } from "../../core/http/errors.js";
-import { changeStatus, MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { MAX_NOTE_LENGTH, STATUS_LABELS, TRANSITIONS } from "../model.js";
+import { recordReportEvent } from "../events.js";
 import { describePlace, loadGazetteer } from "../place-words.js";
 import { duplicateLinks, type DuplicateLinks } from "../duplicates.js";
 import { labelledAnswers } from "../../catalogue/index.js";
 import type { AttributeValues } from "../attributes.js";
 import { recordAudit } from "../../core/staff/audit.js";
-import { enqueueUpdateMails } from "./mails.js";
 
 export const MAX_STAFF_NOTE_LENGTH = 4000;
 
@@ -153,8 +153,8 @@ export async function loadStaffReport(db: Kysely<DB>, reference: string): Promis
 
 /**
  * A public status change by staff: the new status with its update text (shown on the report's page, in the feeds
- * and as Open311 status_notes), an audit row, and a mail to the reporter (if they gave an address), all in one
- * transaction. `expected` is the status the form showed: a form made stale by another change is refused.
+ * and as Open311 status_notes), an audit row, and a mail to the reporter and followers, all in one transaction
+ * through the one path (events.ts). `expected` is the status the form showed: a form made stale by another change is refused.
  */
 export async function staffChangeStatus(
   civic: Civic,
@@ -185,28 +185,11 @@ export async function staffChangeStatus(
     );
   }
   const note = staffText(input.note, "note", "the public update text", MAX_NOTE_LENGTH);
-  const now = civic.now();
-  await changeStatus(db, report.id, to, note, now, async (tx, change) => {
-    // A duplicate that is reopened stands on its own again.
-    if (change.from === "duplicate") {
-      await tx.updateTable("reports").set({ duplicate_of: null }).where("id", "=", report.id).execute();
-    }
-    await recordAudit(tx, {
-      actorId: viewer.accountId,
-      action: "report.status",
-      itemType: "report",
-      itemId: report.reference,
-      reason: change.note,
-      details: { from: change.from, to: change.to },
-      at: now,
-    });
-    await enqueueUpdateMails(
-      civic,
-      tx,
-      report.id,
-      { reference: report.reference, statusLabel: STATUS_LABELS[to], note },
-      now,
-    );
+  await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: viewer.accountId }, report.id, {
+    kind: "status",
+    to,
+    note,
+    expected: report.status,
   });
 }
 
