@@ -9,6 +9,20 @@ export const accounts: Feature = {
   name: "accounts",
   menu: [{ path: "/my-data", label: "Your personal data", placement: "footer", order: 20 }],
   plugins: [sessionPlugin],
+  pages: [
+    {
+      path: "/sign-in",
+      title: "Sign in",
+      summary: "Sign in by email link or code, password or passkey, to list your reports and manage your data.",
+      placement: "none",
+    },
+    {
+      path: "/my-data",
+      title: "Your personal data",
+      summary: "Download or erase what the platform holds under your email address, with or without an account.",
+      placement: "footer",
+    },
+  ],
   routes: [{ plugin: accountRoutes }],
   personalData: [accountData, mailData],
   commands: userCommands,

@@ -18,7 +18,7 @@ import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import { deviceOwnerKey } from "./web/device-owner.js";
 import type { PageContext } from "./web/layout.js";
-import type { SitemapSource } from "./web/sitemap.js";
+import type { MachineResource, SitePage, SitemapSource } from "./web/sitemap.js";
 import { type MenuEntry, siteMenu } from "./web/menu.js";
 import type { SearchSource } from "./search.js";
 
@@ -56,7 +56,14 @@ export interface Feature {
   jobs?: (civic: Civic) => Job[];
   /** Background workers the server starts and stops with the process. */
   workers?: (civic: Civic, log: FastifyBaseLogger) => Worker[];
-  /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the site's own pages. */
+  /**
+   * The feature's public pages (core/web/sitemap.ts): listed in /llms.txt and /sitemap.xml in list order, so an app
+   * built without the feature does not list them.
+   */
+  pages?: SitePage[];
+  /** The feature's machine-readable resources (APIs, feeds, data), listed in /llms.txt and on /developers. */
+  resources?: MachineResource[];
+  /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the features' pages. */
   sitemap?: SitemapSource[];
   /**
    * The feature's links in the site's header menu and footer (core/web/menu.ts), shown by their `order`, ties in list

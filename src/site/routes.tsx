@@ -3,7 +3,8 @@ import type { FunctionComponent } from "preact";
 import { pageContext } from "../core/context.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { type SitePage, sitePages } from "../core/web/sitemap.js";
+import type { SitePage } from "../core/web/sitemap.js";
+import { SITE_PAGES } from "./pages.js";
 import { AboutContent } from "./content/about.js";
 import { AccessibilityContent } from "./content/accessibility.js";
 import { HomeContent } from "./content/home.js";
@@ -16,8 +17,8 @@ import { MAX_QUERY_CHARS, searchTerms } from "../core/search.js";
 import { SearchContent } from "./content/search.js";
 
 function page(path: string): SitePage {
-  const found = sitePages.find((p) => p.path === path);
-  if (!found) throw new Error(`${path} is not in the site map`);
+  const found = SITE_PAGES.find((p) => p.path === path);
+  if (!found) throw new Error(`${path} is not among the site's pages`);
   return found;
 }
 

@@ -4,6 +4,7 @@ import type { BrowserContext, Page, Response } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { staffPages } from "../../src/core/staff/console.js";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { sentPagePath } from "../../src/reports/sent-page.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp } from "../helpers/app.js";
@@ -134,7 +135,9 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
       staffPage,
     );
 
-    const publicPaths = sitePages.map((p) => p.path).filter((path) => app.hasRoute({ method: "GET", url: path }));
+    const publicPaths = sitePages(FEATURES)
+      .map((p) => p.path)
+      .filter((path) => app.hasRoute({ method: "GET", url: path }));
     for (const path of publicPaths) states.push({ name: slug(path), path, who: "anonymous", axe: false });
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await app.inject("/projects")).body)?.[1];
     const businessLink = /href="(\/businesses\/[a-z0-9-]+)"/.exec((await app.inject("/businesses")).body)?.[1];
