@@ -7,7 +7,11 @@ import { accountRoutes } from "./routes.js";
 /** Accounts: sign-in (email, password, passkeys), sessions, the account pages, data rights (/account/data, /my-data). */
 export const accounts: Feature = {
   name: "accounts",
-  menu: [{ path: "/my-data", label: "Your personal data", placement: "footer", order: 20 }],
+  menu: [
+    { path: "/sign-in", label: "Sign in", placement: "account", order: 10, audience: "signed-out" },
+    { path: "/account", label: "Your account", placement: "account", order: 10, audience: "signed-in" },
+    { path: "/my-data", label: "Your personal data", placement: "footer", order: 20 },
+  ],
   plugins: [sessionPlugin],
   pages: [
     {

@@ -19,7 +19,7 @@ import type { AssetManifest } from "./web/assets.js";
 import { deviceOwnerKey } from "./web/device-owner.js";
 import type { PageContext } from "./web/layout.js";
 import type { MachineResource, SitePage, SitemapSource } from "./web/sitemap.js";
-import { type MenuEntry, siteMenu } from "./web/menu.js";
+import { type FeedLink, type MenuEntry, siteMenu } from "./web/menu.js";
 import type { SearchSource } from "./search.js";
 
 export type { Viewer, Worker };
@@ -70,6 +70,8 @@ export interface Feature {
    * order: an app built without the feature has no link to it.
    */
   menu?: MenuEntry[];
+  /** The feeds every page points to in its <head> (core/web/menu.ts), in list order. */
+  feeds?: FeedLink[];
   /**
    * What of the feature can be searched for (core/search.ts): the site's search page (/search) asks every source of
    * the app, in list order, without knowing the features.

@@ -67,6 +67,7 @@ export const reports: Feature = {
       section: "Data",
     },
   ],
+  feeds: [{ path: "/reports.atom", title: "New reports", type: "application/atom+xml" }],
   routes: [{ plugin: reportRoutes }, { plugin: reportMapRoutes }],
   staff: { pages: STAFF_PAGES, routes: triageRoutes },
   personalData: [reportData, reportFollowingData, reportAlertData],

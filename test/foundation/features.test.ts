@@ -184,6 +184,26 @@ describe("the feature list", () => {
     }
   });
 
+  it("links the sign-in page and the reports feed only from an app with the features that contribute them", async () => {
+    const full_ = (await full.app.inject("/about")).body;
+    expect(full_).toContain('href="/sign-in"');
+    expect(full_).toContain(
+      '<link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom"',
+    );
+    const lean = await createTestApp("sqlite", {
+      features: FEATURES.filter((f) => !["accounts", "reports"].includes(f.name)),
+    });
+    try {
+      const page = await lean.app.inject("/about");
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain("/sign-in");
+      expect(page.body).not.toContain('href="/account"');
+      expect(page.body).not.toContain("/reports.atom");
+    } finally {
+      await lean.close();
+    }
+  });
+
   it("asks every feature's search source for /search, and none of a feature left out", async () => {
     const all = await full.app.inject("/search?q=pothole");
     expect(all.statusCode).toBe(200);
