@@ -21,6 +21,7 @@ import type { PageContext } from "./web/layout.js";
 import type { MachineResource, SitePage, SitemapSource } from "./web/sitemap.js";
 import { type FeedLink, type MenuEntry, siteMenu } from "./web/menu.js";
 import type { SearchSource } from "./search.js";
+import type { HomeBlock, NotFoundBlock } from "./web/blocks.js";
 
 export type { Viewer, Worker };
 
@@ -70,6 +71,10 @@ export interface Feature {
    * order: an app built without the feature has no link to it.
    */
   menu?: MenuEntry[];
+  /** The feature's blocks on the home page (core/web/blocks.ts), which the site feature writes. */
+  home?: HomeBlock[];
+  /** The feature's items in the 404 page's "What you can do next" list (core/web/blocks.ts). */
+  notFound?: NotFoundBlock[];
   /** The feeds every page points to in its <head> (core/web/menu.ts), in list order. */
   feeds?: FeedLink[];
   /**

@@ -11,6 +11,7 @@ import { reportRoutes } from "./routes.js";
 import { reportSearch } from "./search.js";
 import { STAFF_PAGES, triageRoutes } from "./staff/routes.js";
 import { reportPages } from "./sitemap.js";
+import { latestReportsBlock, placeSearchBlock, reportsOnNotFound } from "./home-blocks.js";
 
 /**
  * Reports: the form, the public list, map (and its data, with the GeoJSON), feeds and pages, status look-up, follows,
@@ -68,6 +69,8 @@ export const reports: Feature = {
     },
   ],
   feeds: [{ path: "/reports.atom", title: "New reports", type: "application/atom+xml" }],
+  home: [placeSearchBlock, latestReportsBlock],
+  notFound: [reportsOnNotFound],
   routes: [{ plugin: reportRoutes }, { plugin: reportMapRoutes }],
   staff: { pages: STAFF_PAGES, routes: triageRoutes },
   personalData: [reportData, reportFollowingData, reportAlertData],

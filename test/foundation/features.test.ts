@@ -204,6 +204,26 @@ describe("the feature list", () => {
     }
   });
 
+  it("puts on the home page and the 404 page the blocks the app's features contribute, none of a feature left out", async () => {
+    const home = (await full.app.inject("/")).body;
+    expect(home).toContain('action="/reports" class="place-search"');
+    expect(home).toContain('id="latest-heading"');
+    expect((await full.app.inject("/no-such-page")).body).toContain('action="/reports" class="place-search"');
+    const lean = await createTestApp("sqlite", { features: FEATURES.filter((f) => f.name !== "reports") });
+    try {
+      const page = await lean.app.inject("/");
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('action="/reports"');
+      expect(page.body).not.toContain("Latest reports");
+      const missing = await lean.app.inject("/no-such-page");
+      expect(missing.statusCode).toBe(404);
+      expect(missing.body).not.toContain('action="/reports"');
+      expect(missing.body).not.toContain('href="/status"');
+    } finally {
+      await lean.close();
+    }
+  });
+
   it("asks every feature's search source for /search, and none of a feature left out", async () => {
     const all = await full.app.inject("/search?q=pothole");
     expect(all.statusCode).toBe(200);
