@@ -97,8 +97,8 @@ function located(db: Kysely<DB>, filter: MapFilter, box: Bbox) {
  * above GRID_MAX_ZOOM; otherwise counted per cell of a grid of about 64 screen pixels at that zoom (at most 64 × 64
  * cells), a cell of one report being given as that report. The grid is aligned on whole degrees, so a cell holds the
  * same reports however the map is moved. Where the grid's cells are at least as wide as the near-here cells, the
- * counts come from `report_map_cells` (migration 0028: a few thousand rows for a whole village of a million
- * reports), and a near-here cell counts whole (its reports' mean position decides its grid cell); below, from the
+ * counts come from `report_map_cells` (migrations 0031 and 0032: a few thousand rows for a whole village of a million
+ * reports, each cell's rows spread over slots, summed here), and a near-here cell counts whole (its reports' mean position decides its grid cell); below, from the
  * reports themselves.
  */
 export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, zoom: number): Promise<MapAnswer> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createTestApp } from "../helpers/app.js";
 import { axeViolations, browserAvailable, formatViolations, browserSite } from "../helpers/browser.js";
 
@@ -38,7 +39,9 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
 
   it("passes axe on every page without JavaScript on a phone", async () => {
     const paths = [
-      ...sitePages.map((p) => p.path).filter((path) => site.app.hasRoute({ method: "GET", url: path })),
+      ...sitePages(FEATURES)
+        .map((p) => p.path)
+        .filter((path) => site.app.hasRoute({ method: "GET", url: path })),
       ...extraPages,
     ];
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await site.app.inject("/projects")).body)?.[1];

@@ -4,6 +4,7 @@ import type { BrowserContext, Page, Response } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { staffPages } from "../../src/core/staff/console.js";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { sentPagePath } from "../../src/reports/sent-page.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp } from "../helpers/app.js";
@@ -145,7 +146,9 @@ describe.skipIf(!browserAvailable())("browser sweep at 320, 390 and 1280 px", ()
       staffPage,
     );
 
-    const publicPaths = sitePages.map((p) => p.path).filter((path) => app.hasRoute({ method: "GET", url: path }));
+    const publicPaths = sitePages(FEATURES)
+      .map((p) => p.path)
+      .filter((path) => app.hasRoute({ method: "GET", url: path }));
     for (const path of publicPaths) states.push({ name: slug(path), path, who: "anonymous", axe: WIDE });
     // The answers of the search and place box, and the error pages.
     for (const [name, path, status] of [

@@ -687,6 +687,8 @@ export interface ReportMapCellsTable {
   category_code: string;
   status: ReportStatus;
   visibility: ReportVisibility;
+  /** The report id modulo 4 (migration 0032): one combination's reports spread over rows; readers add them up. */
+  slot: number;
   n: number;
   lat_sum: number;
   lng_sum: number;

@@ -28,6 +28,7 @@ import * as m0028 from "./0028_search.js";
 import * as m0029 from "./0029_map_tiles.js";
 import * as m0030 from "./0030_report_alerts.js";
 import * as m0031 from "./0031_report_map_cells.js";
+import * as m0032 from "./0032_map_cell_slots.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
 
@@ -65,6 +66,7 @@ export const migrations: Record<string, Migration> = {
   "0029_map_tiles": m0029,
   "0030_report_alerts": m0030,
   "0031_report_map_cells": m0031,
+  "0032_map_cell_slots": m0032,
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
 };
