@@ -55,9 +55,18 @@ const clientOptions = {
 // The maps' scripts share Leaflet (and the reports maps their markers): built together with code splitting, the
 // shared code is a chunk of its own that each map page loads once and the next one finds cached, and each page loads
 // only its own map's code. The other scripts (every page's enhance.js) stay single files: one request each.
+// Leaflet's ES module build, not its UMD file (package.json "main"): esbuild can leave out what no map uses, and
+// the browser runs no CommonJS wrapper around it.
 const isMap = (path) => /map\.ts$/.test(path);
+const leafletEsm = join(root, "node_modules/leaflet/dist/leaflet-src.esm.js");
 const [maps, others] = await Promise.all([
-  build({ ...clientOptions, entryPoints: clientEntries.filter(isMap), splitting: true, chunkNames: "chunk-[hash]" }),
+  build({
+    ...clientOptions,
+    entryPoints: clientEntries.filter(isMap),
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    alias: { leaflet: leafletEsm },
+  }),
   build({ ...clientOptions, entryPoints: [...clientEntries.filter((f) => !isMap(f)), ...styleEntries] }),
 ]);
 const result = { metafile: { outputs: { ...others.metafile.outputs, ...maps.metafile.outputs } } };

@@ -1,4 +1,4 @@
-import L from "leaflet";
+import * as L from "leaflet";
 
 /**
  * The tile layer a map element's data attributes describe: `data-tile-url`, `data-attribution`, and while this site
