@@ -1,5 +1,20 @@
 import * as L from "leaflet";
 
+/** The zooms this site has tiles for, from `data-tile-zooms` ("MIN-MAX", config.ts `map.zooms`), when limited. */
+function tileZooms(el: HTMLElement): { min: number; max: number } | null {
+  const [min, max] = (el.dataset.tileZooms ?? "").split("-").map(Number);
+  return Number.isInteger(min) && Number.isInteger(max) ? { min: min as number, max: max as number } : null;
+}
+
+/**
+ * Keeps `map` from zooming out past the zooms it has tiles for. addTileLayer does it too; a map that sets its view
+ * before adding its tiles (in a later step) calls this first, so that its view is never one the tiles refuse.
+ */
+export function limitZooms(map: L.Map, el: HTMLElement): void {
+  const zooms = tileZooms(el);
+  if (zooms) map.setMinZoom(Math.max(map.getMinZoom(), zooms.min));
+}
+
 /**
  * The tile layer a map element's data attributes describe: `data-tile-url`, `data-attribution`, and while this site
  * serves the tiles, `data-tile-zooms` ("MIN-MAX", config.ts `map.zooms`), the only zooms it has tiles for. The map
@@ -7,12 +22,11 @@ import * as L from "leaflet";
  */
 export function addTileLayer(map: L.Map, el: HTMLElement): L.TileLayer {
   map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  const [min, max] = (el.dataset.tileZooms ?? "").split("-").map(Number);
-  const limited = Number.isInteger(min) && Number.isInteger(max);
-  if (limited) map.setMinZoom(Math.max(map.getMinZoom(), min as number));
+  limitZooms(map, el);
+  const zooms = tileZooms(el);
   return L.tileLayer(el.dataset.tileUrl ?? "", {
     attribution: el.dataset.attribution ?? "",
     maxZoom: 19,
-    ...(limited ? { minZoom: min as number, maxNativeZoom: max as number } : {}),
+    ...(zooms ? { minZoom: zooms.min, maxNativeZoom: zooms.max } : {}),
   }).addTo(map);
 }

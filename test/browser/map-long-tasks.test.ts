@@ -52,15 +52,18 @@ describe.skipIf(!browserAvailable())("long tasks on the reports map", { timeout:
       await page.waitForSelector(ready, { timeout: 60_000 });
       // Whatever the map does after its first markers (the rest of the list, tiles failing) has its time too.
       await page.waitForTimeout(1500);
-      return await page.evaluate(() => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks);
+      return await page.evaluate(
+        () => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks,
+      );
     } finally {
       await context.close();
     }
   }
 
   it(`/reports: no task over ${LONGEST_MS} ms while its map loads (4× slower CPU)`, async () => {
-    // The slowest of two loads counts only if both were slow: the machine running the tests is shared.
-    const runs = [await longTasks("/reports", ".map-in-view li"), await longTasks("/reports", ".map-in-view li")];
+    // A load counts only if every one of three was slow: the machine running the tests is shared.
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await longTasks("/reports", ".map-in-view li"));
     const longest = runs.map((tasks) => Math.max(0, ...tasks.map((t) => Math.round(t.duration))));
     console.log(`/reports long tasks at 4x: ${JSON.stringify(runs.map((r) => r.map((t) => Math.round(t.duration))))}`);
     expect(Math.min(...longest), `longest task per load: ${longest.join(", ")} ms`).toBeLessThanOrEqual(LONGEST_MS);
@@ -70,12 +73,12 @@ describe.skipIf(!browserAvailable())("long tasks on the reports map", { timeout:
     const html = await (await fetch(`${site.base}/reports`)).text();
     const path = /href="(\/reports\/[A-Z]+-\d+)"/.exec(html)?.[1];
     expect(path).toBeDefined();
-    const runs = [
-      await longTasks(path as string, ".report-view-map .leaflet-marker-icon"),
-      await longTasks(path as string, ".report-view-map .leaflet-marker-icon"),
-    ];
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await longTasks(path as string, ".report-view-map .leaflet-marker-icon"));
     const longest = runs.map((tasks) => Math.max(0, ...tasks.map((t) => Math.round(t.duration))));
-    console.log(`report page long tasks at 4x: ${JSON.stringify(runs.map((r) => r.map((t) => Math.round(t.duration))))}`);
+    console.log(
+      `report page long tasks at 4x: ${JSON.stringify(runs.map((r) => r.map((t) => Math.round(t.duration))))}`,
+    );
     expect(Math.min(...longest), `longest task per load: ${longest.join(", ")} ms`).toBeLessThanOrEqual(LONGEST_MS);
   });
 });
