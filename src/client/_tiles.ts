@@ -7,10 +7,15 @@ function tileZooms(el: HTMLElement): { min: number; max: number } | null {
 }
 
 /**
- * Keeps `map` from zooming out past the zooms it has tiles for. addTileLayer does it too; a map that sets its view
- * before adding its tiles (in a later step) calls this first, so that its view is never one the tiles refuse.
+ * What the tiles bring to `map` before they come: it does not zoom out past the zooms they exist at, and its
+ * attribution is in place. addTileLayer does it too; a map that sets its view before adding its tiles (in a later
+ * step) calls this first, so that its view is never one the tiles refuse and the attribution does not grow later
+ * (a layout shift).
  */
-export function limitZooms(map: L.Map, el: HTMLElement): void {
+export function prepareForTiles(map: L.Map, el: HTMLElement): void {
+  map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
+  // Counted per text by Leaflet: the tile layer adding the same text later shows it once.
+  if (el.dataset.attribution) map.attributionControl.addAttribution(el.dataset.attribution);
   const zooms = tileZooms(el);
   if (zooms) map.setMinZoom(Math.max(map.getMinZoom(), zooms.min));
 }
@@ -22,8 +27,8 @@ export function limitZooms(map: L.Map, el: HTMLElement): void {
  */
 export function addTileLayer(map: L.Map, el: HTMLElement): L.TileLayer {
   map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  limitZooms(map, el);
   const zooms = tileZooms(el);
+  if (zooms) map.setMinZoom(Math.max(map.getMinZoom(), zooms.min));
   return L.tileLayer(el.dataset.tileUrl ?? "", {
     attribution: el.dataset.attribution ?? "",
     maxZoom: 19,

@@ -2,7 +2,7 @@
 // of fixed proportions), so drawing it moves nothing; the same information is in the text. It is drawn after the
 // page's first paint, in two short steps (_tasks.ts), so that a phone's slow CPU meets no long task here.
 import * as L from "leaflet";
-import { limitZooms } from "./_tiles.js";
+import { prepareForTiles } from "./_tiles.js";
 import { addTiles, reportMarker, type Status } from "./_map-status.js";
 import { afterPaint, nextTask } from "./_tasks.js";
 
@@ -26,7 +26,7 @@ async function draw(el: HTMLElement): Promise<void> {
   el.setAttribute("aria-label", el.dataset.label ?? "Map");
   // No fading in of tiles: that is work on every frame while they load.
   const map = L.map(el, { keyboard: true, scrollWheelZoom: false, maxZoom: 19, fadeAnimation: false });
-  limitZooms(map, el);
+  prepareForTiles(map, el);
   // The map's panes are in the page: let the browser lay them out in its next frame before the view is set (it
   // reads their size), rather than force that layout here. Then the marker, then the tiles, each a step.
   await afterPaint();

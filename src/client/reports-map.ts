@@ -7,7 +7,7 @@
 // It starts after the page's first paint and works in short steps (_tasks.ts): on a phone no step is a long task.
 import * as L from "leaflet";
 import Supercluster from "supercluster";
-import { limitZooms } from "./_tiles.js";
+import { prepareForTiles } from "./_tiles.js";
 import { addTiles, reportLink, reportMarker, type Status } from "./_map-status.js";
 import { afterPaint, inSlices, nextTask } from "./_tasks.js";
 
@@ -60,7 +60,7 @@ async function start(el: HTMLElement): Promise<void> {
   el.setAttribute("aria-label", el.dataset.label ?? "Map");
   // No fading in of tiles: that is work on every frame while they load.
   const map = L.map(el, { keyboard: true, scrollWheelZoom: false, maxZoom: MAX_ZOOM, fadeAnimation: false });
-  limitZooms(map, el);
+  prepareForTiles(map, el);
   const layer = L.layerGroup().addTo(map);
 
   const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `/reports/${p[0]}`);
