@@ -28,6 +28,7 @@ import * as m0028 from "./0028_search.js";
 import * as m0029 from "./0029_map_tiles.js";
 import * as m0030 from "./0030_report_alerts.js";
 import * as m0031 from "./0031_report_map_cells.js";
+import * as m0035 from "./0035_report_map_cells_public.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   "0029_map_tiles": m0029,
   "0030_report_alerts": m0030,
   "0031_report_map_cells": m0031,
+  "0035_report_map_cells_public": m0035,
 };
 
 export class MigrationError extends Error {
