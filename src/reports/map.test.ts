@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { reportSubmission } from "../../test/helpers/reports.js";
+import { mapReports, type MapFilter, parseBbox } from "./map-data.js";
 import { submitReport } from "./submit.js";
 import { migrations } from "../core/db/migrations/index.js";
 
@@ -206,6 +207,40 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect(titles(changed.json() as MapAnswer)).toContain("Corner new pothole");
+  });
+
+  it("counts a moved map from the cells kept for this version of the public data, as the database would", async () => {
+    const db = t.db.database.db;
+    /** The box moved east and north by k × 0.00001°: a new answer (the answers are kept by their box). */
+    const moved = (box: string, k: number) =>
+      box
+        .split(",")
+        .map((v) => (Number(v) + k * 0.00001).toFixed(5))
+        .join(",");
+    const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
+      mapReports(db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
+    // The whole village reads (and keeps) every cell's sums; the later boxes, large or small, are counted from them
+    // (at zoom 12 and below always per cell of a grid).
+    const whole = await map(`bbox=${moved(VILLAGE, 1)}&zoom=12`);
+    expect(whole).toEqual(await fresh(moved(VILLAGE, 1), 12));
+    expect(whole.clusters.length).toBeGreaterThan(0);
+    for (const [box, zoom] of [
+      [moved(VILLAGE, 2), 11],
+      [moved(VILLAGE, 3), 15],
+      [moved(CORNER, 4), 15],
+      [moved(CORNER, 5), 17],
+    ] as const) {
+      expect(await map(`bbox=${box}&zoom=${zoom}`)).toEqual(await fresh(box, zoom));
+    }
+    const potholes = await map(`bbox=${moved(VILLAGE, 6)}&zoom=12&category=pothole&hide_closed=true`);
+    expect(potholes).toEqual(await fresh(moved(VILLAGE, 6), 12, { category: "pothole", unresolved: true }));
+    // Any change to the public data is counted at the next request, whatever the box.
+    await submitReport(t.app.civic, reportSubmission({ title: "Kept cells pothole", lat: 50.99, lng: -2.03 }));
+    const after = await map(`bbox=${moved(VILLAGE, 7)}&zoom=12`);
+    expect(after.total).toBe(whole.total + 1);
+    expect(after).toEqual(await fresh(moved(VILLAGE, 7), 12));
+    const corner = await map(`bbox=${moved(CORNER, 8)}&zoom=15`);
+    expect(corner).toEqual(await fresh(moved(CORNER, 8), 15));
   });
 
   it("refuses a hostile or broken box or zoom with a 400 in problem+json", async () => {

@@ -31,6 +31,7 @@ import * as m0031 from "./0031_report_map_cells.js";
 import * as m0032 from "./0032_map_cell_slots.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
+import * as m0035 from "./0035_report_map_cells_public.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   "0032_map_cell_slots": m0032,
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
+  "0035_report_map_cells_public": m0035,
 };
 
 export class MigrationError extends Error {
