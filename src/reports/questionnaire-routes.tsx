@@ -166,7 +166,13 @@ export async function questionnaireRoutes(root: FastifyInstance): Promise<void> 
     { schema: { hide: true, params: AnswerParams } },
     async (request, reply) => {
       const { answer, token } = request.params;
-      const comment = (stringFields(request.body).comment ?? "").replace(/\r\n?/g, "\n").trim();
+      const typed = stringFields(request.body).comment;
+      const body = request.body;
+      if (typed === undefined && body !== null && typeof body === "object" && "comment" in body) {
+        const problem = { field: "questionnaire-comment", message: "Enter the comment as plain text." };
+        return again(request, reply, answer, token, "", [problem]);
+      }
+      const comment = (typed ?? "").replace(/\r\n?/g, "\n").trim();
       if (comment.length > MAX_COMMENT_LENGTH) {
         const problem = {
           field: "questionnaire-comment",

@@ -147,7 +147,7 @@ describeEachDb("Is it fixed? questionnaire", (dialect) => {
       .executeTakeFirstOrThrow();
     expect(text).toContain(`http://civic.test/photos/${photo.hash}-thumb.jpg`);
     expect(mail.parsed.html).not.toMatch(/<img/i);
-    expect(mail.parsed.headers.get("list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
+    expect(mail.raw).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
   });
 
   it("yes: the report is fixed by its reporter with a public update; the link cannot be used again", async () => {
@@ -287,7 +287,7 @@ describeEachDb("Is it fixed? questionnaire", (dialect) => {
     await sendQuestionnaires(h.app.civic);
     const { yes } = await linksIn("hostile@example.org");
     const page = await h.app.inject({ method: "GET", url: yes });
-    const csrf = tokenIn(page.body);
+    let csrf = tokenIn(page.body);
     const post = (url: string, fields: Record<string, string>) =>
       h.app.inject({
         method: "POST",
@@ -307,7 +307,8 @@ describeEachDb("Is it fixed? questionnaire", (dialect) => {
       expect(res.statusCode, url).toBeLessThan(500);
     }
     expect((await h.app.inject({ method: "GET", url: forged })).body).toContain("not valid");
-    expect((await post(yes.replace("/yes/", "/maybe/"), { comment: "" })).statusCode).toBe(400);
+    const maybe = await post(yes.replace("/yes/", "/maybe/"), { comment: "" });
+    expect([400, 404]).toContain(maybe.statusCode);
 
     // Huge text: the page again with the problem; the link stays usable.
     const huge = await post(yes, { comment: "x".repeat(5_000) });
@@ -330,6 +331,7 @@ describeEachDb("Is it fixed? questionnaire", (dialect) => {
     // Expired after its weeks.
     h.advance(57 * DAY);
     expect((await h.app.inject({ method: "GET", url: yes })).statusCode).toBe(410);
+    csrf = tokenIn((await h.app.inject({ method: "GET", url: "/alerts" })).body);
     expect((await post(yes, { comment: "" })).statusCode).toBe(410);
     expect(await statusOf(report.id)).toBe("open");
   });
