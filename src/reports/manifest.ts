@@ -4,6 +4,8 @@ import { reportData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
 import { reportAlertData } from "./alert-data.js";
 import { alertJobs } from "./alerts.js";
+import { questionnaireData } from "./questionnaire-data.js";
+import { questionnaireJobs } from "./questionnaire.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportMapRoutes } from "./map-routes.js";
@@ -81,9 +83,13 @@ export const reports: Feature = {
       await guardedScope(scope, "admin", responseTemplateRoutes);
     },
   },
-  personalData: [reportData, reportFollowingData, reportAlertData],
+  personalData: [questionnaireData, reportData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
-  jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)), ...alertJobs(civic)],
+  jobs: (civic) => [
+    keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)),
+    ...alertJobs(civic),
+    ...questionnaireJobs(civic),
+  ],
   sitemap: [reportPages],
   search: [reportSearch],
 };

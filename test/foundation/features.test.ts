@@ -35,6 +35,7 @@ describe("the feature list", () => {
     expect(personalDataSources(civic).map((s) => s.key)).toEqual([
       "account",
       "mail",
+      "reportQuestionnaires",
       "reports",
       "reportFollowing",
       "reportAlerts",

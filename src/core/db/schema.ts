@@ -626,6 +626,18 @@ export interface ResponseTemplatesTable {
   updated_at: Timestamp;
 }
 
+/** "Is it fixed?": one row per report and round (0038). */
+export interface ReportQuestionnairesTable {
+  id: Id;
+  report_id: number;
+  /** The report_updates row the round started from. */
+  basis_id: number;
+  sent_at: Timestamp;
+  answer: "fixed" | "not-fixed" | null;
+  answered_at: Timestamp | null;
+  answer_update_id: number | null;
+}
+
 export interface ReportAlertScansTable {
   report_id: number;
   scanned_at: Timestamp;
@@ -772,6 +784,7 @@ export interface DB {
   report_alert_sends: ReportAlertSendsTable;
   report_alert_digests: ReportAlertDigestsTable;
   response_templates: ResponseTemplatesTable;
+  report_questionnaires: ReportQuestionnairesTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;

@@ -32,6 +32,7 @@ import * as m0032 from "./0032_map_cell_slots.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
 import * as m0035 from "./0035_report_map_cells_public.js";
+import * as m0038 from "./0038_report_questionnaires.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -71,6 +72,7 @@ export const migrations: Record<string, Migration> = {
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
   "0035_report_map_cells_public": m0035,
+  "0038_report_questionnaires": m0038,
 };
 
 export class MigrationError extends Error {
