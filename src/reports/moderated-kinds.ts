@@ -9,7 +9,7 @@ import type {
   ModerationContext,
   ModerationState,
 } from "../core/moderation.js";
-import { isPublic, publicReport } from "../core/visibility.js";
+import { isPublic, publicReport, publicUpdate } from "../core/visibility.js";
 import { describePlace, loadGazetteer } from "./place-words.js";
 import { shownSize, staffPhotoUrl } from "./staff/photos.js";
 import { recordReportEvent, type ReportEventContext, type ReportModerationAction } from "./events.js";
@@ -230,8 +230,7 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
         .select("id")
         .where("author_account_id", "=", accountId)
         .where("author_kind", "in", ["resident", "reporter"])
-        .where("visibility", "=", "public")
-        .where(sql<boolean>`report_updates.internal = 0`)
+        .where(publicUpdate)
         .limit(MAX_ITEMS_PER_ACCOUNT)
         .execute();
       return rows.map((r) => String(r.id));
