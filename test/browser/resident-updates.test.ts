@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { accountsHarness, makeReport } from "../accounts/support.js";
 import { axeViolations, browserAvailable, browserSite, formatViolations } from "../helpers/browser.js";
+import { hasJava, nuErrors } from "../helpers/nu.js";
 
 /**
  * "Add an update" on a report page (issue 36) in real Chromium without JavaScript, by keyboard, 320 px wide: the
@@ -18,6 +19,16 @@ describe.skipIf(!browserAvailable())("resident updates in Chromium without JavaS
       const violations = await axeViolations(page, { javaScript: false });
       expect(violations, formatViolations(label, violations)).toEqual([]);
     };
+    // The served HTML of each state, for the Nu HTML Checker at the end.
+    const served = new Map<string, string>();
+    page.on("response", (res) => {
+      if (res.request().resourceType() === "document") {
+        void res.text().then(
+          (html) => served.set(`${res.request().method()} ${res.url()}`, html),
+          () => undefined,
+        );
+      }
+    });
     const narrow = async () =>
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
 
@@ -66,5 +77,6 @@ describe.skipIf(!browserAvailable())("resident updates in Chromium without JavaS
     expect(await page.textContent(".report-history")).toContain("The hole has a cone in it now");
     await axe("report page with the update");
     await context.close();
+    if (hasJava) expect(await nuErrors(served)).toEqual([]);
   });
 });

@@ -48,7 +48,7 @@ export function ResidentUpdateForm(p: {
             maxLength={254}
           />
         )}
-        <Honeypot />
+        <Honeypot id="update-website" />
         <p>
           <button type="submit">{p.signedIn ? "Publish the update" : "Send the update"}</button>
         </p>
