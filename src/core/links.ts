@@ -208,7 +208,8 @@ export async function purgeLinks(db: Kysely<DB>, now: Date, batch = 1000): Promi
 export async function purgeOrphanLinks(
   db: Kysely<DB>,
   purpose: LinkPurpose,
-  table: "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers" | "report_alerts",
+  table:
+    "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers" | "report_alerts" | "report_update_requests",
   batch = 1000,
 ): Promise<number> {
   const orphans = db

@@ -12,13 +12,16 @@ import type { ServiceRequest } from "./schemas.js";
 
 /** A report as the Open311 API sees it: its public columns (reports' PUBLIC_REPORT_COLUMNS) and two more facts. */
 export type PublicReportRow = PublicReportColumns & {
-  /** The note of the latest public update ("" when it had none), null without one. */
+  /** The note of the latest public update by staff or the council ("" when it had none), null without one. */
   latest_note: string | null;
   /** The hash of the first public photo, null without one. */
   first_photo: string | null;
 };
 
 const METRES_PER_DEGREE_LAT = 111_320;
+
+/** The authors of the updates status_notes carries: staff, the council and the platform, never residents (issue 36). */
+const STAFF_AUTHORS = ["staff", "council", "system"] as const;
 
 function isSqlite(db: Kysely<DB>): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter;
@@ -55,6 +58,8 @@ export function requestsQuery(db: Kysely<DB>, filter: RequestFilter) {
         .select("report_updates.note")
         .whereRef("report_updates.report_id", "=", "reports.id")
         .where(publicUpdate)
+        // status_notes is the staff's public status text only: never a resident's or the reporter's update.
+        .where("report_updates.author_kind", "in", STAFF_AUTHORS)
         .orderBy("report_updates.created_at", "desc")
         .orderBy("report_updates.id", "desc")
         .limit(1)
@@ -151,8 +156,8 @@ export interface PresenterContext {
 
 /**
  * A public report as an Open311 service request. This is where the API's privacy rule lives: only public facts
- * are copied, by name. Internal statuses become open/closed, with the latest public note in status_notes (null, an
- * empty element in XML, when there is none). The address is what the reporter gave, or else the place in words.
+ * are copied, by name. Internal statuses become open/closed, with the staff's latest public note in status_notes (null,
+ * an empty element in XML, when there is none; residents' and the reporter's updates are never in it). The address is what the reporter gave, or else the place in words.
  */
 export function toServiceRequest(row: PublicReportRow, extras: ReportExtras, ctx: PresenterContext): ServiceRequest {
   const category = extras.categories.get(row.category_code);

@@ -187,8 +187,9 @@ rate-limited: it is served from prepared, cacheable responses.
   Newest first. Extensions: \`page\` (from 1) and \`page_size\` (default and maximum 1,000), and \`lat\` +
   \`long\` + \`radius\` (metres, default 500, maximum 20,000) for reports near a place.
 * **Statuses**: open, investigating, in progress and action scheduled are \`open\`; fixed, closed, duplicate and not
-  the council's responsibility are \`closed\`. \`status_notes\` is the latest public update's note, or null (an empty
-  element in XML) when there is none.
+  the council's responsibility are \`closed\`. \`status_notes\` is the note of the latest public update by staff or the
+  council (their public status text), or null (an empty element in XML) when there is none. Updates written by
+  residents or by the reporter appear on the report's web page and in its Atom feeds, never in \`status_notes\`.
 * **Request fields**: \`description\` is prefixed with the report's title when the title is not its first sentence;
   \`agency_responsible\` is the council department the category is forwarded to, or the village volunteers;
   \`service_notice\` says when and to whom the report was forwarded; \`media_url\` is the absolute URL of the first

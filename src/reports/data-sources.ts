@@ -129,3 +129,87 @@ export const reportData: PersonalDataSource = {
     return Number(result.numUpdatedRows) > 0;
   },
 };
+
+/** Updates the person wrote on reports (issue 36): signed in, or with one of their addresses. */
+function ownUpdates(db: Kysely<DB>, subject: DataSubject) {
+  return db
+    .selectFrom("report_updates")
+    .where("author_kind", "in", ["resident", "reporter"])
+    .where((eb) => {
+      const byEmail = eb("author_email", "in", subjectAddresses(subject));
+      return subject.accountId ? eb.or([eb("author_account_id", "=", subject.accountId), byEmail]) : byEmail;
+    });
+}
+
+/**
+ * Updates from residents (reports/resident-updates.ts): those the person published, and those still waiting for
+ * their link. Erasure unlinks the published ones from the account and address (they stay public unless the person
+ * asks to remove their public contributions) and deletes the waiting ones.
+ */
+export const residentUpdateData: PersonalDataSource = {
+  key: "reportUpdatesWritten",
+  tables: ["report_updates", "report_update_requests"],
+  async collect({ db }, subject) {
+    const [published, waiting] = await Promise.all([
+      ownUpdates(db, subject)
+        .innerJoin("reports", "reports.id", "report_updates.report_id")
+        .select([
+          "reports.reference",
+          "report_updates.note",
+          "report_updates.created_at",
+          "report_updates.visibility",
+          "report_updates.author_kind",
+          "report_updates.author_email",
+        ])
+        .orderBy("report_updates.created_at")
+        .limit(10_000)
+        .execute(),
+      db
+        .selectFrom("report_update_requests")
+        .innerJoin("reports", "reports.id", "report_update_requests.report_id")
+        .select([
+          "reports.reference",
+          "report_update_requests.note",
+          "report_update_requests.email",
+          "report_update_requests.created_at",
+        ])
+        .where("report_update_requests.email", "in", subjectAddresses(subject))
+        .orderBy("report_update_requests.id")
+        .limit(10_000)
+        .execute(),
+    ]);
+    return {
+      data: {
+        published: published.map((u) => ({
+          report: u.reference,
+          note: u.note,
+          at: u.created_at,
+          visibility: u.visibility,
+          asReporter: u.author_kind === "reporter",
+          email: u.author_email,
+        })),
+        waitingForConfirmation: waiting.map((u) => ({
+          report: u.reference,
+          note: u.note,
+          email: u.email,
+          at: u.created_at,
+        })),
+      },
+    };
+  },
+  async erase({ db }, subject, options) {
+    const ids = (await ownUpdates(db, subject).select("report_updates.id").limit(100_000).execute()).map((u) => u.id);
+    for (let i = 0; i < ids.length; i += 500) {
+      await db
+        .updateTable("report_updates")
+        .set({
+          author_account_id: null,
+          author_email: null,
+          ...(options.removePublicContent ? { visibility: "removed" as const } : {}),
+        })
+        .where("id", "in", ids.slice(i, i + 500))
+        .execute();
+    }
+    await db.deleteFrom("report_update_requests").where("email", "in", subjectAddresses(subject)).execute();
+  },
+};

@@ -91,6 +91,9 @@ export interface RecordedReportEvent {
   mailed: number;
 }
 
+/** Who wrote a public update, in its mail, when it was not the council (a resident's or the reporter's). */
+const UPDATE_FROM: Partial<Record<ReportEventAuthor, string>> = { resident: "a resident", reporter: "the reporter" };
+
 const STATE_OF: Record<ReportModerationAction, ReportVisibility> = {
   hide: "hidden",
   unhide: "public",
@@ -372,7 +375,8 @@ export async function recordReportEvent(
     if (p.notify && ctx.civic) {
       const civic = ctx.civic;
       const author = ctx.email?.trim().toLowerCase();
-      const update = { reference: report.reference, statusLabel: STATUS_LABELS[p.to], note: p.note };
+      const from = event.kind === "update" ? UPDATE_FROM[ctx.by] : undefined;
+      const update = { reference: report.reference, statusLabel: STATUS_LABELS[p.to], note: p.note, from };
       for (const r of await updateRecipients(civic, tx, report.id)) {
         if (author && r.to.toLowerCase() === author) continue; // not told of their own update
         const mail = { ...statusUpdateMail(civic, r.to, update, r.unsubscribeUrl), key: mailKey(inserted.id, r.to) };

@@ -12,6 +12,14 @@ export interface FeedOptions {
   updates?: Map<string, PublicUpdate>;
 }
 
+/** How a feed entry introduces a report's newest update: a resident's and the reporter's are marked as theirs. */
+function updateLine(u: PublicUpdate): string {
+  const day = u.at.slice(0, 10);
+  if (u.event === "update" && u.by === "resident") return `Update from a resident ${day}`;
+  if (u.event === "update" && u.by === "reporter") return `Update from the reporter ${day}`;
+  return `Update ${day} (${u.statusLabel})`;
+}
+
 /**
  * An Atom (RFC 4287) feed of public reports (sent with sendAtomFeed): title, status, category, place in
  * words and description, never the reporter.
@@ -26,7 +34,7 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
     entries: reports.map((r) => {
       const link = `${o.baseUrl}/reports/${r.reference}`;
       const update = o.updates?.get(r.reference);
-      const latest = update?.note ? `\n\nUpdate ${update.at.slice(0, 10)} (${update.statusLabel}): ${update.note}` : "";
+      const latest = update?.note ? `\n\n${updateLine(update)}: ${update.note}` : "";
       return {
         id: link,
         title: r.title,

@@ -1,6 +1,6 @@
 import type { Feature } from "../core/context.js";
 import { mediaStorage } from "../core/media/storage.js";
-import { reportData } from "./data-sources.js";
+import { reportData, residentUpdateData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
 import { reportAlertData } from "./alert-data.js";
 import { alertJobs } from "./alerts.js";
@@ -83,7 +83,7 @@ export const reports: Feature = {
       await guardedScope(scope, "admin", responseTemplateRoutes);
     },
   },
-  personalData: [questionnaireData, reportData, reportFollowingData, reportAlertData],
+  personalData: [questionnaireData, reportData, residentUpdateData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [
     keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)),

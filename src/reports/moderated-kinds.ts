@@ -9,7 +9,7 @@ import type {
   ModerationContext,
   ModerationState,
 } from "../core/moderation.js";
-import { isPublic, publicReport } from "../core/visibility.js";
+import { isPublic, publicReport, publicUpdate } from "../core/visibility.js";
 import { describePlace, loadGazetteer } from "./place-words.js";
 import { shownSize, staffPhotoUrl } from "./staff/photos.js";
 import { recordReportEvent, type ReportEventContext, type ReportModerationAction } from "./events.js";
@@ -178,11 +178,21 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
       const row = await find(db, id);
       if (!row) return null;
       let text: string;
+      let author: { accountId: string | null; email: string | null } = { accountId: null, email: null };
       if (kind === "update") {
-        const u = await db.selectFrom("report_updates").select("note").where("id", "=", row.id).executeTakeFirst();
+        const u = await db
+          .selectFrom("report_updates")
+          .select(["note", "author_kind", "author_account_id", "author_email"])
+          .where("id", "=", row.id)
+          .executeTakeFirst();
         text = u?.note ?? "";
+        // A resident's or the reporter's update is theirs (for strikes and the mail to its author).
+        if (u && (u.author_kind === "resident" || u.author_kind === "reporter")) {
+          author = { accountId: u.author_account_id, email: u.author_email };
+        }
       } else {
         text = `Photo ${row.id} of report ${row.reference}`;
+        author = { accountId: row.account_id, email: row.reporter_email };
       }
       return {
         kind,
@@ -192,9 +202,9 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
         state: row.visibility,
         publicPath: `/reports/${row.reference}`,
         staffPath: `/admin/reports/${row.reference}`,
-        // Updates are written by staff; a photo is the reporter's.
-        authorAccountId: kind === "photo" ? row.account_id : null,
-        authorEmail: kind === "photo" ? row.reporter_email : null,
+        // A photo is the reporter's; an update its writer's when a resident or the reporter wrote it, else staff's.
+        authorAccountId: author.accountId,
+        authorEmail: author.email,
         subjectRef: `${kind} on report ${row.reference}`,
       };
     },
@@ -212,6 +222,20 @@ function partOfReport(table: "report_updates" | "report_photos", kind: "update" 
       });
     },
   };
+  if (kind === "update") {
+    // A suspension hides the account's public updates on reports with its other items.
+    part.itemsOf = async ({ db }, accountId) => {
+      const rows = await db
+        .selectFrom("report_updates")
+        .select("id")
+        .where("author_account_id", "=", accountId)
+        .where("author_kind", "in", ["resident", "reporter"])
+        .where(publicUpdate)
+        .limit(MAX_ITEMS_PER_ACCOUNT)
+        .execute();
+      return rows.map((r) => String(r.id));
+    };
+  }
   return part;
 }
 

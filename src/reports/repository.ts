@@ -1,5 +1,12 @@
 import { type Kysely, sql } from "kysely";
-import type { DB, Report, ReportStatus, ReportVisibility } from "../core/db/schema.js";
+import type {
+  DB,
+  Report,
+  ReportEventAuthor,
+  ReportEventKind,
+  ReportStatus,
+  ReportVisibility,
+} from "../core/db/schema.js";
 import { publicPhoto, publicReport, publicUpdate, publicVisibilitySql } from "../core/visibility.js";
 import { cellsCovering, distanceMetres, geoCellSql } from "../core/geo.js";
 import { publicReportCount } from "./counts.js";
@@ -62,6 +69,10 @@ export interface PublicUpdate {
   statusLabel: string;
   note: string;
   at: string;
+  /** Who wrote it (events.ts): the history marks residents', the reporter's and the council's updates. */
+  by: ReportEventAuthor;
+  /** What it was: "report" (made), "status", "update", "questionnaire". */
+  event: ReportEventKind;
 }
 
 export interface PublicReportDetail extends PublicReport {
@@ -331,6 +342,8 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
       "report_updates.status",
       "report_updates.note",
       "report_updates.created_at",
+      "report_updates.author_kind",
+      "report_updates.event",
     ])
     .where("reports.reference", "in", references.slice(0, 1000))
     // Hidden or removed reports and updates never reach a feed (core/visibility.ts).
@@ -348,6 +361,8 @@ export async function latestUpdates(db: Kysely<DB>, references: string[]): Promi
       statusLabel: STATUS_LABELS[u.status],
       note: u.note,
       at: u.created_at,
+      by: u.author_kind,
+      event: u.event,
     });
   }
   return map;
@@ -387,7 +402,7 @@ export async function findReport(
     .orderBy("position");
   let updateQuery = db
     .selectFrom("report_updates")
-    .select(["id", "status", "note", "created_at", "visibility"])
+    .select(["id", "status", "note", "created_at", "visibility", "author_kind", "event"])
     .where("report_id", "=", row.id)
     .orderBy("created_at")
     .orderBy("id");
@@ -417,6 +432,8 @@ export async function findReport(
         statusLabel: STATUS_LABELS[u.status],
         note: u.note,
         at: u.created_at,
+        by: u.author_kind,
+        event: u.event,
       })),
     },
   };

@@ -28,6 +28,7 @@ import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
 import { alertRoutes } from "./alert-routes.js";
 import { questionnaireRoutes } from "./questionnaire-routes.js";
+import { residentUpdateRoutes } from "./resident-update-routes.js";
 import { type FeedArea, feedArea, feedAreaFields } from "./alert-feed.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference, ReferenceParams } from "./reference.js";
@@ -60,6 +61,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   await app.register(followRoutes);
   await app.register(alertRoutes);
   await app.register(questionnaireRoutes);
+  await app.register(residentUpdateRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;
@@ -576,7 +578,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
+          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} signedIn={ctx.signedIn === true} />
         </Layout>,
       );
     },

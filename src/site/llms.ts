@@ -24,7 +24,7 @@ export function llmsTxt(site: SiteInfo, features: readonly Feature[]): string {
       "issues (potholes, streetlights, fly-tipping) on a map, read every public report (or those within " +
       `${NEAR_RADIUS_M} m of a street or landmark of the village: /reports?near=NAME, or those matching words or a ` +
       "reference: /reports?q=WORDS; /search?q=WORDS searches reports and businesses together) and check its status by " +
-      "reference number (and get its updates by email), share and support ideas, follow community projects, sign " +
+      "reference number (get its updates by email, or add an update of their own), share and support ideas, follow community projects, sign " +
       "up as volunteers, subscribe to the newsletter, find local businesses, reach their councillors and read " +
       "public statistics.",
     "",

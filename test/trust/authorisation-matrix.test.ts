@@ -52,6 +52,13 @@ const MATRIX: Record<string, Entry> = {
   "POST /reports/:reference/follow": { action: "submit", on: "report" },
   "POST /reports/updates/confirm/:token": { action: "submit" },
   "POST /reports/updates/unsubscribe/:token": { action: "submit" },
+  // Updates from residents (issue 36): the form on a report, and the emailed link's button.
+  "POST /reports/:reference/update": {
+    action: "submit",
+    on: "report",
+    fields: () => ({ "update-note": "Seen it too." }),
+  },
+  "POST /reports/updates/publish/:token": { action: "submit" },
   "POST /alerts": { action: "submit" },
   "POST /alerts/confirm/:token": { action: "submit" },
   "POST /alerts/unsubscribe/:token": { action: "submit" },

@@ -176,6 +176,10 @@ describeEachDb("personal-data completeness", (dialect) => {
       website: "",
     });
     expect(alert.statusCode).toBe(200);
+    // An update on someone else's report, signed in (issue 36): its author is the account and its address.
+    const otherPath = `/reports/${other.reference}`;
+    const update = { "update-note": "Seen it too, still there.", website: "" };
+    expect((await submitSlowly(h, v, otherPath, `${otherPath}/update`, update)).statusCode).toBe(303);
     const flagPath = `/report-this/report/${other.reference}`;
     const flag = await submitSlowly(h, v, flagPath, flagPath, { reason: "personal", note: FLAG_NOTE });
     expect(flag.statusCode).toBeLessThan(400);
@@ -213,11 +217,15 @@ describeEachDb("personal-data completeness", (dialect) => {
       volunteering: { email: string }[];
       reportFollowing: { report: string }[];
       reportAlerts: { email: string; area: string }[];
+      reportUpdatesWritten: { published: { report: string; email: string }[] };
     };
     expect(data.ideas.supports).toHaveLength(1);
     expect(data.newsletter?.status).toBe("confirmed");
     expect(data.volunteering.map((s) => s.email)).toEqual([PRIMARY]);
     expect(data.reportFollowing.map((f) => f.report)).toEqual([other.reference]);
+    expect(data.reportUpdatesWritten.published).toEqual([
+      expect.objectContaining({ report: other.reference, email: PRIMARY }),
+    ]);
     expect(data.reportAlerts).toEqual([
       expect.objectContaining({ email: PRIMARY, area: "Within 500 m of War memorial" }),
     ]);

@@ -597,6 +597,15 @@ export interface ReportFollowersTable {
   confirmed_at: Timestamp | null;
 }
 
+/** A resident's update sent with an email address, waiting for its link's confirmation (0036). */
+export interface ReportUpdateRequestsTable {
+  id: Id;
+  report_id: number;
+  email: string;
+  note: string;
+  created_at: Timestamp;
+}
+
 /** Alerts for new reports (reports/alerts.ts, migration 0028). */
 export type ReportAlertScope = "village" | "near" | "street" | "category";
 export type ReportAlertFrequency = "immediate" | "daily";
@@ -779,6 +788,7 @@ export interface DB {
   audit_log: AuditLogTable;
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;
+  report_update_requests: ReportUpdateRequestsTable;
   report_alerts: ReportAlertsTable;
   report_alert_scans: ReportAlertScansTable;
   report_alert_sends: ReportAlertSendsTable;

@@ -117,7 +117,7 @@ export function eraseOldContactDetails(db: Kysely<DB>, now: Date, signal?: Abort
 }
 
 /** A delete of at most BATCH rows of `table` (by its integer `id`) chosen by `where`; says how many went. */
-type Purgeable = "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers";
+type Purgeable = "ideas" | "volunteers" | "newsletter_subscribers" | "report_followers" | "report_update_requests";
 
 async function deleteBatch<T extends Purgeable>(
   db: Kysely<DB>,
@@ -161,6 +161,8 @@ export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: Abort
       deleteBatch(db, "report_followers", (eb) =>
         eb.and([eb("confirmed_at", "is", null), eb("created_at", "<", asked)]),
       ),
+    // A resident's update sent with an address waits here until its link confirms it (reports/resident-updates.ts).
+    () => deleteBatch(db, "report_update_requests", (eb) => eb("created_at", "<", asked)),
     () => purgeLinks(db, now, BATCH),
     // The features' emailed links go with the rows they act on (their purposes: ideas/service.ts,
     // volunteers/routes.tsx, newsletter/service.ts, reports/followers.ts).
@@ -168,6 +170,7 @@ export async function purgeUnconfirmed(db: Kysely<DB>, now: Date, signal?: Abort
     () => purgeOrphanLinks(db, "volunteer", "volunteers", BATCH),
     () => purgeOrphanLinks(db, "newsletter-confirm", "newsletter_subscribers", BATCH),
     () => purgeOrphanLinks(db, "report-follow", "report_followers", BATCH),
+    () => purgeOrphanLinks(db, "report-update", "report_update_requests", BATCH),
   ];
   let total = 0;
   for (const step of steps) total += await inBatches(step, signal);

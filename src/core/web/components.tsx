@@ -1,12 +1,15 @@
 import type { FieldProblem } from "../http/errors.js";
 import { HintAndError, hintAndErrorIds } from "./forms.js";
 
-/** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
-export function Honeypot() {
+/**
+ * The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. Its field is
+ * always named `website`; `id` tells it apart when a page has two such forms.
+ */
+export function Honeypot({ id = "website" }: { id?: string } = {}) {
   return (
     <div class="hp" aria-hidden="true">
-      <label for="website">Leave this field empty</label>
-      <input type="text" id="website" name="website" tabIndex={-1} autocomplete="off" value="" />
+      <label for={id}>Leave this field empty</label>
+      <input type="text" id={id} name="website" tabIndex={-1} autocomplete="off" value="" />
     </div>
   );
 }

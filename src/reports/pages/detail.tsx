@@ -1,6 +1,7 @@
 import { ModeratedMark, ModerationNotice, ReportThisLink } from "../../moderation/index.js";
 import { isPublic } from "../../core/visibility.js";
-import type { PublicReportDetail } from "../repository.js";
+import type { PublicReportDetail, PublicUpdate } from "../repository.js";
+import { ResidentUpdateForm } from "./resident-update.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
@@ -12,11 +13,14 @@ export function ReportDetail({
   tiles,
   csrfToken,
   links,
+  signedIn,
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
   csrfToken: string;
   links: DuplicateLinks;
+  /** Whether the visitor is signed in: the update form then asks for no address. */
+  signedIn?: boolean;
 }) {
   return (
     <>
@@ -98,14 +102,17 @@ export function ReportDetail({
       <h2>History</h2>
       <ol class="report-history">
         {r.history.map((u, i) => (
-          <li key={i}>
+          <li key={i} id={`update-${u.id}`}>
             <ModeratedMark visibility={u.visibility} />
-            <DateTime iso={u.at} withTime />: <strong>{i === 0 ? "Reported" : u.statusLabel}</strong>
-            {u.note ? <p>{u.note}</p> : null}
+            <DateTime iso={u.at} withTime />: <HistoryHeading u={u} first={i === 0} />
+            {u.note ? <p class="update-note">{u.note}</p> : null}
             {u.note && i > 0 ? <ReportThisLink kind="update" id={String(u.id)} noun="update" /> : null}
           </li>
         ))}
       </ol>
+      {isPublic(r.visibility) ? (
+        <ResidentUpdateForm reference={r.reference} csrfToken={csrfToken} signedIn={signedIn ?? false} />
+      ) : null}
       {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>
         {r.placeName ? (
@@ -120,6 +127,27 @@ export function ReportDetail({
       <p>
         <ReportThisLink kind="report" id={r.reference} noun="report" />
       </p>
+    </>
+  );
+}
+
+/** Who wrote a public update, as the history says it (events.ts `author_kind`); the platform's own say nothing. */
+const UPDATE_FROM: Partial<Record<PublicUpdate["by"], string>> = {
+  resident: "Update from a resident",
+  reporter: "Update from the reporter",
+  staff: "Update from the council",
+  council: "Update from the council",
+};
+
+/** A history entry's heading: "Reported", a resident's or the reporter's update, or the status and who set it. */
+function HistoryHeading({ u, first }: { u: PublicUpdate; first: boolean }) {
+  if (first) return <strong>Reported</strong>;
+  const from = UPDATE_FROM[u.by];
+  if (u.event === "update" && (u.by === "resident" || u.by === "reporter")) return <strong>{from}</strong>;
+  return (
+    <>
+      <strong>{u.statusLabel}</strong>
+      {from ? <span class="update-by"> · {from}</span> : null}
     </>
   );
 }

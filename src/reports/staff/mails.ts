@@ -7,6 +7,8 @@ export interface StatusUpdate {
   reference: string;
   statusLabel: string;
   note: string;
+  /** Who wrote an update from outside the council ("a resident", "the reporter"); said in the mail. */
+  from?: string;
 }
 
 /**
@@ -27,8 +29,10 @@ export function statusUpdateMail(civic: Civic, to: string, u: StatusUpdate, unsu
     {
       heading: `Update on report ${u.reference}`,
       body: [
-        `There is an update on report ${u.reference}.`,
-        { facts: [{ label: "New status", value: u.statusLabel }] },
+        u.from
+          ? `There is an update from ${u.from} on report ${u.reference}.`
+          : `There is an update on report ${u.reference}.`,
+        { facts: [{ label: u.from ? "Status" : "New status", value: u.statusLabel }] },
         ...(u.note.trim() ? [{ quote: u.note }] : []),
       ],
       action: { label: "See the report and its history", url: link },

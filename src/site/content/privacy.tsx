@@ -70,6 +70,19 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
             <td data-label="Who can see it">You and our volunteers.</td>
           </tr>
           <tr>
+            <td data-label="Information">
+              Updates you add to a report: the text, and your account or the email address you confirmed it with
+            </td>
+            <td data-label="Why we use it">
+              To publish the update on the report, tell its reporter and followers, and let the moderators deal with
+              misuse.
+            </td>
+            <td data-label="Who can see it">
+              Everyone sees the text and date, marked “Update from a resident” or “from the reporter”; your name and
+              address are never shown.
+            </td>
+          </tr>
+          <tr>
             <td data-label="Information">Volunteer sign-ups</td>
             <td data-label="Why we use it">To put you in touch with the project or role you signed up for.</td>
             <td data-label="Who can see it">Our volunteers and the organisers of that project.</td>
@@ -220,7 +233,8 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
         </li>
         <li>
           <strong>
-            Ideas, volunteer sign-ups, newsletter subscriptions, report follows and alerts you never confirmed
+            Ideas, updates on reports, volunteer sign-ups, newsletter subscriptions, report follows and alerts you never
+            confirmed
           </strong>{" "}
           (by the link we emailed) are deleted {RETENTION.unconfirmedDays} days after you sent them.
         </li>

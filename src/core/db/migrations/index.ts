@@ -8,11 +8,11 @@ import * as m0007 from "./0007_writes.js";
 import * as m0008 from "./0008_jobs.js";
 import * as m0009 from "./0009_idempotency.js";
 import * as m0010 from "./0010_accounts.js";
-import * as m0013 from "./0013_community.js";
 import * as m0011 from "./0011_staff.js";
+import * as m0012 from "./0012_moderation.js";
+import * as m0013 from "./0013_community.js";
 import * as m0014 from "./0014_analytics.js";
 import * as m0015 from "./0015_scale.js";
-import * as m0012 from "./0012_moderation.js";
 import * as m0016 from "./0016_triage.js";
 import * as m0017 from "./0017_catalogue.js";
 import * as m0019 from "./0019_scale_counts.js";
@@ -32,6 +32,7 @@ import * as m0032 from "./0032_map_cell_slots.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
 import * as m0035 from "./0035_report_map_cells_public.js";
+import * as m0036 from "./0036_resident_updates.js";
 import * as m0038 from "./0038_report_questionnaires.js";
 
 /**
@@ -72,6 +73,7 @@ export const migrations: Record<string, Migration> = {
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
   "0035_report_map_cells_public": m0035,
+  "0036_resident_updates": m0036,
   "0038_report_questionnaires": m0038,
 };
 
