@@ -153,7 +153,7 @@ describeEachDb("updates from residents", (dialect) => {
     await send({ "update-note": "Still there this morning." }, resident);
     expect(await statusNotes()).toBe(staffNote);
     const history = (await h.app.inject({ method: "GET", url: page() })).body;
-    expect(history).toContain("Update from the council");
+    expect(history).toContain("Update from the volunteers");
   });
 
   it("an update sent with an address waits unpublished until the link's page is POSTed; a replayed confirm is refused", async () => {

@@ -131,11 +131,14 @@ export function ReportDetail({
   );
 }
 
-/** Who wrote a public update, as the history says it (events.ts `author_kind`); the platform's own say nothing. */
+/**
+ * Who wrote a public update, as the history says it (events.ts `author_kind`): staff are the volunteers who run the
+ * site, the council a council department; the platform's own say nothing.
+ */
 const UPDATE_FROM: Partial<Record<PublicUpdate["by"], string>> = {
   resident: "Update from a resident",
   reporter: "Update from the reporter",
-  staff: "Update from the council",
+  staff: "Update from the volunteers",
   council: "Update from the council",
 };
 
