@@ -3,6 +3,7 @@ import { mediaStorage } from "../core/media/storage.js";
 import { reportData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
 import { reportAlertData } from "./alert-data.js";
+import { reportSeenData } from "./seen-data.js";
 import { alertJobs } from "./alerts.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
@@ -33,7 +34,7 @@ export const reports: Feature = {
       await guardedScope(scope, "admin", responseTemplateRoutes);
     },
   },
-  personalData: [reportData, reportFollowingData, reportAlertData],
+  personalData: [reportData, reportFollowingData, reportAlertData, reportSeenData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)), ...alertJobs(civic)],
   sitemap: [reportPages],

@@ -26,6 +26,8 @@ import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
+import { seenRoutes } from "./seen-routes.js";
+import { seenCountOf } from "./seen.js";
 import { alertRoutes } from "./alert-routes.js";
 import { type FeedArea, feedArea, feedAreaFields } from "./alert-feed.js";
 import { photoRoutes } from "./photos.js";
@@ -57,6 +59,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(photoRoutes);
   await app.register(followRoutes);
+  await app.register(seenRoutes);
   await app.register(alertRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
@@ -560,7 +563,10 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
-      const links = await duplicateLinks(db(), r.reference, { staff });
+      const [links, seen] = await Promise.all([
+        duplicateLinks(db(), r.reference, { staff }),
+        seenCountOf(db(), r.reference),
+      ]);
       // Its link preview shows the first photo the public sees (the derived full size, on this site).
       const preview = r.photos.find((ph) => isPublic(ph.visibility));
       const ctx = pageContext(request);
@@ -574,7 +580,13 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
+          <ReportDetail
+            r={r}
+            tiles={tiles}
+            csrfToken={ctx.csrfToken}
+            links={links}
+            seen={{ count: seen, signedIn: request.viewer !== null }}
+          />
         </Layout>,
       );
     },

@@ -2,11 +2,11 @@ import type { FieldProblem } from "../http/errors.js";
 import { HintAndError, hintAndErrorIds } from "./forms.js";
 
 /** The honeypot of public forms: hidden from people and assistive technology, filled in by naive bots. */
-export function Honeypot() {
+export function Honeypot({ id = "website" }: { id?: string } = {}) {
   return (
     <div class="hp" aria-hidden="true">
-      <label for="website">Leave this field empty</label>
-      <input type="text" id="website" name="website" tabIndex={-1} autocomplete="off" value="" />
+      <label for={id}>Leave this field empty</label>
+      <input type="text" id={id} name="website" tabIndex={-1} autocomplete="off" value="" />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { PublicReportDetail } from "../repository.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
+import { SeenForm, seenWords } from "./seen.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
 
@@ -12,11 +13,14 @@ export function ReportDetail({
   tiles,
   csrfToken,
   links,
+  seen,
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
   csrfToken: string;
   links: DuplicateLinks;
+  /** How many people said they have seen it too (never who), and whether the viewer is signed in. */
+  seen: { count: number; signedIn: boolean };
 }) {
   return (
     <>
@@ -106,6 +110,11 @@ export function ReportDetail({
           </li>
         ))}
       </ol>
+      {isPublic(r.visibility) ? (
+        <SeenForm reference={r.reference} csrfToken={csrfToken} count={seen.count} signedIn={seen.signedIn} />
+      ) : (
+        <p>{seenWords(seen.count)}</p>
+      )}
       {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>
         {r.placeName ? (
