@@ -50,13 +50,14 @@ function start(el: HTMLElement): void {
   const listed = section?.querySelector<HTMLElement>(".map-in-view");
   const here = section?.querySelector<HTMLAnchorElement>(".report-here");
   const source = el.dataset.mapUrl ?? "";
+  const linkBase = el.dataset.linkBase ?? "/reports/";
   el.setAttribute("role", "region");
   el.setAttribute("aria-label", el.dataset.label ?? "Map");
   const map = L.map(el, { keyboard: true, scrollWheelZoom: false, maxZoom: MAX_ZOOM });
   addTiles(map, el);
   const layer = L.layerGroup().addTo(map);
 
-  const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `/reports/${p[0]}`);
+  const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `${linkBase}${p[0]}`);
 
   function drawPoints(points: Point[], zoom: number, box: [number, number, number, number]) {
     const index = new Supercluster<{ p: Point }>({ radius: RADIUS, maxZoom: MAX_ZOOM });
@@ -84,7 +85,7 @@ function start(el: HTMLElement): void {
         for (const leaf of index.getLeaves(id, Infinity)) {
           const [reference, , , status, title] = leaf.properties.p;
           const item = document.createElement("li");
-          item.append(reportLink(title, status, `/reports/${reference}`));
+          item.append(reportLink(title, status, `${linkBase}${reference}`));
           list.append(item);
         }
         marker.bindPopup(list);
@@ -119,7 +120,7 @@ function start(el: HTMLElement): void {
       const shown = counted ? [] : answer.points.slice(0, LISTED);
       for (const [reference, , , status, title] of shown) {
         const item = document.createElement("li");
-        item.append(reportLink(title, status, `/reports/${reference}`));
+        item.append(reportLink(title, status, `${linkBase}${reference}`));
         listed.append(item);
       }
       if (!counted && answer.points.length > LISTED) {
