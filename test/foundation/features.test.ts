@@ -38,6 +38,7 @@ describe("the feature list", () => {
       "reports",
       "reportFollowing",
       "reportAlerts",
+      "reportSeen",
       "newsletter",
       "ideas",
       "volunteering",
