@@ -10,6 +10,8 @@ export interface FeedOptions {
   baseUrl: string;
   /** The newest public update of each report, by reference. */
   updates?: Map<string, PublicUpdate>;
+  /** How many people said they have seen each report too, by reference (never who). */
+  seen?: Map<string, number>;
 }
 
 /**
@@ -26,6 +28,8 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
     entries: reports.map((r) => {
       const link = `${o.baseUrl}/reports/${r.reference}`;
       const update = o.updates?.get(r.reference);
+      const seen = o.seen?.get(r.reference) ?? 0;
+      const seenToo = seen > 0 ? ` · seen too by ${seen} ${seen === 1 ? "person" : "people"}` : "";
       const latest = update?.note ? `\n\nUpdate ${update.at.slice(0, 10)} (${update.statusLabel}): ${update.note}` : "";
       return {
         id: link,
@@ -34,7 +38,7 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
         published: r.createdAt,
         updated: r.updatedAt,
         category: { term: r.categoryCode, label: r.categoryName },
-        summary: `${r.statusLabel} · ${r.categoryName}${r.placeInWords ? ` · ${r.placeInWords}` : ""}\n\n${r.description}${latest}`,
+        summary: `${r.statusLabel} · ${r.categoryName}${r.placeInWords ? ` · ${r.placeInWords}` : ""}${seenToo}\n\n${r.description}${latest}`,
         point: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng } : null,
       };
     }),

@@ -27,7 +27,7 @@ import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
 import { seenRoutes } from "./seen-routes.js";
-import { seenCountOf } from "./seen.js";
+import { seenCountOf, seenCountsOf } from "./seen.js";
 import { alertRoutes } from "./alert-routes.js";
 import { type FeedArea, feedArea, feedAreaFields } from "./alert-feed.js";
 import { photoRoutes } from "./photos.js";
@@ -495,10 +495,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       ? await area.items(filter)
       : ((await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false, thumbnails: false }))
           ?.items ?? []);
-    const updates = await latestUpdates(
-      db(),
-      items.map((r) => r.reference),
-    );
+    const [updates, seen] = await Promise.all([
+      latestUpdates(
+        db(),
+        items.map((r) => r.reference),
+      ),
+      seenCountsOf(
+        db(),
+        items.map((r) => r.reference),
+      ),
+    ]);
     const category = filter.category ? await loadCategory(filter.category) : undefined;
     if (filter.category && !category) throw notFound("There is no such category.");
     const title = [
@@ -518,6 +524,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
         baseUrl: config.baseUrl,
         updates,
+        seen,
       }),
     );
   }

@@ -126,6 +126,19 @@ export async function seenCountOf(db: Kysely<DB>, reference: string): Promise<nu
   return Number(row.n);
 }
 
+/** The "seen too" counts of several reports, by reference (absent: none); for feeds. */
+export async function seenCountsOf(db: Kysely<DB>, references: string[]): Promise<Map<string, number>> {
+  if (references.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("report_seen")
+    .innerJoin("reports", "reports.id", "report_seen.report_id")
+    .select(["reports.reference", (eb) => eb.fn.countAll<string | number>().as("n")])
+    .where("reports.reference", "in", references.slice(0, 1000))
+    .groupBy("reports.reference")
+    .execute();
+  return new Map(rows.map((r) => [r.reference, Number(r.n)]));
+}
+
 /** Whether this person has marked the report already (for the page to say so). */
 export async function hasSeen(db: Kysely<DB>, reportId: number, who: Seer): Promise<boolean> {
   const row = await db

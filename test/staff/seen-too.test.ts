@@ -128,6 +128,10 @@ describeEachDb("I have seen this too", (dialect) => {
     const history = /<ol class="report-history">([\s\S]*?)<\/ol>/.exec(shown.body)?.[1] ?? "";
     expect((history.match(/<li/g) ?? []).length).toBe(1);
     expect(shown.body).not.toContain("seen:");
+    // The count is in the Atom feed's entry too, never who.
+    const atom = await h.app.inject({ method: "GET", url: "/reports.atom" });
+    expect(atom.body).toContain("seen too by 4 people");
+    expect(atom.body).not.toContain("neighbour@example.org");
   });
 
   it("counts a confirmed address once: the link opens a page whose button confirms", async () => {
