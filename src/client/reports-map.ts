@@ -56,6 +56,7 @@ async function start(el: HTMLElement): Promise<void> {
   const listed = section?.querySelector<HTMLElement>(".map-in-view");
   const here = section?.querySelector<HTMLAnchorElement>(".report-here");
   const source = el.dataset.mapUrl ?? "";
+  const linkBase = el.dataset.linkBase ?? "/reports/";
   el.setAttribute("role", "region");
   el.setAttribute("aria-label", el.dataset.label ?? "Map");
   // No fading in of tiles: that is work on every frame while they load.
@@ -63,7 +64,7 @@ async function start(el: HTMLElement): Promise<void> {
   prepareForTiles(map, el);
   const layer = L.layerGroup().addTo(map);
 
-  const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `/reports/${p[0]}`);
+  const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `${linkBase}${p[0]}`);
 
   /** The markers for `points` (grouped when close on screen at `zoom`), not yet on the map. */
   function pointLayers(points: Point[], zoom: number, box: [number, number, number, number]): L.Marker[] {
@@ -93,7 +94,7 @@ async function start(el: HTMLElement): Promise<void> {
         for (const leaf of index.getLeaves(id, Infinity)) {
           const [reference, , , status, title] = leaf.properties.p;
           const item = document.createElement("li");
-          item.append(reportLink(title, status, `/reports/${reference}`));
+          item.append(reportLink(title, status, `${linkBase}${reference}`));
           list.append(item);
         }
         marker.bindPopup(list);
@@ -133,7 +134,7 @@ async function start(el: HTMLElement): Promise<void> {
         shown,
         ([reference, , , status, title]) => {
           const item = document.createElement("li");
-          item.append(reportLink(title, status, `/reports/${reference}`));
+          item.append(reportLink(title, status, `${linkBase}${reference}`));
           items.append(item);
         },
         stale,

@@ -101,6 +101,24 @@ export async function moderationRecord(
   };
 }
 
+/** How many open (unresolved) flags each of the given items of one kind has, by item id (absent: none). */
+export async function openFlagCounts(
+  db: Kysely<DB>,
+  kind: string,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("moderation_flags")
+    .select(["item_id", (eb) => eb.fn.countAll<string | number>().as("n")])
+    .where("kind", "=", kind)
+    .where("item_id", "in", ids.slice(0, 1000))
+    .where("resolved_at", "is", null)
+    .groupBy("item_id")
+    .execute();
+  return new Map(rows.map((r) => [r.item_id, Number(r.n)]));
+}
+
 /** What a moderator needs to know of an author's standing: counts only, no personal details. */
 export interface AuthorStanding {
   /** Upheld strikes within the strike window (what suspension counts), and all strikes ever, overruled ones aside. */

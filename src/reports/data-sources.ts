@@ -151,7 +151,10 @@ export const residentUpdateData: PersonalDataSource = {
   tables: ["report_updates", "report_update_requests"],
   async collect({ db }, subject) {
     const [published, waiting] = await Promise.all([
+      // Their written updates; their "seen too" marks and questionnaire answers are those sources' (seen-data.ts,
+      // questionnaire-data.ts), though erasure below unlinks every row of theirs.
       ownUpdates(db, subject)
+        .where("report_updates.event", "=", "update")
         .innerJoin("reports", "reports.id", "report_updates.report_id")
         .select([
           "reports.reference",

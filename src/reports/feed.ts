@@ -10,6 +10,8 @@ export interface FeedOptions {
   baseUrl: string;
   /** The newest public update of each report, by reference. */
   updates?: Map<string, PublicUpdate>;
+  /** How many people said they have seen each report too, by reference (never who). */
+  seen?: Map<string, number>;
 }
 
 /** How a feed entry introduces a report's newest update: a resident's and the reporter's are marked as theirs. */
@@ -34,6 +36,8 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
     entries: reports.map((r) => {
       const link = `${o.baseUrl}/reports/${r.reference}`;
       const update = o.updates?.get(r.reference);
+      const seen = o.seen?.get(r.reference) ?? 0;
+      const seenToo = seen > 0 ? ` · seen too by ${seen} ${seen === 1 ? "person" : "people"}` : "";
       const latest = update?.note ? `\n\n${updateLine(update)}: ${update.note}` : "";
       return {
         id: link,
@@ -42,7 +46,7 @@ export function reportsFeed(reports: PublicReport[], o: FeedOptions): AtomFeed {
         published: r.createdAt,
         updated: r.updatedAt,
         category: { term: r.categoryCode, label: r.categoryName },
-        summary: `${r.statusLabel} · ${r.categoryName}${r.placeInWords ? ` · ${r.placeInWords}` : ""}\n\n${r.description}${latest}`,
+        summary: `${r.statusLabel} · ${r.categoryName}${r.placeInWords ? ` · ${r.placeInWords}` : ""}${seenToo}\n\n${r.description}${latest}`,
         point: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng } : null,
       };
     }),

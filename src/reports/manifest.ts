@@ -3,6 +3,7 @@ import { mediaStorage } from "../core/media/storage.js";
 import { reportData, residentUpdateData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
 import { reportAlertData } from "./alert-data.js";
+import { reportSeenData } from "./seen-data.js";
 import { alertJobs } from "./alerts.js";
 import { questionnaireData } from "./questionnaire-data.js";
 import { questionnaireJobs } from "./questionnaire.js";
@@ -83,7 +84,14 @@ export const reports: Feature = {
       await guardedScope(scope, "admin", responseTemplateRoutes);
     },
   },
-  personalData: [questionnaireData, reportData, residentUpdateData, reportFollowingData, reportAlertData],
+  personalData: [
+    questionnaireData,
+    reportData,
+    residentUpdateData,
+    reportFollowingData,
+    reportAlertData,
+    reportSeenData,
+  ],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
   jobs: (civic) => [
     keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)),

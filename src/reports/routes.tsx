@@ -26,6 +26,8 @@ import { ReportDetail } from "./pages/detail.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
+import { seenRoutes } from "./seen-routes.js";
+import { seenCountOf, seenCountsOf } from "./seen.js";
 import { alertRoutes } from "./alert-routes.js";
 import { questionnaireRoutes } from "./questionnaire-routes.js";
 import { residentUpdateRoutes } from "./resident-update-routes.js";
@@ -59,6 +61,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(photoRoutes);
   await app.register(followRoutes);
+  await app.register(seenRoutes);
   await app.register(alertRoutes);
   await app.register(questionnaireRoutes);
   await app.register(residentUpdateRoutes);
@@ -496,10 +499,16 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       ? await area.items(filter)
       : ((await listPublicReports(db(), filter, { offset: 0, limit: 50, withTotal: false, thumbnails: false }))
           ?.items ?? []);
-    const updates = await latestUpdates(
-      db(),
-      items.map((r) => r.reference),
-    );
+    const [updates, seen] = await Promise.all([
+      latestUpdates(
+        db(),
+        items.map((r) => r.reference),
+      ),
+      seenCountsOf(
+        db(),
+        items.map((r) => r.reference),
+      ),
+    ]);
     const category = filter.category ? await loadCategory(filter.category) : undefined;
     if (filter.category && !category) throw notFound("There is no such category.");
     const title = [
@@ -519,6 +528,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
         pageUrl: `${config.baseUrl}/reports${queryString(filter)}`,
         baseUrl: config.baseUrl,
         updates,
+        seen,
       }),
     );
   }
@@ -564,7 +574,10 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
-      const links = await duplicateLinks(db(), r.reference, { staff });
+      const [links, seen] = await Promise.all([
+        duplicateLinks(db(), r.reference, { staff }),
+        seenCountOf(db(), r.reference),
+      ]);
       // Its link preview shows the first photo the public sees (the derived full size, on this site).
       const preview = r.photos.find((ph) => isPublic(ph.visibility));
       const ctx = pageContext(request);
@@ -578,7 +591,14 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} signedIn={ctx.signedIn === true} />
+          <ReportDetail
+            r={r}
+            tiles={tiles}
+            csrfToken={ctx.csrfToken}
+            links={links}
+            signedIn={ctx.signedIn === true}
+            seen={{ count: seen, signedIn: ctx.signedIn === true }}
+          />
         </Layout>,
       );
     },

@@ -138,6 +138,12 @@ describeEachDb("every mail in the one layout", (dialect) => {
         website: "",
         email: "follower@example.org",
       });
+      // "I have seen this too" with an address: the link to confirm it.
+      await v.post(`/reports/${report.reference}/seen`, {
+        _csrf: await fresh(`/reports/${report.reference}`),
+        website: "",
+        email: "seen@example.org",
+      });
       await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: null }, report.id, {
         kind: "status",
         to: "in_progress",

@@ -51,6 +51,8 @@ const MATRIX: Record<string, Entry> = {
   "POST /api/v2/requests.:format": { action: "submit" },
   "POST /reports/:reference/follow": { action: "submit", on: "report" },
   "POST /reports/updates/confirm/:token": { action: "submit" },
+  "POST /reports/:reference/seen": { action: "submit", on: "report" },
+  "POST /reports/seen/confirm/:token": { action: "submit" },
   "POST /reports/updates/unsubscribe/:token": { action: "submit" },
   // Updates from residents (issue 36): the form on a report, and the emailed link's button.
   "POST /reports/:reference/update": {

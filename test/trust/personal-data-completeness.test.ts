@@ -167,6 +167,9 @@ describeEachDb("personal-data completeness", (dialect) => {
       .executeTakeFirstOrThrow();
     const followPath = `/reports/${other.reference}/follow`;
     expect((await submitSlowly(h, v, followPath, followPath, { email: PRIMARY, website: "" })).statusCode).toBe(200);
+    // "I have seen this too", signed in.
+    const seenPage = `/reports/${other.reference}`;
+    expect((await submitSlowly(h, v, seenPage, `${seenPage}/seen`, { website: "" })).statusCode).toBe(200);
     // An alert for new reports near a place (signed in: under the account's address, on at once).
     const alert = await submitSlowly(h, v, "/alerts", "/alerts", {
       scope: "near",
@@ -218,6 +221,7 @@ describeEachDb("personal-data completeness", (dialect) => {
       reportFollowing: { report: string }[];
       reportAlerts: { email: string; area: string }[];
       reportUpdatesWritten: { published: { report: string; email: string }[] };
+      reportSeen: { report: string; signedIn: boolean }[];
     };
     expect(data.ideas.supports).toHaveLength(1);
     expect(data.newsletter?.status).toBe("confirmed");
@@ -226,6 +230,7 @@ describeEachDb("personal-data completeness", (dialect) => {
     expect(data.reportUpdatesWritten.published).toEqual([
       expect.objectContaining({ report: other.reference, email: PRIMARY }),
     ]);
+    expect(data.reportSeen).toEqual([expect.objectContaining({ report: other.reference, signedIn: true })]);
     expect(data.reportAlerts).toEqual([
       expect.objectContaining({ email: PRIMARY, area: "Within 500 m of War memorial" }),
     ]);
@@ -236,6 +241,7 @@ describeEachDb("personal-data completeness", (dialect) => {
     expect(erased.statusCode).toBe(200);
 
     expect(await foundInTables(h, SECRETS)).toEqual([]);
+    expect(await db().selectFrom("report_seen").selectAll().execute()).toEqual([]);
     expect(await db().selectFrom("outbox").select("id").where("kind", "like", "councillor%").execute()).toEqual([]);
     const logged = h.logs.join("").toLowerCase();
     expect(SECRETS.filter((s) => logged.includes(s.toLowerCase()))).toEqual([]);

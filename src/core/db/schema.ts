@@ -606,6 +606,17 @@ export interface ReportUpdateRequestsTable {
   created_at: Timestamp;
 }
 
+/** "I have seen this too" marks, one per person and report (reports/seen.ts, migration 0037; personal data). */
+export interface ReportSeenTable {
+  id: Id;
+  report_id: number;
+  /** `account:<id>`, `email:<keyed hash>` or `client:<keyed hash of the client address and day>`. */
+  seer: string;
+  account_id: string | null;
+  email: string | null;
+  created_at: Timestamp;
+}
+
 /** Alerts for new reports (reports/alerts.ts, migration 0028). */
 export type ReportAlertScope = "village" | "near" | "street" | "category";
 export type ReportAlertFrequency = "immediate" | "daily";
@@ -789,6 +800,7 @@ export interface DB {
   staff_notes: StaffNotesTable;
   report_followers: ReportFollowersTable;
   report_update_requests: ReportUpdateRequestsTable;
+  report_seen: ReportSeenTable;
   report_alerts: ReportAlertsTable;
   report_alert_scans: ReportAlertScansTable;
   report_alert_sends: ReportAlertSendsTable;

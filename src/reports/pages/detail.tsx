@@ -5,6 +5,7 @@ import { ResidentUpdateForm } from "./resident-update.js";
 import type { DuplicateLinks } from "../duplicates.js";
 import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
+import { SeenForm, seenWords } from "./seen.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
 
@@ -14,6 +15,7 @@ export function ReportDetail({
   csrfToken,
   links,
   signedIn,
+  seen,
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
@@ -21,6 +23,8 @@ export function ReportDetail({
   links: DuplicateLinks;
   /** Whether the visitor is signed in: the update form then asks for no address. */
   signedIn?: boolean;
+  /** How many people said they have seen it too (never who), and whether the viewer is signed in. */
+  seen: { count: number; signedIn: boolean };
 }) {
   return (
     <>
@@ -110,6 +114,11 @@ export function ReportDetail({
           </li>
         ))}
       </ol>
+      {isPublic(r.visibility) ? (
+        <SeenForm reference={r.reference} csrfToken={csrfToken} count={seen.count} signedIn={seen.signedIn} />
+      ) : (
+        <p>{seenWords(seen.count)}</p>
+      )}
       {isPublic(r.visibility) ? (
         <ResidentUpdateForm reference={r.reference} csrfToken={csrfToken} signedIn={signedIn ?? false} />
       ) : null}

@@ -84,7 +84,20 @@ export interface MapTiles {
  * so nothing moves when it is drawn; without JavaScript it is not shown (CSS `scripting: none`) and the paged list
  * below has every report.
  */
-export function ReportsMap({ mapUrl, bounds, tiles }: { mapUrl: string; bounds: number[]; tiles: MapTiles }) {
+export function ReportsMap({
+  mapUrl,
+  bounds,
+  tiles,
+  linkBase,
+  label = "Map of the reports that match the filters",
+}: {
+  mapUrl: string;
+  bounds: number[];
+  tiles: MapTiles;
+  /** Where a report's link goes, before its reference (default "/reports/"; the staff inbox: "/admin/reports/"). */
+  linkBase?: string;
+  label?: string;
+}) {
   return (
     <section class="reports-map" aria-labelledby="reports-map-heading">
       <h2 id="reports-map-heading" class="visually-hidden">
@@ -95,7 +108,8 @@ export function ReportsMap({ mapUrl, bounds, tiles }: { mapUrl: string; bounds: 
           class="map report-view-map reports-map-canvas"
           data-map-url={mapUrl}
           data-bounds={bounds.join(",")}
-          data-label="Map of the reports that match the filters"
+          data-label={label}
+          data-link-base={linkBase}
           data-tile-url={tiles.tileUrl}
           data-tile-zooms={tiles.zooms}
           data-attribution={tiles.attribution}

@@ -7,7 +7,8 @@ import { CsrfField } from "../../core/web/layout.js";
 import { isPublic } from "../../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../model.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "../pages/common.js";
-import type { InboxFilter, InboxRow } from "./inbox.js";
+import type { InboxFilter, InboxRow, InboxSort } from "./inbox.js";
+import { type MapTiles, ReportsMap } from "../pages/list.js";
 import type { StaffReport } from "./triage.js";
 import { DuplicateLinksView } from "../pages/duplicates.js";
 import { type ActionChoices, ActionForms, ErrorFor, StatusForm } from "./action-forms.js";
@@ -26,6 +27,24 @@ export interface InboxProps {
   /** The assigned filter as given: "", "me", "none" or an account id. */
   assigned: string;
   query: (page: number) => string;
+  sort: InboxSort;
+  /** The map data of the filtered inbox (staff only), and where the map starts. */
+  mapUrl: string;
+  mapBounds: number[];
+  tiles: MapTiles;
+}
+
+const SORT_LABELS: Record<InboxSort, string> = {
+  "": "Unreviewed first, most seen too, newest",
+  oldest: "Oldest first (waiting longest)",
+  newest: "Newest first",
+  seen: "Most “seen too” first",
+};
+
+/** "open 12 days", or the age of a report dealt with. */
+export function ageWords(r: Pick<InboxRow, "ageDays" | "unresolved">): string {
+  const days = r.ageDays === 0 ? "less than a day" : `${r.ageDays} ${r.ageDays === 1 ? "day" : "days"}`;
+  return r.unresolved ? `open ${days}` : `made ${r.ageDays === 0 ? "today" : `${days} ago`}`;
 }
 
 /** /admin/reports: the triage inbox. */
@@ -33,7 +52,10 @@ export function InboxPage(p: InboxProps) {
   return (
     <>
       <h1>Reports inbox</h1>
-      <p>Unreviewed (open) reports come first, newest first. Hidden and removed reports are listed too, marked.</p>
+      <p>
+        By default unreviewed (open) reports come first, those most people have seen too before the others, then the
+        newest. Hidden and removed reports are listed too, marked.
+      </p>
       <form method="get" action="/admin/reports" class="filters">
         <p>
           <label for="inbox-q">Reference or words</label>
@@ -87,6 +109,16 @@ export function InboxPage(p: InboxProps) {
           <input id="inbox-to" name="to" type="date" value={p.filter.to ?? ""} />
         </p>
         <p>
+          <label for="inbox-sort">Order</label>
+          <select id="inbox-sort" name="sort">
+            {(Object.keys(SORT_LABELS) as InboxSort[]).map((s) => (
+              <option value={s} selected={s === p.sort} key={s}>
+                {SORT_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
           <button type="submit">Show</button>
         </p>
       </form>
@@ -97,7 +129,7 @@ export function InboxPage(p: InboxProps) {
       </p>
       {p.rows.length > 0 ? (
         <table class="stacked">
-          <caption class="visually-hidden">Reports, unreviewed first</caption>
+          <caption class="visually-hidden">Reports: {SORT_LABELS[p.sort]}</caption>
           <thead>
             <tr>
               <th scope="col">Reference</th>
@@ -105,6 +137,10 @@ export function InboxPage(p: InboxProps) {
               <th scope="col">Category</th>
               <th scope="col">Status</th>
               <th scope="col">Reported</th>
+              <th scope="col">Age</th>
+              <th scope="col">Place</th>
+              <th scope="col">Flags</th>
+              <th scope="col">Seen too</th>
               <th scope="col">Assigned to</th>
             </tr>
           </thead>
@@ -125,6 +161,10 @@ export function InboxPage(p: InboxProps) {
                 <td data-label="Reported">
                   <DateTime iso={r.createdAt} />
                 </td>
+                <td data-label="Age">{ageWords(r)}</td>
+                <td data-label="Place">{r.placeInWords ?? "Not given"}</td>
+                <td data-label="Flags">{r.flags}</td>
+                <td data-label="Seen too">{r.seen}</td>
                 <td data-label="Assigned to">{r.assignedTo ?? "Nobody"}</td>
               </tr>
             ))}
@@ -132,6 +172,15 @@ export function InboxPage(p: InboxProps) {
         </table>
       ) : null}
       <Pager label="Pages of the inbox" page={p.page} pages={p.pages} href={p.query} />
+      {p.total > 0 ? (
+        <ReportsMap
+          mapUrl={p.mapUrl}
+          bounds={p.mapBounds}
+          tiles={p.tiles}
+          linkBase="/admin/reports/"
+          label="Map of the reports in the inbox that match the filters"
+        />
+      ) : null}
     </>
   );
 }

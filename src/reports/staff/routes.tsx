@@ -1,6 +1,6 @@
 import { pageHref } from "../../core/staff/pager.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { formField } from "../../core/http/csrf.js";
 import { AppError } from "../../core/http/errors.js";
 import { isReportStatus, REPORT_STATUSES } from "../model.js";
@@ -10,7 +10,8 @@ import { type StaffScope, staffViewer } from "../../core/staff/guard.js";
 import { can } from "../../core/policy.js";
 import { renderAdminPage } from "../../core/staff/layout.js";
 import type { StaffNavEntry } from "../../core/staff/nav.js";
-import { INBOX_PAGE_SIZE, type InboxFilter, listInbox } from "./inbox.js";
+import { INBOX_PAGE_SIZE, INBOX_SORTS, type InboxFilter, listInbox, staffMapReports } from "./inbox.js";
+import { BBOX_PATTERN, parseBbox } from "../map-data.js";
 import { InboxPage, StaffReportPage } from "./pages.js";
 import {
   activeCategories,
@@ -54,6 +55,13 @@ const InboxQuery = Type.Object({
   /** "me", "none" or a staff account id. */
   assigned: Type.Optional(Type.String({ maxLength: 100 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+  sort: Type.Optional(Type.Union(INBOX_SORTS.map((s) => Type.Literal(s)))),
+});
+const { page: _page, sort: _sort, ...inboxFilterFields } = InboxQuery.properties;
+const InboxMapQuery = Type.Object({
+  ...inboxFilterFields,
+  bbox: Type.String({ maxLength: 100, pattern: BBOX_PATTERN }),
+  zoom: Type.Integer({ minimum: 0, maximum: 20 }),
 });
 
 /** A posted text field ("" when missing). */
@@ -67,11 +75,12 @@ export function triageRoutes(scope: StaffScope): void {
   const db = () => civic.database.db;
   const { map } = civic.config;
   const tiles = { tileUrl: map.tileUrl, attribution: map.tileAttribution, zooms: map.zooms };
+  const village = civic.config.village.bounds;
   staffPhotoRoutes(scope);
 
-  scope.get("/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
-    const q = request.query;
-    const filter: InboxFilter = {
+  /** The inbox's filter from its query (the page's and its map's). */
+  function inboxFilter(request: FastifyRequest, q: Omit<Static<typeof InboxMapQuery>, "bbox" | "zoom">): InboxFilter {
+    return {
       q: q.q || undefined,
       status: q.status && isReportStatus(q.status) ? q.status : undefined,
       category: q.category || undefined,
@@ -79,29 +88,52 @@ export function triageRoutes(scope: StaffScope): void {
       to: q.to || undefined,
       assigned: q.assigned === "me" ? staffViewer(request).accountId : q.assigned || undefined,
     };
+  }
+
+  // The map of the filtered inbox (reports-map.js asks it for the box in view): every visibility, staff only.
+  scope.get("/reports/map.json", { schema: { hide: true, querystring: InboxMapQuery } }, async (request, reply) => {
+    const { bbox, zoom, ...rest } = request.query;
+    const answer = await staffMapReports(db(), inboxFilter(request, rest), parseBbox(bbox), zoom);
+    return reply.header("cache-control", "private, no-store").send(answer);
+  });
+
+  scope.get("/reports", { schema: { hide: true, querystring: InboxQuery } }, async (request, reply) => {
+    const q = request.query;
+    const filter = inboxFilter(request, q);
     const page = q.page ?? 1;
+    const sort = q.sort ?? "";
     const [{ rows, total }, categories, staff] = await Promise.all([
-      listInbox(db(), filter, page),
+      listInbox(db(), filter, page, sort, civic.now()),
       db().selectFrom("categories").selectAll().orderBy("sort_order").orderBy("name").execute(),
       staffMembers(db()),
     ]);
     const pages = Math.max(1, Math.ceil(total / INBOX_PAGE_SIZE));
     const query = (n: number) => pageHref("/admin/reports", q, n);
-    return renderAdminPage(request, reply, "Reports inbox", () => (
-      <InboxPage
-        rows={rows}
-        total={total}
-        page={page}
-        pages={pages}
-        filter={filter}
-        categories={categories}
-        // The viewer is "Me": this page shows back its search, so it carries none of their own details (the
-        // compressed length would tell a right guess at them: issue 33 #6).
-        staff={staff.filter((s) => s.id !== staffViewer(request).accountId)}
-        assigned={q.assigned === staffViewer(request).accountId ? "me" : (q.assigned ?? "")}
-        query={query}
-      />
-    ));
+    return renderAdminPage(
+      request,
+      reply,
+      "Reports inbox",
+      () => (
+        <InboxPage
+          rows={rows}
+          total={total}
+          page={page}
+          pages={pages}
+          filter={filter}
+          categories={categories}
+          // The viewer is "Me": this page shows back its search, so it carries none of their own details (the
+          // compressed length would tell a right guess at them: issue 33 #6).
+          staff={staff.filter((s) => s.id !== staffViewer(request).accountId)}
+          assigned={q.assigned === staffViewer(request).accountId ? "me" : (q.assigned ?? "")}
+          query={query}
+          sort={sort}
+          mapUrl={pageHref("/admin/reports/map.json", { ...q, sort: undefined }, 1)}
+          mapBounds={[village.south, village.west, village.north, village.east]}
+          tiles={tiles}
+        />
+      ),
+      { styles: ["leaflet.css"], scripts: ["reports-map.js"] },
+    );
   });
 
   async function showReport(

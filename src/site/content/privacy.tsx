@@ -232,6 +232,12 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
           emailed you is deleted after 7 days.
         </li>
         <li>
+          <strong>“I have seen this too”</strong>: when you say so signed in or with an email address you confirm, we
+          keep that your account or address said so until you erase your data; otherwise we keep only a coded value made
+          from your connection's address and the day, from which the address cannot be read back. Nobody is shown who
+          said so, only how many.
+        </li>
+        <li>
           <strong>
             Ideas, updates on reports, volunteer sign-ups, newsletter subscriptions, report follows and alerts you never
             confirmed

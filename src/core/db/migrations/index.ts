@@ -33,6 +33,7 @@ import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
 import * as m0035 from "./0035_report_map_cells_public.js";
 import * as m0036 from "./0036_resident_updates.js";
+import * as m0037 from "./0037_report_seen.js";
 import * as m0038 from "./0038_report_questionnaires.js";
 
 /**
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   "0034_response_templates": m0034,
   "0035_report_map_cells_public": m0035,
   "0036_resident_updates": m0036,
+  "0037_report_seen": m0037,
   "0038_report_questionnaires": m0038,
 };
 
