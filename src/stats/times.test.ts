@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
+import { signInAs } from "../../test/helpers/staff.js";
 import type { DB, ReportEventAuthor, ReportEventKind, ReportStatus, ReportVisibility } from "../core/db/schema.js";
 import { responseTimes } from "./figures.js";
 
@@ -296,6 +297,11 @@ describeEachDb("how long things take (report statistics)", (dialect) => {
     expect(staffTimes.sampled).toBe(8);
     expect(staffTimes.byCategory.find((r) => r.key === "pothole")).toMatchObject({ reports: 5, fixes: 3 });
     expect(staffTimes.byDepartment.map((r) => r.label)).toContain("Secret Unit");
+    const moderator = await signInAs(t.app, "moderator@example.org", "moderator");
+    const page = await moderator.get("/admin/stats");
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("<caption>How long things take, by department</caption>");
+    expect(page.body).toMatch(/<th scope="row">Secret Unit<\/th><td data-label="Reports">1<\/td><td[^>]*>1 day<\/td>/);
   });
 });
 
