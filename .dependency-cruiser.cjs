@@ -52,6 +52,14 @@ module.exports = {
       },
     },
     {
+      name: "site-pages-show-features-through-manifests",
+      severity: "error",
+      comment:
+        "The site feature's pages (home, 404, static pages, search) import no feature: what a feature shows on them comes through its manifest (`home`, `notFound`, `search`, `menu`, core/web/blocks.ts), so an app built without a feature shows nothing of it.",
+      from: { path: "^src/site/(content/|routes\\.tsx$)" },
+      to: { path: "^src/[^/]+/", pathNot: ["^src/site/", ...NOT_FEATURES] },
+    },
+    {
       name: "manifests-are-read-by-the-composition",
       severity: "error",
       comment:

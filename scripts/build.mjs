@@ -55,9 +55,41 @@ const clientOptions = {
 // The maps' scripts share Leaflet (and the reports maps their markers): built together with code splitting, the
 // shared code is a chunk of its own that each map page loads once and the next one finds cached, and each page loads
 // only its own map's code. The other scripts (every page's enhance.js) stay single files: one request each.
+// Leaflet's ES module build, not its UMD file (package.json "main"): the browser runs no CommonJS wrapper around
+// it, and esbuild can leave out what no map here uses (GeoJSON, polylines and polygons, image and video overlays,
+// the layers control, WMS tiles) once told that making a class (`X.extend({…})`) does nothing else, and without the
+// statements that hang GeoJSON conversions and those classes onto the ones the maps use. The /reports page's own
+// scripts (Leaflet, supercluster and reports-map.js) stay under 40 KB compressed (issue 35).
 const isMap = (path) => /map\.ts$/.test(path);
+const leafletEsm = join(root, "node_modules/leaflet/dist/leaflet-src.esm.js");
+const UNUSED_LEAFLET = [
+  /^(?:Polyline|Polygon|LayerGroup)\.include\(\{[\s\S]*?^\}\);$/gm,
+  /^(?:Marker|Circle|CircleMarker)\.include\(PointToGeoJSON\);$/gm,
+  /^GeoJSON\.\w+ = \w+;$/gm,
+  /^(?:Control\.Layers = Layers|TileLayer\.WMS = TileLayerWMS|Polyline\._flat = _flat);$/gm,
+];
+const leafletTrimmed = {
+  name: "leaflet-trimmed",
+  setup(b) {
+    b.onLoad({ filter: /leaflet-src\.esm\.js$/ }, () => {
+      let code = readFileSync(leafletEsm, "utf8").replace(
+        /^var (\w+) = (\w+)\.extend\(/gm,
+        "var $1 = /* @__PURE__ */ $2.extend(",
+      );
+      for (const statement of UNUSED_LEAFLET) code = code.replace(statement, "");
+      return { contents: code, loader: "js" };
+    });
+  },
+};
 const [maps, others] = await Promise.all([
-  build({ ...clientOptions, entryPoints: clientEntries.filter(isMap), splitting: true, chunkNames: "chunk-[hash]" }),
+  build({
+    ...clientOptions,
+    entryPoints: clientEntries.filter(isMap),
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    alias: { leaflet: leafletEsm },
+    plugins: [leafletTrimmed],
+  }),
   build({ ...clientOptions, entryPoints: [...clientEntries.filter((f) => !isMap(f)), ...styleEntries] }),
 ]);
 const result = { metafile: { outputs: { ...others.metafile.outputs, ...maps.metafile.outputs } } };

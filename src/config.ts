@@ -151,6 +151,11 @@ export interface Config {
     /** Upheld strikes within 90 days after which an account is suspended automatically. */
     suspendAfterStrikes: number;
   };
+  /**
+   * "Is it fixed?" (QUESTIONNAIRE_AFTER_DAYS, default 28): days after a report's last public change (or its making)
+   * before its reporter is asked whether the problem is fixed, while it is still open or after staff marked it fixed.
+   */
+  questionnaireAfterDays: number;
 }
 
 export class ConfigError extends Error {
@@ -261,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const autoHideFlags = int("AUTO_HIDE_FLAGS", 3, 1, 1000);
   const suspendAfterStrikes = int("SUSPEND_AFTER_STRIKES", 3, 1, 1000);
+  const questionnaireAfterDays = int("QUESTIONNAIRE_AFTER_DAYS", 28, 1, 365);
 
   const contactEmail = str("CONTACT_EMAIL") ?? DEFAULT_VILLAGE.contactEmail;
   const media = parseMediaStore(str, url, bool, problems);
@@ -315,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     timeouts,
     exports: { maxConcurrent: maxConcurrentExports },
     moderation: { autoHideFlags, suspendAfterStrikes },
+    questionnaireAfterDays,
   };
 }
 

@@ -146,7 +146,7 @@ describeEachDb("visitor statistics", (dialect) => {
   });
 
   it("sets no cookie for anonymous visitors", async () => {
-    const paths = [...sitePages.map((p) => p.path), "/stats.json", `/reports/${reference}`];
+    const paths = [...sitePages(FEATURES).map((p) => p.path), "/stats.json", `/reports/${reference}`];
     for (const path of paths) {
       const res = await visit(path, FIREFOX, { referer: "https://example.com/" });
       expect(res.headers["set-cookie"], path).toBeUndefined();

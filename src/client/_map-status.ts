@@ -1,7 +1,7 @@
 // What the reports maps share: the tile layer, and a report's marker, whose shape and symbol tell its status (not
 // its colour alone): open is a pin with "!", in progress a diamond with "…", fixed a circle with "✓", closed
 // (also duplicate, not the council's) a square with "×". Its label (title, aria-label) names the status in words.
-import L from "leaflet";
+import * as L from "leaflet";
 import { addTileLayer } from "./_tiles.js";
 
 export type Status =

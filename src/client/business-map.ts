@@ -1,6 +1,6 @@
 // Shows a business's location on a map on /businesses/{id}. The address and an OpenStreetMap link are on the page
 // already, so without this script nothing is lost.
-import L from "leaflet";
+import * as L from "leaflet";
 import { addTileLayer } from "./_tiles.js";
 
 const el = document.getElementById("business-map");

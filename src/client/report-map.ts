@@ -1,6 +1,6 @@
 // The map on the report form: click, tap or use the keyboard to put the pin where the problem is. Without this
 // script (or when map tiles fail to load) the street list and the place description still work.
-import L from "leaflet";
+import * as L from "leaflet";
 import { addTileLayer } from "./_tiles.js";
 
 const el = document.getElementById("report-map");

@@ -4,9 +4,12 @@
 // it holds and zooms in on click or Enter; reports that share one spot, which never part, are listed as links in
 // its popup. Beside the map: how many reports are in view (read out politely), the list of them, and "Report a
 // problem here" at the centre of the map. Markers tell the status by shape and label (_map-status.ts).
-import L from "leaflet";
+// It starts after the page's first paint and works in short steps (_tasks.ts): on a phone no step is a long task.
+import * as L from "leaflet";
 import Supercluster from "supercluster";
+import { prepareForTiles } from "./_tiles.js";
 import { addTiles, reportLink, reportMarker, type Status } from "./_map-status.js";
+import { afterPaint, inSlices, nextTask } from "./_tasks.js";
 
 type Point = [reference: string, lat: number, lng: number, status: Status, title: string];
 interface Answer {
@@ -21,7 +24,9 @@ const MAX_ZOOM = 19;
 /** The most reports listed beside the map; past it, the list says how many more there are. */
 const LISTED = 100;
 
-const plural = (n: number, one: string) => `${n.toLocaleString("en-GB")} ${one}${n === 1 ? "" : "s"}`;
+/** "1 report", "1,200 reports" (not toLocaleString: its first call sets up the browser's number formats, a long task). */
+const plural = (n: number, one: string) =>
+  `${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} ${one}${n === 1 ? "" : "s"}`;
 
 function groupMarker(lat: number, lng: number, count: number): L.Marker {
   const label = `${count} reports here`;
@@ -44,7 +49,8 @@ function opens(marker: L.Marker, open: () => void): void {
   });
 }
 
-function start(el: HTMLElement): void {
+async function start(el: HTMLElement): Promise<void> {
+  await afterPaint();
   const section = el.closest(".reports-map");
   const summary = section?.querySelector<HTMLElement>(".map-summary");
   const listed = section?.querySelector<HTMLElement>(".map-in-view");
@@ -52,13 +58,16 @@ function start(el: HTMLElement): void {
   const source = el.dataset.mapUrl ?? "";
   el.setAttribute("role", "region");
   el.setAttribute("aria-label", el.dataset.label ?? "Map");
-  const map = L.map(el, { keyboard: true, scrollWheelZoom: false, maxZoom: MAX_ZOOM });
-  addTiles(map, el);
+  // No fading in of tiles: that is work on every frame while they load.
+  const map = L.map(el, { keyboard: true, scrollWheelZoom: false, maxZoom: MAX_ZOOM, fadeAnimation: false });
+  prepareForTiles(map, el);
   const layer = L.layerGroup().addTo(map);
 
   const pointMarker = (p: Point) => reportMarker(p[1], p[2], p[4], p[3], `/reports/${p[0]}`);
 
-  function drawPoints(points: Point[], zoom: number, box: [number, number, number, number]) {
+  /** The markers for `points` (grouped when close on screen at `zoom`), not yet on the map. */
+  function pointLayers(points: Point[], zoom: number, box: [number, number, number, number]): L.Marker[] {
+    const markers: L.Marker[] = [];
     const index = new Supercluster<{ p: Point }>({ radius: RADIUS, maxZoom: MAX_ZOOM });
     index.load(
       points.map((p) => ({
@@ -71,7 +80,7 @@ function start(el: HTMLElement): void {
       const [lng, lat] = feature.geometry.coordinates as [number, number];
       const props = feature.properties;
       if (!("cluster" in props) || !props.cluster) {
-        layer.addLayer(pointMarker((props as { p: Point }).p));
+        markers.push(pointMarker((props as { p: Point }).p));
         continue;
       }
       const id = props.cluster_id as number;
@@ -91,42 +100,57 @@ function start(el: HTMLElement): void {
       } else {
         opens(marker, () => map.setView([lat, lng], expandTo));
       }
-      layer.addLayer(marker);
+      markers.push(marker);
     }
+    return markers;
   }
 
-  function show(answer: Answer, zoom: number, box: [number, number, number, number]) {
-    layer.clearLayers();
+  /**
+   * Draws an answer in steps: the markers a slice at a time, then the list beside the map, built aside and put in
+   * at once (one change to the page, read out once). Stops when a newer answer is on its way (`stale`).
+   */
+  async function show(answer: Answer, zoom: number, box: [number, number, number, number], stale: () => boolean) {
     const counted = answer.clusters.length > 0;
+    let markers: L.Marker[];
     if (counted) {
-      for (const [lat, lng, count] of answer.clusters) {
+      markers = answer.clusters.map(([lat, lng, count]) => {
         const marker = groupMarker(lat, lng, count);
         opens(marker, () => map.setView([lat, lng], Math.min(zoom + 2, MAX_ZOOM)));
-        layer.addLayer(marker);
-      }
-      for (const p of answer.points) layer.addLayer(pointMarker(p));
+        return marker;
+      });
+      markers.push(...answer.points.map(pointMarker));
     } else {
-      drawPoints(answer.points, zoom, box);
+      markers = pointLayers(answer.points, zoom, box);
     }
+    await nextTask();
+    if (stale()) return;
+    layer.clearLayers();
+    if (!(await inSlices(markers, (marker) => layer.addLayer(marker), stale))) return;
+    const items = document.createDocumentFragment();
+    const shown = counted ? [] : answer.points.slice(0, LISTED);
+    if (
+      !(await inSlices(
+        shown,
+        ([reference, , , status, title]) => {
+          const item = document.createElement("li");
+          item.append(reportLink(title, status, `/reports/${reference}`));
+          items.append(item);
+        },
+        stale,
+      ))
+    )
+      return;
+    if (!counted && answer.points.length > LISTED) {
+      const more = document.createElement("li");
+      more.textContent = `And ${plural(answer.points.length - LISTED, "more report")}: zoom in to list them.`;
+      items.append(more);
+    }
+    listed?.replaceChildren(items);
     if (summary) {
       summary.textContent =
         answer.total === 0
           ? "No reports in view."
           : `${plural(answer.total, "report")} in view.${counted ? " Zoom in to list them." : ""}`;
-    }
-    if (listed) {
-      listed.replaceChildren();
-      const shown = counted ? [] : answer.points.slice(0, LISTED);
-      for (const [reference, , , status, title] of shown) {
-        const item = document.createElement("li");
-        item.append(reportLink(title, status, `/reports/${reference}`));
-        listed.append(item);
-      }
-      if (!counted && answer.points.length > LISTED) {
-        const more = document.createElement("li");
-        more.textContent = `And ${plural(answer.points.length - LISTED, "more report")}: zoom in to list them.`;
-        listed.append(more);
-      }
     }
   }
 
@@ -153,7 +177,7 @@ function start(el: HTMLElement): void {
       const res = await fetch(url, { signal: mine.signal, headers: { accept: "application/json" } });
       if (!res.ok) throw new Error(String(res.status));
       const answer = (await res.json()) as Answer;
-      if (pending === mine) show(answer, zoom, box);
+      if (pending === mine) await show(answer, zoom, box, () => pending !== mine);
     } catch {
       if (mine.signal.aborted) return;
       if (summary) summary.textContent = "The map could not load the reports. The list below has every report.";
@@ -161,6 +185,9 @@ function start(el: HTMLElement): void {
   }
 
   map.on("moveend", () => void load());
+  // The map's panes are in the page: let the browser lay them out in its next frame before the view is set (it
+  // reads their size), rather than force that layout here.
+  await afterPaint();
   const [south, west, north, east] = (el.dataset.bounds ?? "").split(",").map(Number);
   if ([south, west, north, east].every((n) => Number.isFinite(n))) {
     map.fitBounds([
@@ -170,7 +197,10 @@ function start(el: HTMLElement): void {
   } else {
     map.setView([0, 0], 2);
   }
+  // The tiles in a step of their own (the view is set, its reports are on their way).
+  await nextTask();
+  addTiles(map, el);
 }
 
 const el = document.querySelector<HTMLElement>(".reports-map-canvas[data-map-url]");
-if (el) start(el);
+if (el) void start(el);

@@ -18,9 +18,10 @@ import type { FixedWindowLimiter } from "./limits/fixed-window.js";
 import type { AssetManifest } from "./web/assets.js";
 import { deviceOwnerKey } from "./web/device-owner.js";
 import type { PageContext } from "./web/layout.js";
-import type { SitemapSource } from "./web/sitemap.js";
-import { type MenuEntry, siteMenu } from "./web/menu.js";
+import type { MachineResource, SitePage, SitemapSource } from "./web/sitemap.js";
+import { type FeedLink, type MenuEntry, siteMenu } from "./web/menu.js";
 import type { SearchSource } from "./search.js";
+import type { HomeBlock, NotFoundBlock } from "./web/blocks.js";
 
 export type { Viewer, Worker };
 
@@ -56,13 +57,26 @@ export interface Feature {
   jobs?: (civic: Civic) => Job[];
   /** Background workers the server starts and stops with the process. */
   workers?: (civic: Civic, log: FastifyBaseLogger) => Worker[];
-  /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the site's own pages. */
+  /**
+   * The feature's public pages (core/web/sitemap.ts): listed in /llms.txt and /sitemap.xml in list order, so an app
+   * built without the feature does not list them.
+   */
+  pages?: SitePage[];
+  /** The feature's machine-readable resources (APIs, feeds, data), listed in /llms.txt and on /developers. */
+  resources?: MachineResource[];
+  /** What the feature adds to /sitemap.xml (src/site/sitemap-xml.ts), in list order after the features' pages. */
   sitemap?: SitemapSource[];
   /**
    * The feature's links in the site's header menu and footer (core/web/menu.ts), shown by their `order`, ties in list
    * order: an app built without the feature has no link to it.
    */
   menu?: MenuEntry[];
+  /** The feature's blocks on the home page (core/web/blocks.ts), which the site feature writes. */
+  home?: HomeBlock[];
+  /** The feature's items in the 404 page's "What you can do next" list (core/web/blocks.ts). */
+  notFound?: NotFoundBlock[];
+  /** The feeds every page points to in its <head> (core/web/menu.ts), in list order. */
+  feeds?: FeedLink[];
   /**
    * What of the feature can be searched for (core/search.ts): the site's search page (/search) asks every source of
    * the app, in list order, without knowing the features.

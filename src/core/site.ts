@@ -1,4 +1,4 @@
-import type { FunctionComponent } from "preact";
+import type { ComponentChildren, FunctionComponent } from "preact";
 
 /** What the static pages need to know about the running site. */
 export interface SiteInfo {
@@ -21,6 +21,7 @@ export interface ContentProps {
  * writes it; the composition root passes it in (the floor imports no feature).
  */
 export interface ErrorPageContent {
-  notFound: FunctionComponent<ContentProps>;
+  /** `more`: the features' items of its "What you can do next" list (core/web/blocks.ts). */
+  notFound: FunctionComponent<ContentProps & { more: ComponentChildren }>;
   serverError: FunctionComponent<ContentProps & { requestId: string }>;
 }

@@ -6,6 +6,14 @@ import { councillorPages } from "./sitemap.js";
 export const councillors: Feature = {
   name: "councillors",
   menu: [{ path: "/councillors", label: "Councillors", placement: "nav", order: 80 }],
+  pages: [
+    {
+      path: "/councillors",
+      title: "Your councillors",
+      summary: "Who represents the village and how to reach them.",
+      placement: "nav",
+    },
+  ],
   routes: [{ plugin: councillorRoutes }],
   sitemap: [councillorPages],
 };

@@ -3,7 +3,7 @@ import type { Config } from "../config.js";
 import { pageContext } from "../core/context.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { machineResources } from "../core/web/sitemap.js";
+import { type MachineResource, machineResources } from "../core/web/sitemap.js";
 
 function Example({ id, title, code, children }: { id: string; title: string; code: string; children?: unknown }) {
   return (
@@ -19,7 +19,7 @@ function Example({ id, title, code, children }: { id: string; title: string; cod
   );
 }
 
-function DevelopersContent({ config }: { config: Config }) {
+function DevelopersContent({ config, resources }: { config: Config; resources: MachineResource[] }) {
   const base = config.baseUrl;
   const windowSeconds = Math.round(config.rateLimit.windowMs / 1000);
   return (
@@ -32,7 +32,7 @@ function DevelopersContent({ config }: { config: Config }) {
 
       <h2>What is available</h2>
       <ul>
-        {machineResources.map((r) => (
+        {resources.map((r) => (
           <li key={r.path}>
             <a href={r.path}>{r.title}</a>: {r.summary}
           </li>
@@ -180,7 +180,7 @@ export async function developerRoutes(app: FastifyInstance): Promise<void> {
         title="Developers and open data"
         description="The open APIs, the dataset export, API keys, rate limits and examples."
       >
-        <DevelopersContent config={app.civic.config} />
+        <DevelopersContent config={app.civic.config} resources={machineResources(app.civic.features)} />
       </Layout>,
     );
   });

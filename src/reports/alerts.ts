@@ -470,36 +470,67 @@ export async function sendNewReportAlerts(civic: Civic, signal?: AbortSignal): P
       loadGazetteer(db),
       alertNames(db),
     ]);
-    for (const { id } of fresh) {
-      queued += await db.transaction().execute(async (tx) => {
-        const scanned = await tx
-          .insertInto("report_alert_scans")
-          .values({ report_id: id, scanned_at: now.toISOString() })
-          .onConflict((oc) => oc.column("report_id").doNothing())
-          .returning("report_id")
-          .executeTakeFirst();
-        if (!scanned) return 0; // another process has it
-        // Read again inside the transaction: a report hidden by moderation meanwhile is not alerted.
-        const [report] = await publicReportsFor(tx, { ids: [id] }, gazetteer);
-        if (!report) return 0;
-        let n = 0;
-        for (const alert of alerts) {
-          if (Date.parse(iso(alert.confirmed_at)) > Date.parse(report.createdAt)) continue;
-          if (!alertMatches(alert, report, gazetteer)) continue;
-          const sent = await tx
-            .insertInto("report_alert_sends")
-            .values({ alert_id: alert.id, report_id: id, sent_at: now.toISOString() })
-            .onConflict((oc) => oc.columns(["alert_id", "report_id"]).doNothing())
-            .returning("alert_id")
-            .executeTakeFirst();
-          if (!sent) continue;
-          const mail = alertMail(civic, alert, describeAlert(alert, names), report);
-          if ((await enqueueMail(tx, mail, now)) !== null) n++;
-        }
-        return n;
-      });
-    }
+    for (const { id } of fresh) queued += await alertReport(civic, id, now, { alerts, gazetteer, names });
   }
+}
+
+/**
+ * Matches one report against the confirmed immediate alerts and queues their mails, in one transaction that first
+ * inserts the report's scan row: of several processes (or the submit and the job) exactly one does it, and a failure
+ * leaves no scan row, so the job tries again. A report not public is neither alerted nor marked scanned.
+ */
+async function alertReport(
+  civic: Civic,
+  id: number,
+  now: Date,
+  read: { alerts: AlertRow[]; gazetteer: readonly GazetteerEntry[]; names: AlertNames },
+): Promise<number> {
+  const { alerts, gazetteer, names } = read;
+  return civic.database.db.transaction().execute(async (tx) => {
+    // Read inside the transaction: a report hidden by moderation meanwhile is not alerted, and not marked scanned,
+    // so the job alerts it if it is public again within the day.
+    const [report] = await publicReportsFor(tx, { ids: [id] }, gazetteer);
+    if (!report) return 0;
+    const scanned = await tx
+      .insertInto("report_alert_scans")
+      .values({ report_id: id, scanned_at: now.toISOString() })
+      .onConflict((oc) => oc.column("report_id").doNothing())
+      .returning("report_id")
+      .executeTakeFirst();
+    if (!scanned) return 0; // another process has it
+    let n = 0;
+    for (const alert of alerts) {
+      if (Date.parse(iso(alert.confirmed_at)) > Date.parse(report.createdAt)) continue;
+      if (!alertMatches(alert, report, gazetteer)) continue;
+      const sent = await tx
+        .insertInto("report_alert_sends")
+        .values({ alert_id: alert.id, report_id: id, sent_at: now.toISOString() })
+        .onConflict((oc) => oc.columns(["alert_id", "report_id"]).doNothing())
+        .returning("alert_id")
+        .executeTakeFirst();
+      if (!sent) continue;
+      const mail = alertMail(civic, alert, describeAlert(alert, names), report);
+      if ((await enqueueMail(tx, mail, now)) !== null) n++;
+    }
+    return n;
+  });
+}
+
+/**
+ * Queues the immediate alerts of a report just stored (called once its transaction has committed), so they go out
+ * with the next mail delivery rather than after the minute job: the same transaction and unique rows as the job, so
+ * with several instances each mail is still queued once. A report held from the public is left to the job (which
+ * alerts it if it becomes public within a day). Returns how many mails were queued.
+ */
+export async function alertNewReport(civic: Civic, id: number, gazetteer?: readonly GazetteerEntry[]): Promise<number> {
+  const db = civic.database.db;
+  const [alerts, places, names] = await Promise.all([
+    confirmedAlerts(db, "immediate"),
+    gazetteer ?? loadGazetteer(db),
+    alertNames(db),
+  ]);
+  if (alerts.length === 0) return 0;
+  return alertReport(civic, id, civic.now(), { alerts, gazetteer: places, names });
 }
 
 /** The UTC day before `now`, and its start and end. */

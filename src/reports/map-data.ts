@@ -92,20 +92,57 @@ function located(db: Kysely<DB>, filter: MapFilter, box: Bbox) {
   return cells ? q.where(sql<boolean>`${geoCellSql(db)} in (${sql.join(cells)})`) : q;
 }
 
+/** A near-here cell's matching public reports: how many, and the sums of their latitudes and longitudes. */
+export interface CellSum {
+  cell: number;
+  n: number;
+  latSum: number;
+  lngSum: number;
+}
+
+/**
+ * Every near-here cell's sums for a filter over the whole area, kept by the caller per public read version
+ * (map-routes.ts), so that a moved map costs no query for them. Null when the area has more than MAX_KEPT_CELLS.
+ */
+export interface KeptCellSums {
+  /** The sums if they are kept already (for this version), else undefined: nothing is read. */
+  ready(): CellSum[] | null | undefined;
+  /** The sums, read (by `cellSums` without a range) and kept when they are not yet. */
+  load(): Promise<CellSum[] | null>;
+}
+
+/** A box touching at most this many near-here cells (a street or two) reads its own unless the area's are kept. */
+const SMALL_BOX_CELLS = 16;
+
+/** The most cells kept for one filter (a village has a few hundred; a town of 20 km × 20 km about 13,000). */
+export const MAX_KEPT_CELLS = 20_000;
+
 /**
  * The public reports in `box` for a map at `zoom`: each report, when there are at most MAX_POINTS and the zoom is
  * above GRID_MAX_ZOOM; otherwise counted per cell of a grid of about 64 screen pixels at that zoom (at most 64 × 64
  * cells), a cell of one report being given as that report. The grid is aligned on whole degrees, so a cell holds the
  * same reports however the map is moved. Where the grid's cells are at least as wide as the near-here cells, the
- * counts come from `report_map_cells` (migration 0028: a few thousand rows for a whole village of a million
- * reports), and a near-here cell counts whole (its reports' mean position decides its grid cell); below, from the
- * reports themselves.
+ * counts come from `report_map_cells` (migrations 0031 and 0032: a few thousand rows for a whole village of a million
+ * reports, each cell's rows spread over slots, summed here), and a near-here cell counts whole (its reports' mean
+ * position decides its grid cell); below, from the reports themselves. The sums per near-here cell are read once (or
+ * taken from `all`, the whole area's kept by the caller) and serve both the decision and the grid.
  */
-export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, zoom: number): Promise<MapAnswer> {
+export async function mapReports(
+  db: Kysely<DB>,
+  filter: MapFilter,
+  box: Bbox,
+  zoom: number,
+  all?: KeptCellSums,
+): Promise<MapAnswer> {
   const [west, south, east, north] = box;
+  const range = cellRange(box);
+  // A small box reads its own few cells unless the whole area's are kept already; a large one reads (and keeps) the
+  // whole area's, which cost about what its own do and serve every later box until the public data changes.
+  const kept = all ? (range.count <= SMALL_BOX_CELLS ? all.ready() : await all.load()) : undefined;
+  const cells = kept ? kept.filter((c) => inRange(c.cell, range)) : await cellSums(db, filter, range);
   // Each report, if there are few enough: the counts per near-here cell say first whether there can be (the cells
   // reach a little past the box), so a whole village of a million reports is never read to find out.
-  if (zoom > GRID_MAX_ZOOM && (await upToCount(db, filter, box)) <= MAX_POINTS) {
+  if (zoom > GRID_MAX_ZOOM && cells.reduce((sum, c) => sum + c.n, 0) <= MAX_POINTS) {
     const rows = await located(db, filter, box)
       .select(["reports.reference", "reports.latitude", "reports.longitude", "reports.status", "reports.title"])
       .orderBy("reports.created_at", "desc")
@@ -128,7 +165,7 @@ export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, z
   const latCell = Math.max(lngCell * Math.max(Math.cos(midLat), 0.01), (north - south) / MAX_CELLS_ACROSS);
   const groups =
     lngCell >= 1 / CELLS_PER_DEGREE
-      ? await countedCells(db, filter, box, lngCell, latCell)
+      ? await countedCells(db, filter, cells, lngCell, latCell)
       : await countedReports(db, filter, box, lngCell, latCell);
   const points: MapPoint[] = [];
   const clusters: MapCluster[] = [];
@@ -142,25 +179,57 @@ export async function mapReports(db: Kysely<DB>, filter: MapFilter, box: Bbox, z
 }
 
 /** The near-here cells a box touches, as ranges of cell numbers: rows lat0…lat1, columns lng0…lng1. */
-function cellRange(box: Bbox) {
+function cellRange(box: Bbox): CellRange {
   const [west, south, east, north] = box;
   const lat0 = Math.floor((south + 90) * CELLS_PER_DEGREE);
   const lat1 = Math.floor((north + 90) * CELLS_PER_DEGREE);
   const lng0 = Math.floor((west + 180) * CELLS_PER_DEGREE);
   const lng1 = Math.floor((east + 180) * CELLS_PER_DEGREE);
-  return { lat0, lat1, lng0, lng1, first: lat0 * 1_000_000 + lng0, last: lat1 * 1_000_000 + lng1 };
+  return {
+    lng0,
+    lng1,
+    first: lat0 * 1_000_000 + lng0,
+    last: lat1 * 1_000_000 + lng1,
+    count: (lat1 - lat0 + 1) * (lng1 - lng0 + 1),
+  };
 }
 
-/** How many matching public reports the near-here cells touching `box` hold (at least as many as the box). */
-async function upToCount(db: Kysely<DB>, filter: MapFilter, box: Bbox): Promise<number> {
-  const r = cellRange(box);
-  const row = await cellFilter(db, filter)
-    .select((eb) => eb.fn.sum<number | string | null>("n").as("n"))
-    .where("cell", ">=", r.first)
-    .where("cell", "<=", r.last)
-    .where(sql<boolean>`cell % 1000000 between ${r.lng0} and ${r.lng1}`)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+interface CellRange {
+  lng0: number;
+  lng1: number;
+  first: number;
+  last: number;
+  /** How many cells the box touches. */
+  count: number;
+}
+
+const inRange = (cell: number, r: CellRange) =>
+  cell >= r.first && cell <= r.last && cell % 1_000_000 >= r.lng0 && cell % 1_000_000 <= r.lng1;
+
+/**
+ * The sums per near-here cell of the matching public reports, from `report_map_cells`: inside a range of cells, or
+ * (no range) over the whole area, at most MAX_KEPT_CELLS + 1 cells. Cells without a report are left out.
+ */
+export async function cellSums(db: Kysely<DB>, filter: MapFilter, range?: CellRange): Promise<CellSum[]> {
+  let q = cellFilter(db, filter).select((eb) => [
+    "cell",
+    eb.fn.sum<number | string>("n").as("n"),
+    eb.fn.sum<number | string>("lat_sum").as("lat"),
+    eb.fn.sum<number | string>("lng_sum").as("lng"),
+  ]);
+  q = range
+    ? q
+        .where("cell", ">=", range.first)
+        .where("cell", "<=", range.last)
+        .where(sql<boolean>`cell % 1000000 between ${range.lng0} and ${range.lng1}`)
+    : q.limit(MAX_KEPT_CELLS + 1);
+  const rows = await q.groupBy("cell").execute();
+  const sums: CellSum[] = [];
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (n > 0) sums.push({ cell: Number(r.cell), n, latSum: Number(r.lat), lngSum: Number(r.lng) });
+  }
+  return sums;
 }
 
 interface Group {
@@ -184,35 +253,18 @@ function cellFilter(db: Kysely<DB>, filter: MapFilter) {
   return q;
 }
 
-/** Counts per grid cell from `report_map_cells`: the near-here cells the box touches, each in its grid cell. */
+/** Counts per grid cell from the near-here cells' sums: each near-here cell in its grid cell. */
 async function countedCells(
   db: Kysely<DB>,
   filter: MapFilter,
-  box: Bbox,
+  cells: CellSum[],
   lngCell: number,
   latCell: number,
 ): Promise<Group[]> {
-  const { lng0, lng1, first, last } = cellRange(box);
-  const rows = await cellFilter(db, filter)
-    .select((eb) => [
-      "cell",
-      eb.fn.sum<number | string>("n").as("n"),
-      eb.fn.sum<number | string>("lat_sum").as("lat"),
-      eb.fn.sum<number | string>("lng_sum").as("lng"),
-    ])
-    .where("cell", ">=", first)
-    .where("cell", "<=", last)
-    .where(sql<boolean>`cell % 1000000 between ${lng0} and ${lng1}`)
-    .groupBy("cell")
-    .execute();
   const groups = new Map<string, Group & { cells: number[] }>();
-  for (const r of rows) {
-    const cell = Number(r.cell);
-    const n = Number(r.n);
-    const column = cell % 1_000_000;
-    if (n <= 0 || column < lng0 || column > lng1) continue;
-    const lat = Number(r.lat) / n;
-    const lng = Number(r.lng) / n;
+  for (const { cell, n, latSum, lngSum } of cells) {
+    const lat = latSum / n;
+    const lng = lngSum / n;
     const key = gridKey(lat, lng, latCell, lngCell);
     const g = groups.get(key) ?? { n: 0, lat: 0, lng: 0, cells: [] };
     g.lat = (g.lat * g.n + lat * n) / (g.n + n);

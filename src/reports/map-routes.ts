@@ -5,7 +5,17 @@ import { Type } from "typebox";
 import { contentEtag, notModified } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { publicReadVersion } from "./data-version.js";
-import { BBOX_PATTERN, geoReports, mapReports, type MapFilter, parseBbox } from "./map-data.js";
+import {
+  BBOX_PATTERN,
+  type CellSum,
+  cellSums,
+  geoReports,
+  type KeptCellSums,
+  mapReports,
+  MAX_KEPT_CELLS,
+  type MapFilter,
+  parseBbox,
+} from "./map-data.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "./model.js";
 
 /** Machine endpoints: errors as problem+json (their URL is under /api/), no session, no form token. */
@@ -186,18 +196,55 @@ export async function reportMapRoutes(root: FastifyInstance): Promise<void> {
     sizeCalculation: (p, key) => p.body.length + key.length + 100,
   });
 
+  // The whole area's sums per near-here cell for each filter, for the public read version they were read at: any
+  // box of the map is counted from them without a query until the public data changes (map-data.ts).
+  const cellsKept = new LRUCache<
+    string,
+    { version: number; sums?: CellSum[] | null; loading: Promise<CellSum[] | null> }
+  >({ maxSize: 4 * MAX_KEPT_CELLS, sizeCalculation: (e) => 1 + (e.sums?.length ?? 0) });
+  function keptCells(filter: MapFilter, version: number): KeptCellSums {
+    const key = `${filter.category ?? ""}|${filter.status ?? ""}|${filter.unresolved ? 1 : 0}`;
+    const current = () => {
+      const e = cellsKept.get(key);
+      return e?.version === version ? e : undefined;
+    };
+    return {
+      ready: () => current()?.sums,
+      load: () => {
+        const e = current();
+        if (e) return e.loading;
+        const loading = cellSums(db(), filter).then((sums) => (sums.length > MAX_KEPT_CELLS ? null : sums));
+        const entry: { version: number; sums?: CellSum[] | null; loading: Promise<CellSum[] | null> } = {
+          version,
+          loading,
+        };
+        cellsKept.set(key, entry);
+        loading.then(
+          (sums) => {
+            // Sized once read (a later version may have replaced it meanwhile).
+            if (cellsKept.peek(key) === entry) cellsKept.set(key, { ...entry, sums });
+          },
+          () => {
+            if (cellsKept.peek(key) === entry) cellsKept.delete(key);
+          },
+        );
+        return loading;
+      },
+    };
+  }
+
   async function send(
     request: FastifyRequest,
     reply: FastifyReply,
     key: string,
     type: string,
     cacheControl: string,
-    build: () => Promise<Omit<Prepared, "version" | "etag">>,
+    build: (version: number) => Promise<Omit<Prepared, "version" | "etag">>,
   ) {
     const version = await publicReadVersion(db());
     let answer = kept.get(key);
     if (!answer || answer.version !== version) {
-      const built = await build();
+      const built = await build(version);
       answer = { ...built, version, etag: contentEtag(built.body) };
       kept.set(key, answer);
     }
@@ -246,8 +293,8 @@ export async function reportMapRoutes(root: FastifyInstance): Promise<void> {
       const box = parseBbox(q.bbox);
       const filter = filterOf(q);
       const key = `map|${box.join(",")}|${q.zoom}|${filter.category ?? ""}|${filter.status ?? ""}|${filter.unresolved ? 1 : 0}`;
-      return send(request, reply, key, "application/json; charset=utf-8", MAP_CACHE, async () => ({
-        body: JSON.stringify(await mapReports(db(), filter, box, q.zoom)),
+      return send(request, reply, key, "application/json; charset=utf-8", MAP_CACHE, async (version) => ({
+        body: JSON.stringify(await mapReports(db(), filter, box, q.zoom, keptCells(filter, version))),
       }));
     },
   );

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { reportSubmission } from "../../test/helpers/reports.js";
+import { mapReports, type MapFilter, parseBbox } from "./map-data.js";
 import { submitReport } from "./submit.js";
+import { migrations } from "../core/db/migrations/index.js";
 
 /** The village's box (config's default bounds) as west,south,east,north. */
 const VILLAGE = "-2.0651,50.975,-2.0223,50.9974";
@@ -207,6 +209,40 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     expect(titles(changed.json() as MapAnswer)).toContain("Corner new pothole");
   });
 
+  it("counts a moved map from the cells kept for this version of the public data, as the database would", async () => {
+    const db = t.db.database.db;
+    /** The box moved east and north by k × 0.00001°: a new answer (the answers are kept by their box). */
+    const moved = (box: string, k: number) =>
+      box
+        .split(",")
+        .map((v) => (Number(v) + k * 0.00001).toFixed(5))
+        .join(",");
+    const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
+      mapReports(db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
+    // The whole village reads (and keeps) every cell's sums; the later boxes, large or small, are counted from them
+    // (at zoom 12 and below always per cell of a grid).
+    const whole = await map(`bbox=${moved(VILLAGE, 1)}&zoom=12`);
+    expect(whole).toEqual(await fresh(moved(VILLAGE, 1), 12));
+    expect(whole.clusters.length).toBeGreaterThan(0);
+    for (const [box, zoom] of [
+      [moved(VILLAGE, 2), 11],
+      [moved(VILLAGE, 3), 15],
+      [moved(CORNER, 4), 15],
+      [moved(CORNER, 5), 17],
+    ] as const) {
+      expect(await map(`bbox=${box}&zoom=${zoom}`)).toEqual(await fresh(box, zoom));
+    }
+    const potholes = await map(`bbox=${moved(VILLAGE, 6)}&zoom=12&category=pothole&hide_closed=true`);
+    expect(potholes).toEqual(await fresh(moved(VILLAGE, 6), 12, { category: "pothole", unresolved: true }));
+    // Any change to the public data is counted at the next request, whatever the box.
+    await submitReport(t.app.civic, reportSubmission({ title: "Kept cells pothole", lat: 50.99, lng: -2.03 }));
+    const after = await map(`bbox=${moved(VILLAGE, 7)}&zoom=12`);
+    expect(after.total).toBe(whole.total + 1);
+    expect(after).toEqual(await fresh(moved(VILLAGE, 7), 12));
+    const corner = await map(`bbox=${moved(CORNER, 8)}&zoom=15`);
+    expect(corner).toEqual(await fresh(moved(CORNER, 8), 15));
+  });
+
   it("refuses a hostile or broken box or zoom with a 400 in problem+json", async () => {
     const bad = [
       "bbox=NaN,50,-2,51&zoom=15",
@@ -380,5 +416,103 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     const { reference } = made.get("Corner open pothole")!;
     const detail = await get(`/reports/${reference}`);
     expect(detail.body).toMatch(/href="\/report\?lat=50.976&amp;lng=-2.064"[^>]*>Report another problem here/);
+  });
+
+  it("keeps exact cell counts with reports submitted at once, spread over slots so they do not queue on one row", async () => {
+    const db = t.db.database.db;
+    const spot = { lat: 50.9772, lng: -2.0612 };
+    const cell = Math.floor((spot.lat + 90) * 500) * 1_000_000 + Math.floor((spot.lng + 180) * 500);
+    /** The public open potholes of the spot's cell, counted from the reports themselves. */
+    const burst = async () =>
+      (
+        await db
+          .selectFrom("reports")
+          .select(["latitude", "longitude"])
+          .where("category_code", "=", "pothole")
+          .where("status", "=", "open")
+          .where("visibility", "=", "public")
+          .where("latitude", "is not", null)
+          .execute()
+      ).filter(
+        (r) => Math.floor((r.latitude! + 90) * 500) * 1_000_000 + Math.floor((r.longitude! + 180) * 500) === cell,
+      );
+    const box = "bbox=-2.0615,50.9770,-2.0609,50.9774&zoom=12";
+    const before = (await map(box)).total;
+    // Twelve reports at one spot, in one category and status, sent at once (concurrent transactions on PostgreSQL).
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        submitReport(
+          t.app.civic,
+          reportSubmission({
+            title: `Burst ${i}`,
+            categoryCode: "pothole",
+            ...spot,
+            attributes: { road_or_pavement: "road" },
+          }),
+        ),
+      ),
+    );
+    const rows = await db
+      .selectFrom("report_map_cells")
+      .select(["slot", "n", "lat_sum"])
+      .where("cell", "=", cell)
+      .where("category_code", "=", "pothole")
+      .where("status", "=", "open")
+      .where("visibility", "=", "public")
+      .execute();
+    expect(rows.reduce((sum, r) => sum + Number(r.n), 0)).toBe((await burst()).length);
+    expect(new Set(rows.map((r) => r.slot)).size).toBeGreaterThan(1);
+    expect((await map(box)).total).toBe(before + 12);
+
+    if (dialect === "postgres") {
+      // A report stored while another's transaction in the same cell, category and status is still open does not
+      // wait for it: the two land in different slots (consecutive ids).
+      const template = await db
+        .selectFrom("reports")
+        .selectAll()
+        .where("title", "=", "Burst 0")
+        .executeTakeFirstOrThrow();
+      const { id: _id, ...row } = template;
+      const copy = (reference: string) => ({ ...row, reference, title: `Burst ${reference}` });
+      let other: Promise<unknown> = Promise.resolve();
+      let outcome = "";
+      await db.transaction().execute(async (open) => {
+        await open.insertInto("reports").values(copy("LOCK-AAAA")).execute();
+        other = db.insertInto("reports").values(copy("LOCK-BBBB")).execute();
+        outcome = await Promise.race([
+          other.then(() => "done"),
+          new Promise<string>((resolve) => setTimeout(() => resolve("waited"), 3_000)),
+        ]);
+      });
+      await other;
+      expect(outcome).toBe("done");
+      const total = await db
+        .selectFrom("report_map_cells")
+        .select((eb) => eb.fn.sum<number | string>("n").as("n"))
+        .where("cell", "=", cell)
+        .where("category_code", "=", "pothole")
+        .where("status", "=", "open")
+        .where("visibility", "=", "public")
+        .executeTakeFirstOrThrow();
+      expect(Number(total.n)).toBe((await burst()).length);
+    }
+    // The migration rebuilds the table from the reports, down (one row a combination) and up again (slots).
+    const migration = migrations["0032_map_cell_slots"]!;
+    const whole = async () =>
+      Number(
+        (
+          await db
+            .selectFrom("report_map_cells")
+            .select((eb) => eb.fn.sum<number | string>("n").as("n"))
+            .where("visibility", "=", "public")
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const counted = await whole();
+    await migration.down!(db);
+    expect(await whole()).toBe(counted);
+    await migration.up(db);
+    expect(await whole()).toBe(counted);
+    expect((await burst()).length).toBeGreaterThanOrEqual(12);
   });
 });

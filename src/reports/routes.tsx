@@ -27,6 +27,7 @@ import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
 import { alertRoutes } from "./alert-routes.js";
+import { questionnaireRoutes } from "./questionnaire-routes.js";
 import { type FeedArea, feedArea, feedAreaFields } from "./alert-feed.js";
 import { photoRoutes } from "./photos.js";
 import { normaliseReference, looksLikeReference, ReferenceParams } from "./reference.js";
@@ -58,6 +59,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
   await app.register(photoRoutes);
   await app.register(followRoutes);
   await app.register(alertRoutes);
+  await app.register(questionnaireRoutes);
   const civic = app.civic;
   const db = () => civic.database.db;
   const { config } = civic;

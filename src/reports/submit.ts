@@ -30,6 +30,7 @@ import { accountAddress } from "../accounts/index.js";
 import { storeReport } from "./store.js";
 import { textLength } from "./field-patterns.js";
 import { checkMediaUrl, MEDIA_URL_MAX } from "./media-url.js";
+import { alertNewReport } from "./alerts.js";
 
 /** Limits of a report's fields (shown in the form and the API documentation), in code points as JSON Schema counts. */
 export const REPORT_LIMITS = {
@@ -406,6 +407,10 @@ export async function submitReport(
         now,
         recordSubmission: options.formSubmission?.record,
       });
+      // Its immediate alerts now (the report is committed), not at the next minute job. Guarded like the job's (one
+      // scan row per report, one send row per alert and report); if this fails, no scan row was written and the job
+      // sends them, so the report stands either way.
+      await alertNewReport(civic, id, gazetteer).catch(() => 0);
       return { id, reference, serviceNotice: notice };
     } catch (error) {
       const replayed = options.formSubmission && (await replayOf(civic, options.formSubmission, notice));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { machineResources, sitePages } from "../core/web/sitemap.js";
+import { FEATURES } from "../features.js";
 
 describeEachDb("discovery files", (dialect) => {
   let t: TestApp;
@@ -25,10 +26,10 @@ describeEachDb("discovery files", (dialect) => {
     expect(h2).toEqual(["## Pages", "## APIs", "## Data", "## Optional"]);
     const items = lines.filter((l) => l.startsWith("- "));
     for (const item of items) expect(item).toMatch(/^- \[[^\]]+\]\(https:\/\/wrenford\.example\.org\/[^)]*\): \S/);
-    for (const page of sitePages.filter((p) => p.path !== "/")) {
+    for (const page of sitePages(FEATURES).filter((p) => p.path !== "/")) {
       expect(res.body).toContain(`](https://wrenford.example.org${page.path})`);
     }
-    for (const r of machineResources) expect(res.body).toContain(`](https://wrenford.example.org${r.path})`);
+    for (const r of machineResources(FEATURES)) expect(res.body).toContain(`](https://wrenford.example.org${r.path})`);
     expect(res.body).toContain("(https://wrenford.example.org/openapi.yaml)");
     expect(res.body).toContain("(https://wrenford.example.org/data/businesses-canonical.json)");
   });

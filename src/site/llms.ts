@@ -1,18 +1,22 @@
+import type { Feature } from "../core/context.js";
 import { machineResources, sitePages } from "../core/web/sitemap.js";
 import type { SiteInfo } from "../core/site.js";
 import { NEAR_RADIUS_M } from "../reports/index.js";
 
 /**
  * /llms.txt in the llmstxt.org format: an H1 with the name, a blockquote summary, what the service is and is not,
- * then H2 sections of `- [name](absolute url): note` items. Generated from the site map the navigation uses.
+ * then H2 sections of `- [name](absolute url): note` items, made of the pages and resources the app's features
+ * contribute through their manifests (in the order of src/features.ts): nothing of a feature left out.
  */
-export function llmsTxt(site: SiteInfo): string {
+export function llmsTxt(site: SiteInfo, features: readonly Feature[]): string {
   const url = (path: string) => `${site.baseUrl}${path}`;
   const item = (title: string, path: string, note: string) => `- [${title}](${url(path)}): ${note}`;
-  const main = sitePages.filter((p) => p.placement !== "footer" && p.path !== "/");
-  const about = sitePages.filter((p) => p.placement === "footer");
+  const pages = sitePages(features);
+  const resources = machineResources(features);
+  const main = pages.filter((p) => p.placement !== "footer" && p.path !== "/");
+  const about = pages.filter((p) => p.placement === "footer");
   const section = (name: "APIs" | "Data") =>
-    machineResources.filter((r) => r.section === name).map((r) => item(r.title, r.path, r.summary));
+    resources.filter((r) => r.section === name).map((r) => item(r.title, r.path, r.summary));
   return [
     `# ${site.villageName} Community Platform`,
     "",

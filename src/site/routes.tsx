@@ -3,21 +3,25 @@ import type { FunctionComponent } from "preact";
 import { pageContext } from "../core/context.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { type SitePage, sitePages } from "../core/web/sitemap.js";
+import type { SitePage } from "../core/web/sitemap.js";
+import { SITE_PAGES } from "./pages.js";
 import { AboutContent } from "./content/about.js";
 import { AccessibilityContent } from "./content/accessibility.js";
 import { HomeContent } from "./content/home.js";
 import { type MapTilesSource, PrivacyContent } from "./content/privacy.js";
 import { TermsContent } from "./content/terms.js";
 import type { ContentProps } from "../core/site.js";
-import { latestPublicReports, placeNames } from "../reports/index.js";
+import { type HomeBlock, homeBlocks } from "../core/web/blocks.js";
+import type { Kysely } from "kysely";
+import type { DB } from "../core/db/schema.js";
+import { Fragment } from "preact";
 import { Type } from "typebox";
 import { MAX_QUERY_CHARS, searchTerms } from "../core/search.js";
 import { SearchContent } from "./content/search.js";
 
 function page(path: string): SitePage {
-  const found = sitePages.find((p) => p.path === path);
-  if (!found) throw new Error(`${path} is not in the site map`);
+  const found = SITE_PAGES.find((p) => p.path === path);
+  if (!found) throw new Error(`${path} is not among the site's pages`);
   return found;
 }
 
@@ -28,22 +32,23 @@ const staticPages: Record<string, FunctionComponent<ContentProps & { mapTiles: M
   "/accessibility": AccessibilityContent,
 };
 
-/** How many of the newest public reports the home page shows. */
-const LATEST_REPORTS = 5;
-
 /** The home page and the static pages of the site map. */
 export async function siteRoutes(app: FastifyInstance): Promise<void> {
   const home = page("/");
+  // The features' blocks of the home page (their manifests' `home`): the site imports no feature.
+  const blocks = homeBlocks(app.civic.features);
+  const render = (list: HomeBlock[], db: Kysely<DB>) =>
+    Promise.all(list.map(async (b, i) => <Fragment key={i}>{await b.render(db)}</Fragment>));
   const { map } = app.civic.config;
   const mapTiles = { proxied: map.proxy, server: new URL(map.upstreamUrl.replace(/\{[a-z]\}/g, "a")).hostname };
   app.get("/", { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const db = app.civic.database.db;
-    const [latest, places] = await Promise.all([latestPublicReports(db, LATEST_REPORTS), placeNames(db)]);
+    const [lead, main] = await Promise.all([blocks.lead, blocks.main].map((list) => render(list, db)));
     const ctx = pageContext(request);
     return sendPage(
       reply,
       <Layout ctx={ctx} title={home.title} description={home.summary}>
-        <HomeContent site={ctx.site} latest={latest} places={places} />
+        <HomeContent site={ctx.site} lead={lead} main={main} />
       </Layout>,
     );
   });

@@ -98,7 +98,7 @@ export async function sitemapRoutes(app: FastifyInstance, options: { limits?: Pa
   async function build(version: string): Promise<Prepared> {
     const db = civic.database.db;
     const listed = await Promise.all(sources.map((s) => s.entries?.(db, MAX_ENTRIES) ?? []));
-    const entries: SitemapEntry[] = sitePages
+    const entries: SitemapEntry[] = sitePages(civic.features)
       .filter((p) => app.hasRoute({ method: "GET", url: p.path }))
       .map((p) => ({ path: p.path }));
     // A loop, not push(...list): 200,000 arguments overflow the call stack.

@@ -7,6 +7,14 @@ import { STAFF_PAGES, volunteerStaffRoutes } from "./staff.js";
 export const volunteers: Feature = {
   name: "volunteers",
   menu: [{ path: "/volunteer", label: "Volunteer", placement: "nav", order: 50 }],
+  pages: [
+    {
+      path: "/volunteer",
+      title: "Volunteer",
+      summary: "Sign up to volunteer, in general or for a project's role.",
+      placement: "nav",
+    },
+  ],
   routes: [{ plugin: volunteerRoutes }],
   staff: { pages: STAFF_PAGES, routes: volunteerStaffRoutes },
   personalData: [volunteeringData],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 
 /** Anonymous visitors get no cookie at all: every page and API answers without Set-Cookie. */
@@ -11,7 +12,7 @@ describeEachDb("no cookies for anonymous visitors", (dialect) => {
   afterAll(async () => t?.close());
 
   it("sends no Set-Cookie on any page in the site map, any parameterless GET route, or a form post", async () => {
-    const paths = new Set(sitePages.map((p) => p.path));
+    const paths = new Set(sitePages(FEATURES).map((p) => p.path));
     for (const r of t.app.civic.routes) {
       if (r.method === "GET" && !r.url.includes(":") && !r.url.includes("*")) paths.add(r.url);
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createTestApp } from "../helpers/app.js";
 import { axeViolations, browserAvailable, formatViolations, browserSite } from "../helpers/browser.js";
 
@@ -8,7 +9,7 @@ import { axeViolations, browserAvailable, formatViolations, browserSite } from "
  * JavaScript on a 320 px phone: WCAG 2.0/2.1 A and AA rules via axe-core; the phone's header menu; and the keyboard
  * reaches the skip link first. The same pages with JavaScript at 1280 px (axe, CSP violations, script errors),
  * sideways scroll at 320, 390 and 1280 px, and the signed-in, staff, form-error and success states are the browser
- * sweep's (sweep.test.ts), which loads every page once per width anyway.
+ * sweep's (sweep.ts), which loads every page once per width anyway.
  */
 describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_000 }, () => {
   const site = browserSite(
@@ -38,7 +39,9 @@ describe.skipIf(!browserAvailable())("every page in Chromium", { timeout: 120_00
 
   it("passes axe on every page without JavaScript on a phone", async () => {
     const paths = [
-      ...sitePages.map((p) => p.path).filter((path) => site.app.hasRoute({ method: "GET", url: path })),
+      ...sitePages(FEATURES)
+        .map((p) => p.path)
+        .filter((path) => site.app.hasRoute({ method: "GET", url: path })),
       ...extraPages,
     ];
     const projectLink = /href="(\/projects\/[a-z0-9-]+)"/.exec((await site.app.inject("/projects")).body)?.[1];

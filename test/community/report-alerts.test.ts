@@ -2,8 +2,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { personalDataSources } from "../../src/accounts/personal-data.js";
 import { sourceContext } from "../../src/accounts/account-service.js";
-import { alertJobs, purgeAlerts, sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
+import {
+  alertJobs,
+  alertNewReport,
+  purgeAlerts,
+  sendAlertDigests,
+  sendNewReportAlerts,
+} from "../../src/reports/alerts.js";
 import { submitReport } from "../../src/reports/submit.js";
+import { addBan } from "../../src/moderation/ban-list.js";
 import { type AccountsHarness, accountsHarness, tokenIn, Visitor } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { hasJava, nuErrors } from "../helpers/nu.js";
@@ -239,15 +246,41 @@ describeEachDb("alerts for new reports", (dialect) => {
   it("never alerts a report that moderation keeps from the public", async () => {
     await subscribeAndConfirm({ email: "all@example.org", scope: "village", frequency: "immediate" });
     h.advance(1_000);
-    const hidden = await newReport({ lat: 50.9866, lng: -2.0441, title: "Hidden one" });
-    await db().updateTable("reports").set({ visibility: "hidden" }).where("id", "=", hidden.id).execute();
+    // Stored hidden (its sender is banned): no alert as it is submitted, nor from the job.
+    await addBan(db(), { pattern: "secret-reporter@example.org", reason: "test", by: null }, h.app.civic.now());
+    const banned = await newReport({ lat: 50.9866, lng: -2.0441, title: "Banned one" });
+    await db().deleteFrom("banned_senders").execute();
+    expect(
+      (await db().selectFrom("reports").select("visibility").where("id", "=", banned.id).executeTakeFirst())
+        ?.visibility,
+    ).toBe("hidden");
     await sendNewReportAlerts(h.app.civic);
     expect(await alertMails("all@example.org")).toHaveLength(0);
+  });
+
+  it("mails a new public report's immediate alerts as it is submitted, without waiting for the minute job", async () => {
+    h.advance(1_000);
+    const before = (await alertMails("all@example.org")).length;
+    const started = Date.now();
+    const report = await newReport({ lat: 50.9866, lng: -2.0441, title: "Alerted at once" });
+    const mails = await alertMails("all@example.org");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(mails).toHaveLength(before + 1);
+    expect(mails.at(-1)!.subject).toContain(report.reference);
+    await sendNewReportAlerts(h.app.civic); // the job finds it done
+    expect(await alertMails("all@example.org")).toHaveLength(before + 1);
+    expect(
+      await db().selectFrom("report_alert_scans").selectAll().where("report_id", "=", report.id).execute(),
+    ).toHaveLength(1);
   });
 
   it("two app instances sharing one database still queue one mail per report and alert", async () => {
     h.advance(1_000);
     const report = await newReport({ lat: 50.9866, lng: -2.0441, title: "Seen by two processes" });
+    // As if the process that stored it had stopped before queuing its alerts: the jobs of two others find it.
+    await db().deleteFrom("outbox").where("subject", "like", `%${report.reference}%`).execute();
+    await db().deleteFrom("report_alert_sends").where("report_id", "=", report.id).execute();
+    await db().deleteFrom("report_alert_scans").where("report_id", "=", report.id).execute();
     const second = await buildApp(h.t.config, {
       logger: false,
       database: h.t.db.reopen(),
@@ -261,7 +294,11 @@ describeEachDb("alerts for new reports", (dialect) => {
     await Promise.all([second.ready(), third.ready()]);
     try {
       if (dialect === "postgres") {
-        await Promise.all([sendNewReportAlerts(second.civic), sendNewReportAlerts(third.civic)]);
+        await Promise.all([
+          sendNewReportAlerts(second.civic),
+          sendNewReportAlerts(third.civic),
+          alertNewReport(second.civic, report.id),
+        ]);
       } else {
         await sendNewReportAlerts(second.civic);
         await sendNewReportAlerts(third.civic);
@@ -270,9 +307,8 @@ describeEachDb("alerts for new reports", (dialect) => {
       await second.close();
       await third.close();
     }
-    const mails = await alertMails("all@example.org");
+    const mails = (await alertMails("all@example.org")).filter((m) => m.subject.includes(report.reference));
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.subject).toContain(report.reference);
   });
 
   it("sends the daily digest once a day, listing the day's matching reports", async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { loggerOptions } from "../../src/core/http/logger.js";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import {
   createTestApp,
   createTestDatabase,
@@ -30,7 +31,7 @@ describeEachDb("app shell", (dialect) => {
   });
 
   it("serves every page of the site map that exists, with the shell", async () => {
-    for (const page of sitePages) {
+    for (const page of sitePages(FEATURES)) {
       if (!t.app.hasRoute({ method: "GET", url: page.path })) continue;
       const res = await t.app.inject(page.path);
       expect(res.statusCode, page.path).toBe(200);

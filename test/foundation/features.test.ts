@@ -35,6 +35,7 @@ describe("the feature list", () => {
     expect(personalDataSources(civic).map((s) => s.key)).toEqual([
       "account",
       "mail",
+      "reportQuestionnaires",
       "reports",
       "reportFollowing",
       "reportAlerts",
@@ -79,6 +80,42 @@ describe("the feature list", () => {
       const body = (await withExtra.app.inject("/sitemap.xml")).body;
       expect(body).toMatch(/<loc>[^<]+\/extra\/one<\/loc><lastmod>2026-11-01<\/lastmod>/);
       expect(body.indexOf("/extra/one")).toBeGreaterThan(body.lastIndexOf("/ideas"));
+    } finally {
+      await withExtra.close();
+    }
+  });
+
+  it("lists in /llms.txt and /sitemap.xml only the pages and resources of the app's features", async () => {
+    const lean = await createTestApp("sqlite", {
+      features: FEATURES.filter((f) => !["ideas", "businesses"].includes(f.name)),
+    });
+    try {
+      const llms = (await lean.app.inject("/llms.txt")).body;
+      const sitemap = (await lean.app.inject("/sitemap.xml")).body;
+      for (const text of [llms, sitemap]) {
+        expect(text).toContain("/projects");
+        expect(text).not.toMatch(/\/ideas[/)<.]/);
+        expect(text).not.toContain("/ideas)");
+        expect(text).not.toMatch(/\/businesses[)<]/);
+      }
+      expect(llms).not.toContain("/api/v1/businesses");
+      expect(llms).not.toContain("/ideas.atom");
+      const full_ = (await full.app.inject("/llms.txt")).body;
+      expect(full_).toContain("/ideas)");
+      expect(full_).toContain("/api/v1/businesses)");
+    } finally {
+      await lean.close();
+    }
+    // A feature adds its pages by its manifest alone.
+    const extra: Feature = {
+      name: "extra",
+      pages: [{ path: "/extra", title: "Extra page", summary: "What the extra page is for.", placement: "nav" }],
+      routes: [{ plugin: async (app) => void app.get("/extra", async () => "extra") }],
+    };
+    const withExtra = await createTestApp("sqlite", { features: [...FEATURES, extra] });
+    try {
+      expect((await withExtra.app.inject("/llms.txt")).body).toContain("[Extra page](");
+      expect((await withExtra.app.inject("/sitemap.xml")).body).toContain("/extra</loc>");
     } finally {
       await withExtra.close();
     }
@@ -143,6 +180,46 @@ describe("the feature list", () => {
       } finally {
         await withExtra.close();
       }
+    } finally {
+      await lean.close();
+    }
+  });
+
+  it("links the sign-in page and the reports feed only from an app with the features that contribute them", async () => {
+    const full_ = (await full.app.inject("/about")).body;
+    expect(full_).toContain('href="/sign-in"');
+    expect(full_).toContain(
+      '<link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom"',
+    );
+    const lean = await createTestApp("sqlite", {
+      features: FEATURES.filter((f) => !["accounts", "reports"].includes(f.name)),
+    });
+    try {
+      const page = await lean.app.inject("/about");
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain("/sign-in");
+      expect(page.body).not.toContain('href="/account"');
+      expect(page.body).not.toContain("/reports.atom");
+    } finally {
+      await lean.close();
+    }
+  });
+
+  it("puts on the home page and the 404 page the blocks the app's features contribute, none of a feature left out", async () => {
+    const home = (await full.app.inject("/")).body;
+    expect(home).toContain('action="/reports" class="place-search"');
+    expect(home).toContain('id="latest-heading"');
+    expect((await full.app.inject("/no-such-page")).body).toContain('action="/reports" class="place-search"');
+    const lean = await createTestApp("sqlite", { features: FEATURES.filter((f) => f.name !== "reports") });
+    try {
+      const page = await lean.app.inject("/");
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('action="/reports"');
+      expect(page.body).not.toContain("Latest reports");
+      const missing = await lean.app.inject("/no-such-page");
+      expect(missing.statusCode).toBe(404);
+      expect(missing.body).not.toContain('action="/reports"');
+      expect(missing.body).not.toContain('href="/status"');
     } finally {
       await lean.close();
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { hasJava, nuErrors, warnNoJava } from "../helpers/nu.js";
 import { signInAs } from "../helpers/staff.js";
@@ -23,7 +24,9 @@ describe.skipIf(!hasJava)("valid HTML by the Nu HTML Checker", () => {
     const app = t.app;
     const publicPaths = [
       ...new Set([
-        ...sitePages.map((p) => p.path).filter((path) => app.hasRoute({ method: "GET", url: path })),
+        ...sitePages(FEATURES)
+          .map((p) => p.path)
+          .filter((path) => app.hasRoute({ method: "GET", url: path })),
         "/this-page-does-not-exist",
         "/developers",
         "/report?category=pothole",

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { submitReport } from "../../src/reports/submit.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { jpegWithGps } from "../helpers/images.js";
@@ -24,7 +25,9 @@ describeEachDb("link previews", (dialect) => {
 
   it("every public page has a preview and a canonical link of its own address on BASE_URL", async () => {
     const base = t.app.civic.site.baseUrl;
-    const paths = sitePages.map((p) => p.path).filter((path) => t.app.hasRoute({ method: "GET", url: path }));
+    const paths = sitePages(FEATURES)
+      .map((p) => p.path)
+      .filter((path) => t.app.hasRoute({ method: "GET", url: path }));
     expect(paths.length).toBeGreaterThanOrEqual(10);
     for (const path of paths) {
       const html = (await t.app.inject(`${path}?utm_source=chat`)).body;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPRESS_THRESHOLD } from "../../src/core/http/compression.js";
 import { publicDir } from "../../src/core/web/paths.js";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
 import { multipart } from "../open311/support.js";
@@ -135,7 +136,7 @@ describeEachDb("compression", (dialect) => {
   }
 
   it("sends every public page compressed, brotli or gzip as accepted, the same page once decoded", async () => {
-    for (const page of sitePages) await expectCompressed(page.path);
+    for (const page of sitePages(FEATURES)) await expectCompressed(page.path);
   });
 
   it("sends identity when Accept-Encoding is absent, refuses everything else, or names nothing we offer", async () => {

@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sitePages } from "../../src/core/web/sitemap.js";
+import { FEATURES } from "../../src/features.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 /** What makes the site an installable app, over HTTP: manifest, icons, service worker, offline and drafts pages. */
@@ -55,7 +56,7 @@ describe("the installable app's resources", () => {
   });
 
   it("links the manifest and the enhancement script (which registers the worker) from every page", async () => {
-    for (const path of [...sitePages.map((p) => p.path), "/report/drafts", "/offline", "/no-such-page"]) {
+    for (const path of [...sitePages(FEATURES).map((p) => p.path), "/report/drafts", "/offline", "/no-such-page"]) {
       const res = await t.app.inject(path);
       if (res.statusCode === 404 && path !== "/no-such-page") continue;
       expect(res.body, path).toContain('<link rel="manifest" href="/manifest.webmanifest"/>');

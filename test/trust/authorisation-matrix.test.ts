@@ -55,6 +55,7 @@ const MATRIX: Record<string, Entry> = {
   "POST /alerts": { action: "submit" },
   "POST /alerts/confirm/:token": { action: "submit" },
   "POST /alerts/unsubscribe/:token": { action: "submit" },
+  "POST /reports/fixed/:answer/:token": { action: "submit" },
   "POST /report-this/:kind/:id": { action: "submit", on: "report", fields: () => ({ reason: "spam" }) },
   "POST /account/email/confirm": { action: "submit" },
   "POST /account/email/undo": { action: "submit" },

@@ -5,6 +5,7 @@ import { prolongNewest } from "../../src/accounts/challenges.js";
 import { unsubscribeUrl } from "../../src/newsletter/service.js";
 import { updateRecipients } from "../../src/reports/followers.js";
 import { alertUnsubscribeUrl } from "../../src/reports/alerts.js";
+import { sendQuestionnaires } from "../../src/reports/questionnaire.js";
 import { makeReport, signInMailParts, tokenIn, Visitor } from "../accounts/support.js";
 import { linkIn, submitSlowly } from "../community/support.js";
 import { describeEachDb } from "../helpers/app.js";
@@ -23,6 +24,21 @@ describeEachDb("emailed links", (dialect) => {
     h = await trustHarness(dialect);
   });
   afterAll(async () => h?.close());
+
+  /** The "Is it fixed?" mail of a report whose making is backdated past QUESTIONNAIRE_AFTER_DAYS (due now). */
+  async function questionnaireText(reportId: number, to: string): Promise<string> {
+    const db = h.app.civic.database.db;
+    const long = new Date(h.app.civic.now().getTime() - 30 * 24 * 60 * 60_000).toISOString();
+    await db.updateTable("report_updates").set({ created_at: long }).where("report_id", "=", reportId).execute();
+    await sendQuestionnaires(h.app.civic);
+    const mail = await db
+      .selectFrom("outbox")
+      .select("text_body")
+      .where("kind", "=", "report-questionnaire")
+      .where("to_address", "=", to)
+      .executeTakeFirstOrThrow();
+    return mail.text_body;
+  }
 
   /**
    * Tables that any request may touch whatever its page: visit statistics, rate-limit counters and the session's
@@ -108,6 +124,9 @@ describeEachDb("emailed links", (dialect) => {
     ).id;
     const [recipient] = await updateRecipients(h.app.civic, h.app.civic.database.db, reportId);
     links.set("/reports/updates/unsubscribe/:token", pathOf(recipient!.unsubscribeUrl));
+    const asked = await questionnaireText(reportId, "dunlin@example.org");
+    links.set("/reports/fixed/yes/:token", linkIn(asked, "/reports/fixed/yes/"));
+    links.set("/reports/fixed/no/:token", linkIn(asked, "/reports/fixed/no/"));
 
     await submitSlowly(h, visitor, "/alerts", "/alerts", {
       scope: "village",
@@ -239,6 +258,7 @@ describeEachDb("emailed links", (dialect) => {
       website: "",
     });
     const report = await makeReport(h.app, { email: "ruff@example.org" });
+    const asked = await questionnaireText(report.id, "ruff@example.org");
     await submitSlowly(h, visitor, `/reports/${report.reference}`, `/reports/${report.reference}/follow`, {
       email: "stint@example.org",
       website: "",
@@ -258,8 +278,15 @@ describeEachDb("emailed links", (dialect) => {
         .execute()
     )
       .map((m) => m.text_body)
+      .concat(asked)
       .join("\n");
-    for (const path of ["/newsletter/confirm/", "/ideas/confirm/", "/reports/updates/confirm/", "/alerts/confirm/"]) {
+    for (const path of [
+      "/newsletter/confirm/",
+      "/ideas/confirm/",
+      "/reports/updates/confirm/",
+      "/alerts/confirm/",
+      "/reports/fixed/no/",
+    ]) {
       const link = linkIn(texts, path);
       const csrf = tokenIn((await visitor.get(link)).body);
       const first = await visitor.post(link, { _csrf: csrf });

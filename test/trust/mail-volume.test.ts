@@ -249,6 +249,7 @@ describe("every mail a feature queues goes through the mail policy", () => {
     "src/moderation/decisions.ts": "moderation decisions written by staff, to the item's author or account",
     "src/newsletter/service.ts": "issues go to confirmed subscribers only (the confirmation uses the policy)",
     "src/reports/alerts.ts": "alert mails go to confirmed alerts only (the confirmation uses the policy)",
+    "src/reports/questionnaire.ts": '"Is it fixed?", once per round to the reporter who gave the address',
     "src/newsletter/staff-routes.tsx": "a test issue to the staff member",
     "src/councillors/contact.tsx": "the message to the councillor (staff-configured address)",
     "src/accounts/security.ts": "about a change to an account, to its own confirmed address (and the one it replaced)",

@@ -626,6 +626,18 @@ export interface ResponseTemplatesTable {
   updated_at: Timestamp;
 }
 
+/** "Is it fixed?": one row per report and round (0038). */
+export interface ReportQuestionnairesTable {
+  id: Id;
+  report_id: number;
+  /** The report_updates row the round started from. */
+  basis_id: number;
+  sent_at: Timestamp;
+  answer: "fixed" | "not-fixed" | null;
+  answered_at: Timestamp | null;
+  answer_update_id: number | null;
+}
+
 export interface ReportAlertScansTable {
   report_id: number;
   scanned_at: Timestamp;
@@ -687,6 +699,8 @@ export interface ReportMapCellsTable {
   category_code: string;
   status: ReportStatus;
   visibility: ReportVisibility;
+  /** The report id modulo 4 (migration 0032): one combination's reports spread over rows; readers add them up. */
+  slot: number;
   n: number;
   lat_sum: number;
   lng_sum: number;
@@ -770,6 +784,7 @@ export interface DB {
   report_alert_sends: ReportAlertSendsTable;
   report_alert_digests: ReportAlertDigestsTable;
   response_templates: ResponseTemplatesTable;
+  report_questionnaires: ReportQuestionnairesTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
   analytics_counts: AnalyticsCountsTable;

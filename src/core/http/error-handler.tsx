@@ -3,6 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { pageContext } from "../context.js";
 import { Layout } from "../web/layout.js";
 import { sendPage } from "../web/render.js";
+import { notFoundBlocks } from "../web/blocks.js";
+import { Fragment } from "preact";
 import {
   AppError,
   type FieldProblem,
@@ -141,7 +143,12 @@ function sendHtmlError(request: FastifyRequest, reply: FastifyReply, err: AppErr
     return sendPage(
       reply,
       <Layout ctx={ctx} title="Page not found">
-        <NotFoundContent site={ctx.site} />
+        <NotFoundContent
+          site={ctx.site}
+          more={notFoundBlocks(request.server.civic.features).map((b, i) => (
+            <Fragment key={i}>{b.render()}</Fragment>
+          ))}
+        />
       </Layout>,
       err.status,
     );

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import type { SiteInfo } from "../site.js";
 import type { AssetManifest } from "./assets.js";
-import type { MenuEntry, SiteMenu } from "./menu.js";
+import { forAudience, type MenuEntry, type SiteMenu } from "./menu.js";
 
 /** What every page needs to render the shell: the site, the current path and the asset URLs. */
 export interface PageContext {
@@ -23,7 +23,7 @@ export interface PageContext {
    * canonical link): public pages seen by nobody in particular; null on private pages (core/context.ts).
    */
   shareUrl?: string | null;
-  /** The header menu and footer links of the app's features (core/web/menu.ts); none when absent. */
+  /** The header menu, account link, footer links and feed links of the app's features (core/web/menu.ts); none when absent. */
   menu?: SiteMenu;
 }
 
@@ -92,7 +92,8 @@ function isCurrent(navPath: string, path: string): boolean {
 /** The page shell: skip link, header with navigation, main landmark, footer. Works without JavaScript. */
 export function Layout({ ctx, title, description, styles = [], scripts = [], head, image, children }: LayoutProps) {
   const { site, path, assets } = ctx;
-  const { nav, footer } = ctx.menu ?? { nav: [], footer: [] };
+  const { nav, footer, feeds } = ctx.menu ?? { nav: [], footer: [], feeds: [] };
+  const account = forAudience(ctx.menu?.account ?? [], ctx.signedIn === true);
   // enhance.js runs everywhere: it registers the service worker and sends drafts saved offline.
   const pageScripts = scripts.includes("enhance.js") ? scripts : ["enhance.js", ...scripts];
   const fullTitle = path === "/" ? `${site.villageName} Community Platform` : `${title} – ${site.villageName}`;
@@ -107,7 +108,9 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
         {styles.map((s) => (
           <link rel="stylesheet" href={assets.url(s)} key={s} />
         ))}
-        <link rel="alternate" type="application/atom+xml" title="New reports" href="/reports.atom" />
+        {feeds.map((f) => (
+          <link rel="alternate" type={f.type} title={f.title} href={f.path} key={f.path} />
+        ))}
         <link rel="manifest" href="/manifest.webmanifest" />
         <meta name="theme-color" content="#1d5b3a" />
         <meta name="device-owner" content={ctx.deviceOwner ?? "unknown"} />
@@ -139,17 +142,15 @@ export function Layout({ ctx, title, description, styles = [], scripts = [], hea
               <summary>Menu</summary>
               <MainNav path={path} className="site-nav" entries={nav} />
             </details>
-            <p class="account-link">
-              {ctx.signedIn ? (
-                <a href="/account" aria-current={isCurrent("/account", path) ? "page" : undefined}>
-                  Your account
-                </a>
-              ) : (
-                <a href="/sign-in" aria-current={path === "/sign-in" ? "page" : undefined}>
-                  Sign in
-                </a>
-              )}
-            </p>
+            {account.length > 0 ? (
+              <p class="account-link">
+                {account.map((e) => (
+                  <a href={e.path} aria-current={isCurrent(e.path, path) ? "page" : undefined} key={e.path}>
+                    {e.label}
+                  </a>
+                ))}
+              </p>
+            ) : null}
           </div>
         </header>
         <main id="main" tabIndex={-1}>

@@ -206,20 +206,16 @@ export function triageRoutes(scope: StaffScope): void {
         reply,
         reference,
         Object.values(names),
-        async () => {
-          try {
-            await moderate(civic, {
-              kind,
-              id,
-              action: posted(request, names.action),
-              reason: posted(request, names.reason),
-              actor: { accountId: actor.accountId, role: actor.role },
-            });
-          } catch (error) {
-            throw error instanceof AppError ? asPosted(error, names) : error;
-          }
-        },
+        () =>
+          moderate(civic, {
+            kind,
+            id,
+            action: posted(request, names.action),
+            reason: posted(request, names.reason),
+            actor: { accountId: actor.accountId, role: actor.role },
+          }),
         "moderated",
+        names,
       );
     },
   );
@@ -237,39 +233,42 @@ export function triageRoutes(scope: StaffScope): void {
         reply,
         reference,
         Object.values(names),
-        async () => {
-          try {
-            await redactReport(civic, {
-              reference,
-              title: posted(request, names.title),
-              description: posted(request, names.description),
-              reason: posted(request, names.reason),
-              actor: { accountId: actor.accountId, role: actor.role },
-            });
-          } catch (error) {
-            throw error instanceof AppError ? asPosted(error, names) : error;
-          }
-        },
+        () =>
+          redactReport(civic, {
+            reference,
+            title: posted(request, names.title),
+            description: posted(request, names.description),
+            reason: posted(request, names.reason),
+            actor: { accountId: actor.accountId, role: actor.role },
+          }),
         "redacted",
+        names,
       );
     },
   );
 
-  /** Runs a form action; a validation problem re-renders the staff view with the message and what was typed. */
+  /**
+   * Runs a form action; a validation problem re-renders the staff view with the message and what was typed, its
+   * fields named as `posted` names them (several forms share the page) when given.
+   */
   async function formAction(
     request: FastifyRequest,
     reply: FastifyReply,
     reference: string,
     fields: string[],
-    action: () => Promise<void>,
+    action: () => Promise<unknown>,
     done: string,
+    postedAs?: Record<string, string>,
   ) {
     try {
       await action();
     } catch (error) {
       if (error instanceof AppError && error.code === "validation_failed") {
         const values = Object.fromEntries(fields.map((f) => [f, posted(request, f).slice(0, 5000)]));
-        return showReport(request, reply, reference, { problems: error, values });
+        return showReport(request, reply, reference, {
+          problems: postedAs ? asPosted(error, postedAs) : error,
+          values,
+        });
       }
       throw error;
     }

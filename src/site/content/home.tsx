@@ -1,5 +1,5 @@
 import type { ContentProps } from "../../core/site.js";
-import { LatestReports, PlaceBox, type PublicReport } from "../../reports/index.js";
+import type { ComponentChildren } from "preact";
 
 interface Card {
   href: string;
@@ -56,13 +56,12 @@ const cards: Card[] = [
 ];
 
 export interface HomeProps extends ContentProps {
-  /** The newest public reports. */
-  latest: PublicReport[];
-  /** The gazetteer's street and landmark names, suggested in the place box. */
-  places: string[];
+  /** The features' blocks before the cards and after them (their manifests' `home`, core/web/blocks.ts). */
+  lead: ComponentChildren;
+  main: ComponentChildren;
 }
 
-export function HomeContent({ site, latest, places }: HomeProps) {
+export function HomeContent({ site, lead, main }: HomeProps) {
   return (
     <>
       <h1>Welcome to the {site.villageName} community platform</h1>
@@ -73,13 +72,7 @@ export function HomeContent({ site, latest, places }: HomeProps) {
       </p>
       <p>You do not need an account to report a problem or to look around.</p>
 
-      <section aria-labelledby="near-heading">
-        <h2 id="near-heading">Find reports by street, place or words</h2>
-        <form method="get" action="/reports" class="place-search">
-          <PlaceBox id="place-search" names={places} />
-          <button type="submit">Find reports</button>
-        </form>
-      </section>
+      {lead}
 
       <ul class="cards">
         {cards.map((card) => (
@@ -92,13 +85,7 @@ export function HomeContent({ site, latest, places }: HomeProps) {
         ))}
       </ul>
 
-      <section aria-labelledby="latest-heading">
-        <h2 id="latest-heading">Latest reports</h2>
-        <LatestReports items={latest} headingId="latest-heading" />
-        <p>
-          <a href="/reports">See every report</a>
-        </p>
-      </section>
+      {main}
 
       <aside class="notice notice-warning" aria-labelledby="emergencies-heading">
         <h2 id="emergencies-heading">Not for emergencies</h2>

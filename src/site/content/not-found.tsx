@@ -1,7 +1,8 @@
+import type { ComponentChildren } from "preact";
 import type { ContentProps } from "../../core/site.js";
-import { PlaceBox } from "../../reports/index.js";
 
-export function NotFoundContent({ site }: ContentProps) {
+/** The 404 page; `more`: the features' items of its "What you can do next" list (their manifests' `notFound`). */
+export function NotFoundContent({ site, more }: ContentProps & { more: ComponentChildren }) {
   return (
     <>
       <h1>Page not found</h1>
@@ -14,16 +15,7 @@ export function NotFoundContent({ site }: ContentProps) {
         <li>
           <a href="/">Go to the {site.villageName} community platform home page</a>
         </li>
-        <li>
-          <a href="/reports">Browse reports</a>, or find them by a street, a place or words:
-          <form method="get" action="/reports" class="place-search">
-            <PlaceBox id="place-search" names={[]} />
-            <button type="submit">Find reports</button>
-          </form>
-        </li>
-        <li>
-          <a href="/status">Check a report's status using its reference</a>
-        </li>
+        {more}
       </ul>
       <p>
         If you followed a link on this site and it brought you here, please let us know at{" "}

@@ -48,7 +48,10 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
           </tr>
           <tr>
             <td data-label="Information">Your email address, and your name if you give it</td>
-            <td data-label="Why we use it">To confirm your report and send you updates about it.</td>
+            <td data-label="Why we use it">
+              To confirm your report, send you updates about it, and ask you once a while later whether it was fixed
+              (your answer is published on the report without your name or address).
+            </td>
             <td data-label="Who can see it">
               Our volunteers. It is never published. We only share it with the council if you agree.
             </td>

@@ -28,8 +28,11 @@ import * as m0028 from "./0028_search.js";
 import * as m0029 from "./0029_map_tiles.js";
 import * as m0030 from "./0030_report_alerts.js";
 import * as m0031 from "./0031_report_map_cells.js";
+import * as m0032 from "./0032_map_cell_slots.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
+import * as m0035 from "./0035_report_map_cells_public.js";
+import * as m0038 from "./0038_report_questionnaires.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -65,8 +68,11 @@ export const migrations: Record<string, Migration> = {
   "0029_map_tiles": m0029,
   "0030_report_alerts": m0030,
   "0031_report_map_cells": m0031,
+  "0032_map_cell_slots": m0032,
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
+  "0035_report_map_cells_public": m0035,
+  "0038_report_questionnaires": m0038,
 };
 
 export class MigrationError extends Error {
