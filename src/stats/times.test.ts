@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, describeEachDb, type TestApp } from "../../test/helpers/app.js";
 import { signInAs } from "../../test/helpers/staff.js";
 import type { DB, ReportEventAuthor, ReportEventKind, ReportStatus, ReportVisibility } from "../core/db/schema.js";
+import { recordReportEvent } from "../reports/events.js";
 import { responseTimes } from "./figures.js";
 
 const NOW = new Date("2026-11-24T12:00:00.000Z");
@@ -319,5 +320,32 @@ describeEachDb("how long things take in the demo village", (dialect) => {
     for (const row of [times.all, ...times.byCategory, ...times.byDepartment]) {
       if (row.firstResponses > 0) expect(row.medianDaysToFirstResponse, row.name).toBeGreaterThan(0);
     }
+  });
+});
+
+describeEachDb("reporters' answers through the one path (report statistics)", (dialect) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { now: () => NOW });
+    await load(t.db.database.db);
+  });
+  afterAll(async () => t?.close());
+
+  it("counts a reporter's 'Yes, fixed' recorded by recordReportEvent, and not a 'still a problem'", async () => {
+    const db = t.db.database.db;
+    const idOf = async (reference: string) =>
+      (await db.selectFrom("reports").select("id").where("reference", "=", reference).executeTakeFirstOrThrow()).id;
+    const reporter = { civic: null, now: NOW, by: "reporter" as const, accountId: null };
+    await recordReportEvent(db, reporter, await idOf("TIMES-3"), { kind: "questionnaire", fixed: true, note: "" });
+    await recordReportEvent(db, reporter, await idOf("TIMES-2"), { kind: "questionnaire", fixed: false, note: "" });
+    const potholes = (await t.app.inject("/stats.json")).json().times.byCategory[0];
+    expect(potholes).toMatchObject({
+      category: "pothole",
+      reports: 4,
+      fixes: 3,
+      fixedByReporter: 2,
+      shareFixedByReporter: 0.5,
+    });
   });
 });
