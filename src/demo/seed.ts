@@ -204,6 +204,10 @@ export async function seedDemoVillage(db: Kysely<DB>, now: Date, media?: Storage
             previous_status: u.previous,
             note: u.note,
             created_at: u.at,
+            // The first row is the reporter's making of the report, the others staff's public answers (0033): the
+            // report statistics time the first response from them, not from the report itself.
+            author_kind: u.previous === null ? ("reporter" as const) : ("staff" as const),
+            event: u.previous === null ? ("report" as const) : ("status" as const),
           })),
         )
         .execute();

@@ -6,9 +6,18 @@ import { type DailyTraffic, dailyTraffic, type KeyCount, topCounts } from "../an
 import { addDays, statsDay } from "../analytics/index.js";
 import { Chart, dayLabel, formatNumber } from "./charts.js";
 import { type CommunityCount, communityCounts } from "./community.js";
-import { medianDaysTo, monthStart, type ReportFigures, reportFigures, reportsPer, type Bucket } from "./figures.js";
+import {
+  medianDaysTo,
+  monthStart,
+  type ReportFigures,
+  reportFigures,
+  reportsPer,
+  type Bucket,
+  type ResponseTimes,
+  responseTimes,
+} from "./figures.js";
 import { PUBLIC_MONTHS } from "./public.js";
-import { CategoryAndStatusCharts, days, Headline } from "./panels.js";
+import { CategoryAndStatusCharts, days, Headline, TimesTable } from "./panels.js";
 
 /** This feature's entries in the staff navigation (read by its manifest). */
 export const STAFF_PAGES: StaffNavEntry[] = [
@@ -32,6 +41,7 @@ interface AdminStats {
   figures: ReportFigures;
   medianToFinished: number | null;
   perWeek: Bucket[];
+  times: ResponseTimes;
   community: CommunityCount[];
 }
 
@@ -127,6 +137,23 @@ function StatsPage({ s, today }: { s: AdminStats; today: string }) {
         data={s.perWeek.map((b) => ({ label: dayLabel(b.key), value: b.count }))}
       />
       <CategoryAndStatusCharts figures={s.figures} idPrefix="admin" />
+      <h3>How long things take</h3>
+      <p>
+        As on <a href="/stats#how-long">/stats</a>, with hidden reports and every category by its own name: the median
+        time to a first public response by staff or the council, to fixed, and the reports their reporter marked fixed.
+      </p>
+      <TimesTable
+        id="admin-times-category"
+        caption="How long things take, by category"
+        heading="Category"
+        rows={s.times.byCategory}
+      />
+      <TimesTable
+        id="admin-times-department"
+        caption="How long things take, by department"
+        heading="Department"
+        rows={s.times.byDepartment}
+      />
 
       <h2>Community</h2>
       {s.community.length === 0 ? (
@@ -165,7 +192,7 @@ export async function statsAdminRoutes(app: StaffScope): Promise<void> {
     const from = addDays(today, -(period - 1));
     const since = monthStart(now, PUBLIC_MONTHS - 1);
     const staff = { includeHidden: true };
-    const [traffic, pages, referrers, devices, endpoints, figures, medianToFinished, perWeek, community] =
+    const [traffic, pages, referrers, devices, endpoints, figures, medianToFinished, perWeek, times, community] =
       await Promise.all([
         dailyTraffic(db, from, today),
         topCounts(db, "page", from, today),
@@ -175,6 +202,7 @@ export async function statsAdminRoutes(app: StaffScope): Promise<void> {
         reportFigures(db, since, now, staff),
         medianDaysTo(db, ["fixed", "closed"], since.toISOString(), staff),
         reportsPer(db, civic.database.dialect, "week", WEEKS, now, staff),
+        responseTimes(db, since, staff),
         communityCounts(civic.database),
       ]);
     const s: AdminStats = {
@@ -187,6 +215,7 @@ export async function statsAdminRoutes(app: StaffScope): Promise<void> {
       figures,
       medianToFinished,
       perWeek,
+      times,
       community,
     };
     return renderAdminPage(request, reply, "Statistics", () => <StatsPage s={s} today={today} />);

@@ -1,12 +1,15 @@
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import type { Dialect } from "../core/db/database.js";
 import type { DB, ReportStatus } from "../core/db/schema.js";
-import { publicReport } from "../core/visibility.js";
+import { publicReport, publicUpdate } from "../core/visibility.js";
 import { REPORT_STATUSES, STATUS_LABELS } from "../reports/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** The median is taken over at most this many of the most recent fixes in the period. */
-const MEDIAN_SAMPLE = 50_000;
+/**
+ * A median is taken over at most this many of the most recent fixes in the period (village-wide), or of the most
+ * recent reports in the period (per category and department: responseTimes).
+ */
+export const MEDIAN_SAMPLE = 50_000;
 
 export interface Counted {
   key: string;
@@ -187,4 +190,143 @@ export async function reportsPer(
     .execute();
   const byKey = new Map(rows.map((r) => [r.bucket, Number(r.n)]));
   return keys.map((key) => ({ key, count: byKey.get(key) ?? 0 }));
+}
+
+/** How long the reports of one category or one department took, as /stats and /stats.json show them. */
+export interface TimesRow {
+  /** The category's code or the department's name; "other" for categories not listed publicly; null for none. */
+  key: string | null;
+  label: string;
+  reports: number;
+  /** Reports with a first public response by staff or the council, and the median days to it (one decimal). */
+  firstResponses: number;
+  medianDaysToFirstResponse: number | null;
+  /** Reports marked fixed at least once, and the median days to the first time. */
+  fixes: number;
+  medianDaysToFix: number | null;
+  /** Reports moved to fixed by their reporter's answer to "Is it fixed?", and their share of `reports` (0..1). */
+  fixedByReporter: number;
+  shareFixedByReporter: number | null;
+}
+
+/** How long things take: per category, per department and for all reports of the period. */
+export interface ResponseTimes {
+  all: TimesRow;
+  byCategory: TimesRow[];
+  byDepartment: TimesRow[];
+  /** How many reports the figures were made from: the most recent ones of the period, at most MEDIAN_SAMPLE. */
+  sampled: number;
+}
+
+/** One report's times, in ms since it was made (null when it never happened). */
+interface Timed {
+  category: string;
+  responded: number | null;
+  fixed: number | null;
+  byReporter: boolean;
+}
+
+const roundDays = (ms: number[]) => {
+  const m = median(ms.filter((v) => Number.isFinite(v) && v >= 0).map((v) => v / DAY_MS));
+  return m === null ? null : Math.round(m * 10) / 10;
+};
+
+function timesRow(key: string | null, label: string, reports: Timed[]): TimesRow {
+  const responded = reports.flatMap((r) => (r.responded === null ? [] : [r.responded]));
+  const fixed = reports.flatMap((r) => (r.fixed === null ? [] : [r.fixed]));
+  const byReporter = reports.filter((r) => r.byReporter).length;
+  return {
+    key,
+    label,
+    reports: reports.length,
+    firstResponses: responded.length,
+    medianDaysToFirstResponse: roundDays(responded),
+    fixes: fixed.length,
+    medianDaysToFix: roundDays(fixed),
+    fixedByReporter: byReporter,
+    shareFixedByReporter: reports.length === 0 ? null : Math.round((byReporter / reports.length) * 1000) / 1000,
+  };
+}
+
+function grouped(reports: Timed[], keyOf: (r: Timed) => { key: string | null; label: string }): TimesRow[] {
+  const groups = new Map<string, { key: string | null; label: string; reports: Timed[] }>();
+  for (const r of reports) {
+    const { key, label } = keyOf(r);
+    const id = `${key ?? ""}\u0000${label}`;
+    const group = groups.get(id) ?? { key, label, reports: [] };
+    group.reports.push(r);
+    groups.set(id, group);
+  }
+  return [...groups.values()]
+    .map((g) => timesRow(g.key, g.label, g.reports))
+    .sort((a, b) => b.reports - a.reports || a.label.localeCompare(b.label));
+}
+
+/** The public history's answer of staff or the council: a status change or an update, not hidden by moderators. */
+const staffAnswer = sql<SqlBool>`${sql.ref("report_updates.author_kind")} in ('staff', 'council')
+  and ${sql.ref("report_updates.event")} in ('status', 'update') and ${publicUpdate}`;
+
+/** The reporter's "Yes, fixed" that moved the report to fixed. */
+const reporterFixed = sql<SqlBool>`${sql.ref("report_updates.event")} = 'questionnaire'
+  and ${sql.ref("report_updates.author_kind")} = 'reporter' and ${sql.ref("report_updates.status")} = 'fixed'
+  and ${sql.ref("report_updates.previous_status")} <> 'fixed'`;
+
+/** Label of the department of reports in categories without one. */
+export const NO_DEPARTMENT = "Village volunteers";
+const OTHER = { key: "other", label: "Other categories" } as const;
+
+/**
+ * How long the reports made since `since` took, per category and per department: the median days to a first public
+ * response by staff or the council (a status change or an update in the report's public history), the median days
+ * to the first "fixed", and how many were moved to fixed by their reporter ("Is it fixed?"). Made from at most the
+ * MEDIAN_SAMPLE most recent reports of the period, one query over their history rows (index on report_id).
+ */
+export async function responseTimes(db: Kysely<DB>, since: Date, options: FigureOptions = {}): Promise<ResponseTimes> {
+  const recent = db
+    .selectFrom("reports")
+    .select(["reports.id", "reports.created_at", "reports.category_code"])
+    .where(inPeriod(since.toISOString(), options))
+    .orderBy("reports.created_at", "desc")
+    .limit(MEDIAN_SAMPLE)
+    .as("recent");
+  const [rows, categories] = await Promise.all([
+    db
+      .selectFrom(recent)
+      .leftJoin("report_updates", "report_updates.report_id", "recent.id")
+      .select([
+        "recent.id as id",
+        "recent.created_at as created",
+        "recent.category_code as category",
+        sql<string | null>`min(case when ${sql.ref("report_updates.status")} = 'fixed'
+          then ${sql.ref("report_updates.created_at")} end)`.as("fixed"),
+        sql<string | null>`min(case when ${staffAnswer} then ${sql.ref("report_updates.created_at")} end)`.as(
+          "responded",
+        ),
+        sql<number>`max(case when ${reporterFixed} then 1 else 0 end)`.as("byReporter"),
+      ])
+      .groupBy(["recent.id", "recent.created_at", "recent.category_code"])
+      .execute(),
+    db.selectFrom("categories").select(["code", "name", "department_name", "is_public"]).execute(),
+  ]);
+  const categoryOf = new Map(categories.map((c) => [c.code, c]));
+  const since0 = (created: string, at: string | null) => (at === null ? null : Date.parse(at) - Date.parse(created));
+  const timed: Timed[] = rows.map((r) => ({
+    category: r.category,
+    responded: since0(r.created, r.responded),
+    fixed: since0(r.created, r.fixed),
+    byReporter: Number(r.byReporter) === 1,
+  }));
+  const shown = (code: string) => options.includeHidden || categoryOf.get(code)?.is_public === 1;
+  return {
+    all: timesRow(null, "All reports", timed),
+    byCategory: grouped(timed, (r) =>
+      shown(r.category) ? { key: r.category, label: categoryOf.get(r.category)?.name ?? r.category } : OTHER,
+    ),
+    byDepartment: grouped(timed, (r) => {
+      if (!shown(r.category)) return OTHER;
+      const department = categoryOf.get(r.category)?.department_name ?? null;
+      return { key: department, label: department ?? NO_DEPARTMENT };
+    }),
+    sampled: timed.length,
+  };
 }

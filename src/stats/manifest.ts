@@ -20,7 +20,7 @@ export const stats: Feature = {
       path: "/stats.json",
       title: "Report statistics",
       summary:
-        "The figures of /stats as JSON: public reports of the last 12 months per month, by category and status, share fixed, median days to fix.",
+        "The figures of /stats as JSON: public reports of the last 12 months per month, by category and status, share fixed, median days to fix, and per category and department the median days to a first response and to fixed and the fixes confirmed by reporters.",
       section: "Data",
     },
   ],

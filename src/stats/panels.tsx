@@ -1,5 +1,5 @@
 import { Chart, formatNumber } from "./charts.js";
-import type { ReportFigures } from "./figures.js";
+import type { ReportFigures, TimesRow } from "./figures.js";
 
 /** "42%" of a 0..1 share, or a dash. */
 export const percent = (share: number | null) => (share === null ? "–" : `${Math.round(share * 100)}%`);
@@ -51,5 +51,66 @@ export function CategoryAndStatusCharts({ figures, idPrefix }: { figures: Report
         data={figures.byStatus.map((s) => ({ label: s.label, value: s.count }))}
       />
     </>
+  );
+}
+
+/** "3 (25%)": a count with its share, or just the count when there is no share. */
+const countAndShare = (count: number, share: number | null) =>
+  share === null ? formatNumber(count) : `${formatNumber(count)} (${percent(share)})`;
+
+/**
+ * How long the reports of each category or department took, as a data table: on a narrow screen each row becomes a
+ * block, each figure under its column's name (table.stacked).
+ */
+export function TimesTable({
+  id,
+  caption,
+  heading,
+  rows,
+}: {
+  id: string;
+  caption: string;
+  heading: string;
+  rows: TimesRow[];
+}) {
+  if (rows.length === 0) {
+    return (
+      <section aria-labelledby={`${id}-title`}>
+        <h3 id={`${id}-title`}>{caption}</h3>
+        <p>Nothing to show yet.</p>
+      </section>
+    );
+  }
+  const columns = [
+    "Reports",
+    "Median time to a first public response",
+    "Median time to fixed",
+    "Marked fixed by their reporter",
+  ] as const;
+  return (
+    <table class="stacked times-table" id={id}>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{heading}</th>
+          {columns.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={`${r.key ?? ""}:${r.label}`}>
+            <th scope="row">{r.label}</th>
+            <td data-label={columns[0]}>{formatNumber(r.reports)}</td>
+            <td data-label={columns[1]}>{days(r.medianDaysToFirstResponse)}</td>
+            <td data-label={columns[2]}>{days(r.medianDaysToFix)}</td>
+            <td data-label={columns[3]}>{countAndShare(r.fixedByReporter, r.shareFixedByReporter)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

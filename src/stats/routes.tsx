@@ -4,8 +4,8 @@ import { pageContext } from "../core/context.js";
 import { noneMatchSatisfied } from "../core/http/conditional.js";
 import { Layout } from "../core/web/layout.js";
 import { sendPage } from "../core/web/render.js";
-import { Chart, monthLabel } from "./charts.js";
-import { CategoryAndStatusCharts, Headline } from "./panels.js";
+import { Chart, formatNumber, monthLabel } from "./charts.js";
+import { CategoryAndStatusCharts, Headline, TimesTable } from "./panels.js";
 import { PUBLIC_MONTHS, publicStats, publicStatsJson } from "./public.js";
 
 const JSON_CACHE = "public, max-age=300";
@@ -45,6 +45,29 @@ export async function statsRoutes(app: FastifyInstance): Promise<void> {
           data={stats.perMonth.map((b) => ({ label: monthLabel(b.key), value: b.count }))}
         />
         <CategoryAndStatusCharts figures={f} idPrefix="stats" />
+        <h2 id="how-long">How long things take</h2>
+        <p>
+          For the same reports, by category and by the council department (or the village volunteers) that looks after
+          it: the median time to a first public response (the first status change or update by staff or the council in
+          the report's public history), the median time to the first time it was marked fixed, and how many reports
+          their reporter marked fixed by answering "Is it fixed?". A median counts only the reports that got there; a
+          dash means none did yet.
+          {stats.times.sampled < f.reports
+            ? ` These figures are made from the ${formatNumber(stats.times.sampled)} most recent reports.`
+            : ""}
+        </p>
+        <TimesTable
+          id="stats-times-category"
+          caption="How long things take, by category"
+          heading="Category"
+          rows={stats.times.byCategory}
+        />
+        <TimesTable
+          id="stats-times-department"
+          caption="How long things take, by department"
+          heading="Department"
+          rows={stats.times.byDepartment}
+        />
       </Layout>,
     );
   });

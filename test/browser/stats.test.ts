@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createTestApp } from "../helpers/app.js";
-import { browserAvailable, browserSite } from "../helpers/browser.js";
+import { axeChecker, browserAvailable, browserSite } from "../helpers/browser.js";
 import { signInAs } from "../helpers/staff.js";
 
 /** The statistics pages with real figures in Chromium: axe (WCAG 2.1 AA) on the charts and tables, no CSP problems. */
@@ -32,6 +32,40 @@ describe.skipIf(!browserAvailable())("statistics pages in Chromium", () => {
     await context.close();
     expect(problems).toEqual([]);
     expect(failures.join("\n\n")).toBe("");
+  }, 120_000);
+
+  it("shows how long things take as data tables that pass axe on a 320-pixel phone, with and without JavaScript", async () => {
+    for (const javaScriptEnabled of [true, false]) {
+      for (const width of [320, 1280]) {
+        const label = `/stats at ${width} px${javaScriptEnabled ? "" : " without JavaScript"}`;
+        const context = await site.newContext({ viewport: { width, height: 800 }, javaScriptEnabled });
+        const page = await context.newPage();
+        const { failures, check } = axeChecker(page, { javaScript: javaScriptEnabled });
+        await page.goto(`${site.base}/stats`, { waitUntil: "load" });
+        for (const caption of ["How long things take, by category", "How long things take, by department"]) {
+          const table = page.locator("table", { has: page.locator("caption", { hasText: caption }) });
+          expect(await table.count(), `${label}: ${caption}`).toBe(1);
+          expect(await table.locator('thead th[scope="col"]').count(), `${label}: ${caption}`).toBe(5);
+          // The demo village's reports have answers and fixes: real figures, not only dashes.
+          expect(await table.locator('tbody th[scope="row"]').count(), `${label}: ${caption}`).toBeGreaterThan(1);
+          expect(await table.locator("tbody td", { hasText: /\d+(\.\d)? days?$/ }).count()).toBeGreaterThan(0);
+          await expect.poll(() => table.isVisible()).toBe(true);
+        }
+        const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(sideways, `${label} scrolls sideways`).toBeLessThanOrEqual(0);
+        if (width === 320) {
+          // Each row becomes a block with each figure under its column's name.
+          const named = await page.$eval(
+            'table.times-table td[data-label="Median time to fixed"]',
+            (td) => getComputedStyle(td, "::before").content,
+          );
+          expect(named).toContain("Median time to fixed");
+        }
+        await check(label);
+        await context.close();
+        expect(failures.join("\n\n")).toBe("");
+      }
+    }
   }, 120_000);
 
   it("charts stay readable on a 320-pixel phone: labels at least 10 px high, whole, and as wide as the screen", async () => {

@@ -23,7 +23,8 @@ export function AboutContent({ site }: ContentProps) {
       <p>
         When you report a problem, we may forward it to the right department at {site.councilName} or to another body
         that is responsible for it. We only share your contact details with them if you agree. How quickly a problem is
-        fixed depends on the council or that body, not on us. We cannot promise a response time on their behalf.
+        fixed depends on the council or that body, not on us. We cannot promise a response time on their behalf; the{" "}
+        <a href="/stats#how-long">report statistics</a> show how long reports have taken, by category and department.
       </p>
 
       <h2>What it is for</h2>
