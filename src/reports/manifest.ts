@@ -4,6 +4,7 @@ import { reportData } from "./data-sources.js";
 import { reportFollowingData } from "./follower-data.js";
 import { reportAlertData } from "./alert-data.js";
 import { alertJobs } from "./alerts.js";
+import { forwardingJob } from "./forward.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportMapRoutes } from "./map-routes.js";
@@ -35,7 +36,11 @@ export const reports: Feature = {
   },
   personalData: [reportData, reportFollowingData, reportAlertData],
   moderatedKinds: [reportKind, reportUpdateKind, reportPhotoKind],
-  jobs: (civic) => [keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)), ...alertJobs(civic)],
+  jobs: (civic) => [
+    keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)),
+    ...alertJobs(civic),
+    forwardingJob(civic),
+  ],
   sitemap: [reportPages],
   search: [reportSearch],
 };

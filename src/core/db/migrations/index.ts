@@ -30,6 +30,7 @@ import * as m0030 from "./0030_report_alerts.js";
 import * as m0031 from "./0031_report_map_cells.js";
 import * as m0033 from "./0033_report_events.js";
 import * as m0034 from "./0034_response_templates.js";
+import * as m0040 from "./0040_forwarding.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   "0031_report_map_cells": m0031,
   "0033_report_events": m0033,
   "0034_response_templates": m0034,
+  "0040_forwarding": m0040,
 };
 
 export class MigrationError extends Error {
