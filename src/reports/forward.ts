@@ -375,27 +375,40 @@ export function forwardingJob(civic: Civic): Job {
   };
 }
 
-/** Where a report went, newest first, for the staff view and the public page. */
-export async function reportForwardings(db: Kysely<DB>, reportId: number) {
+/** Where a report went, newest first, for the staff view (all) and the public page (sent ones). */
+export async function reportForwardings(db: Kysely<DB>, reference: string) {
   return db
     .selectFrom("report_forwardings")
+    .innerJoin("reports", "reports.id", "report_forwardings.report_id")
     .select([
-      "id",
-      "department_name",
-      "method",
-      "state",
-      "service_request_id",
-      "token",
-      "last_error",
-      "attempts",
-      "created_at",
-      "sent_at",
-      "failed_at",
-      "next_attempt_at",
+      "report_forwardings.id",
+      "report_forwardings.department_name",
+      "report_forwardings.method",
+      "report_forwardings.state",
+      "report_forwardings.service_request_id",
+      "report_forwardings.token",
+      "report_forwardings.last_error",
+      "report_forwardings.attempts",
+      "report_forwardings.created_at",
+      "report_forwardings.sent_at",
+      "report_forwardings.failed_at",
+      "report_forwardings.next_attempt_at",
     ])
-    .where("report_id", "=", reportId)
-    .orderBy("id", "desc")
+    .where("reports.reference", "=", reference)
+    .orderBy("report_forwardings.id", "desc")
     .limit(20)
     .execute();
 }
 export type ForwardingRow = Awaited<ReturnType<typeof reportForwardings>>[number];
+
+const METHOD_WORDS = { email: "by email", open311: "by Open311" } as const;
+
+/** How a forwarding went, in words: method, council reference, state. */
+export function forwardingWords(f: ForwardingRow): string {
+  const ref = f.service_request_id
+    ? `, council reference ${f.service_request_id}`
+    : f.token
+      ? `, council token ${f.token} (reference to come)`
+      : "";
+  return `${f.department_name}, ${METHOD_WORDS[f.method]}${ref}`;
+}

@@ -23,6 +23,7 @@ import { Confirmation, ReportForm } from "./pages/form.js";
 import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/form-fields.js";
 import { ReportsList } from "./pages/list.js";
 import { ReportDetail } from "./pages/detail.js";
+import { reportForwardings } from "./forward.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
@@ -561,6 +562,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
       const links = await duplicateLinks(db(), r.reference, { staff });
+      const forwardings = (await reportForwardings(db(), r.reference)).filter((f) => f.state === "sent");
       // Its link preview shows the first photo the public sees (the derived full size, on this site).
       const preview = r.photos.find((ph) => isPublic(ph.visibility));
       const ctx = pageContext(request);
@@ -574,7 +576,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} />
+          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} forwardings={forwardings} />
         </Layout>,
       );
     },

@@ -94,6 +94,12 @@ describeEachDb("forwarding to a council that runs this platform", (dialect) => {
 
     const sent = (await forwardings()).slice(-1)[0];
     expect(sent).toMatchObject({ state: "sent", service_request_id: got?.reference, locked_until: null });
+    // The public page and the staff view say where it went: department, method, council reference, when.
+    const page = await first.app.inject({ method: "GET", url: `/reports/${reference}` });
+    expect(page.body).toContain(`Street Lighting, by Open311, council reference ${got?.reference}`);
+    const { staffHtml } = await import("./staff-view.js");
+    const staffView = await staffHtml(first, reference);
+    expect(staffView).toContain(`by Open311, council reference ${got?.reference}: sent`);
     // Nothing is due any more; sending again sends nothing.
     expect(await sendDueForwardings(first.app.civic)).toEqual({ sent: 0, retry: 0, failed: 0 });
   });

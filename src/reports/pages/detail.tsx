@@ -6,17 +6,21 @@ import { DuplicateLinksView } from "./duplicates.js";
 import { FollowForm } from "./follow.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
+import { type ForwardingRow, forwardingWords } from "../forward.js";
 
 export function ReportDetail({
   r,
   tiles,
   csrfToken,
   links,
+  forwardings = [],
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
   csrfToken: string;
   links: DuplicateLinks;
+  /** Where it was sent (forward.ts), newest first: sent ones only. */
+  forwardings?: ForwardingRow[];
 }) {
   return (
     <>
@@ -48,7 +52,20 @@ export function ReportDetail({
         <dd>
           <PlaceLine r={r} osmLink />
         </dd>
-        {r.forwardedAt ? (
+        {forwardings.length > 0 ? (
+          <>
+            <dt>Sent to the council</dt>
+            <dd>
+              {forwardings.map((f, i) => (
+                <span key={f.id}>
+                  {i > 0 ? <br /> : null}
+                  {forwardingWords(f)}, <DateTime iso={f.sent_at ?? f.created_at} />.
+                </span>
+              ))}{" "}
+              Response times depend on the council.
+            </dd>
+          </>
+        ) : r.forwardedAt ? (
           <>
             <dt>Sent to the council</dt>
             <dd>
