@@ -64,7 +64,7 @@ export async function setDepartmentDelivery(
   const changes: Record<string, string | null> = { delivery: input.method };
   if (input.method === "open311") {
     const endpoint = (input.endpoint ?? department.open311_endpoint ?? "").trim();
-    let url: URL | null = null;
+    let url: URL | null;
     try {
       url = new URL(endpoint);
     } catch {
