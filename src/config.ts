@@ -145,6 +145,23 @@ export interface Config {
   };
   /** Personal-data downloads (zip archives) streamed at once per process; one more is answered 503. */
   exports: { maxConcurrent: number };
+  /** Forwarding reports to council departments (issue 37). */
+  forwarding: {
+    /**
+     * The secret council API keys are sealed with (src/core/sealed.ts): FORWARDING_SECRET, else SESSION_SECRET when
+     * it is set in the environment; null when neither is (a generated session secret lives in the database).
+     */
+    secret: string | null;
+    /** How long one request to a council may take, answer and body (FORWARDING_TIMEOUT_SECONDS, default 10). */
+    timeoutMs: number;
+    /** How often the Open311 sender looks for due forwardings (FORWARDING_INTERVAL_SECONDS, default 30). */
+    intervalMs: number;
+    /**
+     * FORWARDING_ALLOW_PRIVATE_ADDRESSES (default false): allow endpoints on loopback and private addresses. Only
+     * for tests and a council on the same private network.
+     */
+    allowPrivateAddresses: boolean;
+  };
   moderation: {
     /** Independent "Report this" flaggers (see FLAGGER_MIN_AGE_DAYS) after which an item is hidden until reviewed. */
     autoHideFlags: number;
@@ -275,6 +292,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
     problems.push("SESSION_SECRET must be at least 32 characters (leave it unset to generate one)");
   }
+  const forwardingSecret = str("FORWARDING_SECRET");
+  if (forwardingSecret !== undefined && forwardingSecret.length < 32) {
+    problems.push("FORWARDING_SECRET must be at least 32 characters");
+  }
+  const forwarding = {
+    secret: forwardingSecret ?? sessionSecret ?? null,
+    timeoutMs: int("FORWARDING_TIMEOUT_SECONDS", 10, 1, 120) * 1000,
+    intervalMs: int("FORWARDING_INTERVAL_SECONDS", 30, 1, 3600) * 1000,
+    allowPrivateAddresses: bool("FORWARDING_ALLOW_PRIVATE_ADDRESSES", false),
+  };
   if (problems.length > 0) throw new ConfigError(problems);
   const sessionSecretFromEnv = sessionSecret !== undefined;
   sessionSecret ??= readOrCreateSecret(dataDir);
@@ -320,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     media,
     timeouts,
     exports: { maxConcurrent: maxConcurrentExports },
+    forwarding,
     moderation: { autoHideFlags, suspendAfterStrikes },
     questionnaireAfterDays,
   };

@@ -7,6 +7,7 @@ import { reportSeenData } from "./seen-data.js";
 import { alertJobs } from "./alerts.js";
 import { questionnaireData } from "./questionnaire-data.js";
 import { questionnaireJobs } from "./questionnaire.js";
+import { forwardingJob } from "./forward.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
 import { reportMapRoutes } from "./map-routes.js";
@@ -97,6 +98,7 @@ export const reports: Feature = {
     keptPhotoCleanupJob(civic.database.db, mediaStorage(civic.config)),
     ...alertJobs(civic),
     ...questionnaireJobs(civic),
+    forwardingJob(civic),
   ],
   sitemap: [reportPages],
   search: [reportSearch],

@@ -23,6 +23,7 @@ import { Confirmation, ReportForm } from "./pages/form.js";
 import { CategoryStep, emptyFormValues, type ReportFormValues } from "./pages/form-fields.js";
 import { ReportsList } from "./pages/list.js";
 import { ReportDetail } from "./pages/detail.js";
+import { reportForwardings } from "./forward.js";
 import { type StatusResult, StatusLookup } from "./pages/status.js";
 import { duplicateLinks } from "./duplicates.js";
 import { followRoutes } from "./follow-routes.js";
@@ -574,10 +575,12 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
       }
       if (found.kind !== "found") throw notFound("There is no public report with this reference.");
       const r = found.report;
-      const [links, seen] = await Promise.all([
+      const [links, seen, sent] = await Promise.all([
         duplicateLinks(db(), r.reference, { staff }),
         seenCountOf(db(), r.reference),
+        reportForwardings(db(), r.reference),
       ]);
+      const forwardings = sent.filter((f) => f.state === "sent");
       // Its link preview shows the first photo the public sees (the derived full size, on this site).
       const preview = r.photos.find((ph) => isPublic(ph.visibility));
       const ctx = pageContext(request);
@@ -598,6 +601,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
             links={links}
             signedIn={ctx.signedIn === true}
             seen={{ count: seen, signedIn: ctx.signedIn === true }}
+            forwardings={forwardings}
           />
         </Layout>,
       );

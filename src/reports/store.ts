@@ -1,4 +1,4 @@
-import { type Insertable, type QueryCreator, sql } from "kysely";
+import { type Insertable, type Kysely, type QueryCreator, sql } from "kysely";
 import { inCommittedTransaction } from "../core/db/commit-group.js";
 import type { Database } from "../core/db/database.js";
 import { firstPrepared } from "../core/db/prepared.js";
@@ -28,6 +28,8 @@ export interface NewReport {
   now: Date;
   /** Web forms: records the form token first, so a replay of it (even a concurrent one) creates nothing. */
   recordSubmission?: RecordSubmission | undefined;
+  /** Runs in the same transaction once the report is stored: its forwarding to the council (forward.ts). */
+  afterInsert?: ((tx: Kysely<DB>, id: number) => Promise<void>) | undefined;
 }
 
 const HIDDEN: ReportVisibility = "hidden";
@@ -84,7 +86,7 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
     event: "report",
   } as const;
 
-  if (database.dialect === "postgres" && !r.recordSubmission) {
+  if (database.dialect === "postgres" && !r.recordSubmission && !r.afterInsert) {
     let q = database.db.with("new_report", insertReport).with("first_update", (db) =>
       db
         .insertInto("report_updates")
@@ -130,6 +132,7 @@ export async function storeReport(database: Database, r: NewReport): Promise<num
     }
     const mails = await withoutSuppressed(tx, r.mails);
     if (mails.length > 0) await insertOutbox(tx, mails, r.now).execute();
+    if (r.afterInsert) await r.afterInsert(tx, id);
     return id;
   });
 }

@@ -21,8 +21,8 @@ import {
   categoryAttributes,
   validateAttributes,
 } from "./attributes.js";
-import { confirmationMail, forwardMail, type ReportMailFacts } from "./emails.js";
-import { reportPhotoUrl } from "./photos.js";
+import { confirmationMail, type ReportMailFacts } from "./emails.js";
+import { forwardReport } from "./forward.js";
 import { describePlace, loadGazetteer } from "./place-words.js";
 import { isUniqueViolation, newReference } from "./reference.js";
 import { contributorBanCandidates } from "../moderation/index.js";
@@ -320,7 +320,7 @@ export async function submitReport(
   const notice = serviceNotice(civic.config.village.councilName);
   const gazetteer = await loadGazetteer(civic.database.db);
   const domain = new URL(baseUrl).hostname;
-  const departmentEmail = c.category.department_email;
+  const forwards = c.category.department_email !== null || c.category.department_id !== null;
   // The reporter's address is unconfirmed: its confirmation goes only within the mail policy's caps. Over them the
   // report is still stored and the answer is the same (core/mail/policy.ts).
   const confirm =
@@ -349,19 +349,6 @@ export async function submitReport(
     };
     const mails: OutgoingMail[] = [];
     if (c.email && confirm) mails.push(confirmationMail(c.email, facts, notice));
-    if (departmentEmail) {
-      const share = input.reporter.shareContact && (c.email || c.phone);
-      mails.push(
-        forwardMail(
-          departmentEmail,
-          facts,
-          { definitions: c.definitions, values: c.attributes },
-          c.photos.map((p) => reportPhotoUrl(baseUrl, p.hash, "full")),
-          c.mediaUrl,
-          share ? { name: c.name, email: c.email, phone: c.phone } : null,
-        ),
-      );
-    }
     try {
       const id = await storeReport(civic.database, {
         row: {
@@ -386,8 +373,8 @@ export async function submitReport(
           api_key_id: input.apiKeyId,
           created_at: at,
           updated_at: at,
-          forwarded_at: departmentEmail ? at : null,
-          forwarded_to: departmentEmail ?? null,
+          forwarded_at: null,
+          forwarded_to: null,
           expected_at: null,
           media_url: c.mediaUrl,
         },
@@ -406,6 +393,8 @@ export async function submitReport(
         mails,
         now,
         recordSubmission: options.formSubmission?.record,
+        // The one forwarding path, in the report's own transaction (forward.ts).
+        afterInsert: forwards ? async (tx, id) => void (await forwardReport(civic, tx, id, now)) : undefined,
       });
       // Its immediate alerts now (the report is committed), not at the next minute job. Guarded like the job's (one
       // scan row per report, one send row per alert and report); if this fails, no scan row was written and the job

@@ -117,6 +117,39 @@ export interface DepartmentsTable {
   email: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** How reports reach it (0040): "email" or "open311". */
+  delivery: ColumnType<string, string | undefined, string>;
+  /** The Open311 endpoint's base URL (…/requests.json is appended). */
+  open311_endpoint: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The council's API key, sealed with the forwarding secret (src/core/sealed.ts); never in the clear. */
+  open311_key_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+  open311_jurisdiction: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON object: our category code → the council's service_code. */
+  open311_services: ColumnType<string, string | undefined, string>;
+  /** JSON object: the council's attribute code → our question's code. */
+  open311_attributes: ColumnType<string, string | undefined, string>;
+}
+
+/** One forwarding of a report to a department (0040), a job row for the Open311 sender. Written by reports only. */
+export interface ReportForwardingsTable {
+  id: Id;
+  report_id: number;
+  department_id: number | null;
+  department_name: string;
+  method: "email" | "open311";
+  destination: string;
+  service_code: string | null;
+  idempotency_key: string;
+  state: "pending" | "sent" | "failed";
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  service_request_id: string | null;
+  token: string | null;
+  created_at: Timestamp;
+  sent_at: Timestamp | null;
+  failed_at: Timestamp | null;
 }
 
 /** One row (id 1): bumped by triggers on every change to categories or departments. */
@@ -766,6 +799,7 @@ export interface DB {
   business_changes: BusinessChangesTable;
   categories: CategoriesTable;
   departments: DepartmentsTable;
+  report_forwardings: ReportForwardingsTable;
   catalogue_version: CatalogueVersionTable;
   reports: ReportsTable;
   report_photos: ReportPhotosTable;

@@ -8,6 +8,7 @@ import { FollowForm } from "./follow.js";
 import { SeenForm, seenWords } from "./seen.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
+import { type ForwardingRow, forwardingWords } from "../forward.js";
 
 export function ReportDetail({
   r,
@@ -16,6 +17,7 @@ export function ReportDetail({
   links,
   signedIn,
   seen,
+  forwardings = [],
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
@@ -25,6 +27,8 @@ export function ReportDetail({
   signedIn?: boolean;
   /** How many people said they have seen it too (never who), and whether the viewer is signed in. */
   seen: { count: number; signedIn: boolean };
+  /** Where it was sent (forward.ts), newest first: sent ones only. */
+  forwardings?: ForwardingRow[];
 }) {
   return (
     <>
@@ -56,7 +60,20 @@ export function ReportDetail({
         <dd>
           <PlaceLine r={r} osmLink />
         </dd>
-        {r.forwardedAt ? (
+        {forwardings.length > 0 ? (
+          <>
+            <dt>Sent to the council</dt>
+            <dd>
+              {forwardings.map((f, i) => (
+                <span key={f.id}>
+                  {i > 0 ? <br /> : null}
+                  {forwardingWords(f)}, <DateTime iso={f.sent_at ?? f.created_at} />.
+                </span>
+              ))}{" "}
+              Response times depend on the council.
+            </dd>
+          </>
+        ) : r.forwardedAt ? (
           <>
             <dt>Sent to the council</dt>
             <dd>

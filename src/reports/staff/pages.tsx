@@ -15,6 +15,7 @@ import { type ActionChoices, ActionForms, ErrorFor, StatusForm } from "./action-
 import type { ResponseTemplate } from "./templates.js";
 import { ModerationSection, StaffPhotosView } from "./moderation-forms.js";
 import type { ReportModeration } from "./moderation-view.js";
+import { type ForwardingRow, forwardingWords } from "../forward.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -207,6 +208,8 @@ export interface StaffReportProps {
   templates: ResponseTemplate[];
   /** Its photos, updates, flags, moderation history and its author's standing. */
   moderation: ReportModeration;
+  /** Where the report was forwarded, newest first (forward.ts). */
+  forwardings?: ForwardingRow[];
   tiles: { tileUrl: string; attribution: string; zooms?: string | undefined };
   isAdmin: boolean;
 }
@@ -250,7 +253,35 @@ export function StaffReportPage(props: StaffReportProps) {
         <dt>Flags waiting for a moderator</dt>
         <dd>{moderation.flags.filter((f) => !f.resolvedAt).length}</dd>
         <dt>Forwarded</dt>
-        <dd>{r.forwardedAt ? <DateTime iso={r.forwardedAt} withTime /> : "Not yet"}</dd>
+        <dd>
+          {(props.forwardings ?? []).length === 0 ? (
+            r.forwardedAt ? (
+              <DateTime iso={r.forwardedAt} withTime />
+            ) : (
+              "Not yet"
+            )
+          ) : (
+            <ul class="forwardings">
+              {(props.forwardings ?? []).map((f) => (
+                <li key={f.id}>
+                  {forwardingWords(f)}:{" "}
+                  {f.state === "sent" && f.sent_at ? (
+                    <>
+                      sent <DateTime iso={f.sent_at} withTime />
+                    </>
+                  ) : f.state === "failed" ? (
+                    <strong>not sent (use "Forward again" to resend)</strong>
+                  ) : (
+                    <>
+                      waiting to be sent (attempt {f.attempts + 1}, <DateTime iso={f.next_attempt_at} withTime />)
+                    </>
+                  )}
+                  {f.last_error ? <> The council's answer: “{f.last_error}”</> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
         <dt>Assigned to</dt>
         <dd>{r.assignedTo ?? "Nobody"}</dd>
         <dt>Reporter gave an email address</dt>

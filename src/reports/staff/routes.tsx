@@ -25,6 +25,7 @@ import { addStaffNote, loadStaffReport, staffChangeStatus } from "./triage.js";
 import { templatesFor, updateTextOf } from "./templates.js";
 import { moderate, redactReport } from "../../moderation/index.js";
 import { loadReportModeration } from "./moderation-view.js";
+import { reportForwardings } from "../forward.js";
 import { staffPhotoRoutes } from "./photos.js";
 import { parseId } from "../../core/http/ids.js";
 
@@ -147,9 +148,10 @@ export function triageRoutes(scope: StaffScope): void {
       activeCategories(db()),
       staffMembers(db()),
     ]);
-    const [templates, moderation] = await Promise.all([
+    const [templates, moderation, forwardings] = await Promise.all([
       templatesFor(db(), r.categoryCode, r.next),
       loadReportModeration(db(), r, civic.now()),
+      reportForwardings(db(), r.reference),
     ]);
     const problems = options.problems
       ? options.problems.fields.length > 0
@@ -170,6 +172,7 @@ export function triageRoutes(scope: StaffScope): void {
           choices={{ categories, staff }}
           templates={templates}
           moderation={moderation}
+          forwardings={forwardings}
           tiles={tiles}
           isAdmin={can(request.viewer, "staff.administer")}
         />

@@ -1,0 +1,79 @@
+import { parseArgs } from "node:util";
+import { type Command, UsageError } from "../core/cli.js";
+import { parseId } from "../core/http/ids.js";
+import { checkDepartmentConnection, parseMapping, setDepartmentDelivery } from "./delivery.js";
+
+/** `civic departments delivery|check`: a department's delivery method (email or Open311), for operators. */
+export const departmentCommands: Record<string, Command> = {
+  "departments delivery": {
+    summary: "Set how a department receives reports: email, or a council's Open311 endpoint",
+    usage:
+      "civic departments delivery ID --method email|open311 [--endpoint URL] [--api-key-env VAR] [--jurisdiction ID] " +
+      "[--services ourCategory=theirService,...] [--attributes theirAttribute=ourQuestion,...]\n" +
+      "  The API key is read from the environment variable named by --api-key-env (never from the command line), " +
+      "stored sealed with FORWARDING_SECRET (or SESSION_SECRET) and never shown again.",
+    async run({ config, database, args, out }) {
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        strict: true,
+        options: {
+          method: { type: "string" },
+          endpoint: { type: "string" },
+          "api-key-env": { type: "string" },
+          jurisdiction: { type: "string" },
+          services: { type: "string" },
+          attributes: { type: "string" },
+        },
+      });
+      const id = parseId(positionals[0]);
+      if (id === null || positionals.length !== 1) throw new UsageError("Give the id of one department.");
+      if (values.method !== "email" && values.method !== "open311") throw new UsageError("--method email|open311");
+      let apiKey: string | undefined;
+      if (values["api-key-env"] !== undefined) {
+        apiKey = process.env[values["api-key-env"]];
+        if (apiKey === undefined) throw new UsageError(`The variable ${values["api-key-env"]} is not set.`);
+      }
+      await setDepartmentDelivery(
+        database.db,
+        config,
+        id,
+        {
+          method: values.method,
+          endpoint: values.endpoint,
+          apiKey,
+          jurisdiction: values.jurisdiction,
+          services: values.services === undefined ? undefined : parseMapping(values.services),
+          attributes: values.attributes === undefined ? undefined : parseMapping(values.attributes),
+        },
+        { accountId: null, at: new Date() },
+      );
+      out(`Department ${id} now receives reports by ${values.method === "email" ? "email" : "Open311"}.`);
+      if (apiKey !== undefined) out("The API key is stored sealed; it is not shown again.");
+      return 0;
+    },
+  },
+  "departments check": {
+    summary: "Fetch a department's Open311 services.json and show which categories map to an offered service",
+    usage: "civic departments check ID",
+    async run({ config, database, args, out, err }) {
+      const id = parseId(args[0]);
+      if (id === null || args.length !== 1) throw new UsageError("Give the id of one department.");
+      const check = await checkDepartmentConnection(database.db, config, id);
+      if (!check.ok) {
+        err(`Could not read the council's services: ${check.error ?? "unknown"}`);
+        return 1;
+      }
+      out(`The council offers ${check.services.length} service(s).`);
+      for (const c of check.categories) {
+        const verdict = !c.serviceCode
+          ? "not mapped"
+          : c.offered
+            ? "maps"
+            : "mapped, but the council does not offer it";
+        out([c.code, c.serviceCode ?? "-", verdict].join("\t"));
+      }
+      return 0;
+    },
+  },
+};

@@ -1,0 +1,163 @@
+import type { Kysely } from "kysely";
+import type { Config } from "../config.js";
+import type { DB } from "../core/db/schema.js";
+import { AppError } from "../core/http/errors.js";
+import { OutboundError } from "../core/http/outbound.js";
+import { seal } from "../core/sealed.js";
+import { recordAudit } from "../core/staff/audit.js";
+import { COUNCIL_KEY_PURPOSE, type CouncilService, fetchServices } from "../reports/index.js";
+
+/**
+ * A department's delivery method (issue 37): email, or a council's Open311 endpoint with its API key (sealed,
+ * core/sealed.ts: a database dump alone does not reveal it; it is never shown again, logged or audited), optional
+ * jurisdiction_id and two mappings: our category codes to the council's service codes, and the council's attribute
+ * codes to our questions' codes. Sending is the reports feature's (reports/forward.ts).
+ */
+export interface DeliveryInput {
+  method: "email" | "open311";
+  endpoint?: string | undefined;
+  /** A new key; undefined keeps the stored one. */
+  apiKey?: string | undefined;
+  jurisdiction?: string | undefined;
+  services?: Record<string, string> | undefined;
+  attributes?: Record<string, string> | undefined;
+}
+
+function fail(field: string, message: string): never {
+  throw new AppError("validation_failed", message, { fields: [{ field, message }] });
+}
+
+function checkMapping(field: string, value: Record<string, string> | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const entries = Object.entries(value);
+  if (entries.length > 500) fail(field, "At most 500 pairs.");
+  for (const [k, v] of entries) {
+    if (!/^[\w.:-]{1,100}$/.test(k) || typeof v !== "string" || !/^[\w.:-]{1,100}$/.test(v)) {
+      fail(field, "Codes are 1 to 100 letters, digits, dots, colons, hyphens or underscores.");
+    }
+  }
+  return JSON.stringify(value);
+}
+
+/** Parses `a=b,c=d` (the CLI's and the form's mapping notation). */
+export function parseMapping(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of text.split(/[,\n]/)) {
+    const [k, v, extra] = pair.split("=").map((p) => p.trim());
+    if (!k && !v) continue;
+    if (!k || !v || extra !== undefined) fail("mapping", `"${pair.trim().slice(0, 40)}" is not code=code.`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Sets a department's delivery method. Audited without the key. */
+export async function setDepartmentDelivery(
+  db: Kysely<DB>,
+  config: Config,
+  departmentId: number,
+  input: DeliveryInput,
+  by: { accountId: string | null; at: Date },
+): Promise<void> {
+  const department = await db.selectFrom("departments").selectAll().where("id", "=", departmentId).executeTakeFirst();
+  if (!department) throw new AppError("not_found", "There is no department with this id.");
+  const changes: Record<string, string | null> = { delivery: input.method };
+  if (input.method === "open311") {
+    const endpoint = (input.endpoint ?? department.open311_endpoint ?? "").trim();
+    let url: URL | null;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password) {
+      fail("endpoint", "Enter the endpoint's base URL, like https://council.example.org/open311/v2/.");
+    }
+    if (endpoint.length > 500) fail("endpoint", "The URL is too long.");
+    changes.open311_endpoint = endpoint;
+    if (input.apiKey !== undefined) {
+      const key = input.apiKey.trim();
+      if (key && !config.forwarding.secret) {
+        fail(
+          "api_key",
+          "Set FORWARDING_SECRET (or SESSION_SECRET) in the environment first: the key is stored sealed with it.",
+        );
+      }
+      if (key.length > 500) fail("api_key", "The key is too long.");
+      changes.open311_key_sealed = key ? seal(config.forwarding.secret as string, COUNCIL_KEY_PURPOSE, key) : null;
+    }
+    if (input.jurisdiction !== undefined) {
+      const j = input.jurisdiction.trim();
+      if (j.length > 200) fail("jurisdiction", "The jurisdiction_id is too long.");
+      changes.open311_jurisdiction = j || null;
+    }
+    const services = checkMapping("services", input.services);
+    if (services !== undefined) changes.open311_services = services;
+    const attributes = checkMapping("attributes", input.attributes);
+    if (attributes !== undefined) changes.open311_attributes = attributes;
+  }
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable("departments")
+      .set({ ...changes, updated_at: by.at.toISOString() })
+      .where("id", "=", departmentId)
+      .execute();
+    const { open311_key_sealed: key, ...shown } = changes;
+    await recordAudit(tx, {
+      actorId: by.accountId,
+      action: "department.delivery",
+      itemType: "department",
+      itemId: departmentId,
+      details: { ...shown, ...(key !== undefined ? { api_key: key ? "changed" : "removed" } : {}) },
+      at: by.at,
+    });
+  });
+}
+
+export interface ConnectionCheck {
+  ok: boolean;
+  /** Why the services could not be read (plain text; escape it where shown). */
+  error: string | null;
+  services: CouncilService[];
+  /** Each of our categories forwarded to this department, with the service code it maps to and whether the council offers it. */
+  categories: { code: string; name: string; serviceCode: string | null; offered: boolean }[];
+}
+
+/** Fetches the council's services.json (bounded) and shows what maps and what does not. */
+export async function checkDepartmentConnection(
+  db: Kysely<DB>,
+  config: Config,
+  departmentId: number,
+): Promise<ConnectionCheck> {
+  const department = await db.selectFrom("departments").selectAll().where("id", "=", departmentId).executeTakeFirst();
+  if (!department) throw new AppError("not_found", "There is no department with this id.");
+  let services: CouncilService[] = [];
+  let error: string | null = null;
+  try {
+    services = await fetchServices(config, department);
+  } catch (e) {
+    error = e instanceof OutboundError ? e.message : "the services could not be read";
+  }
+  let mapping: Record<string, unknown> = {};
+  try {
+    mapping = JSON.parse(department.open311_services) as Record<string, unknown>;
+  } catch {
+    mapping = {};
+  }
+  const offered = new Set(services.map((s) => s.code));
+  const categories = await db
+    .selectFrom("categories")
+    .select(["code", "name"])
+    .where("department_id", "=", departmentId)
+    .orderBy("code")
+    .execute();
+  return {
+    ok: error === null,
+    error,
+    services,
+    categories: categories.map((c) => {
+      const serviceCode = typeof mapping[c.code] === "string" ? (mapping[c.code] as string) : null;
+      return { code: c.code, name: c.name, serviceCode, offered: serviceCode !== null && offered.has(serviceCode) };
+    }),
+  };
+}
