@@ -578,7 +578,14 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
           styles={["leaflet.css"]}
           scripts={["report-view-map.js"]}
         >
-          <ReportDetail r={r} tiles={tiles} csrfToken={ctx.csrfToken} links={links} signedIn={ctx.signedIn === true} />
+          <ReportDetail
+            r={r}
+            tiles={tiles}
+            csrfToken={ctx.csrfToken}
+            links={links}
+            signedIn={ctx.signedIn === true}
+            maxPhotoMb={Math.round(config.uploads.maxPhotoBytes / 1048576)}
+          />
         </Layout>,
       );
     },

@@ -14,6 +14,7 @@ export function ReportDetail({
   csrfToken,
   links,
   signedIn,
+  maxPhotoMb,
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
@@ -21,7 +22,11 @@ export function ReportDetail({
   links: DuplicateLinks;
   /** Whether the visitor is signed in: the update form then asks for no address. */
   signedIn?: boolean;
+  /** The largest photo the update form accepts, in MB. */
+  maxPhotoMb?: number;
 }) {
+  // The report's own photos; an update's photo is shown with the update in the history.
+  const ownPhotos = r.photos.filter((ph) => ph.updateId === null);
   return (
     <>
       <p>
@@ -78,17 +83,17 @@ export function ReportDetail({
           {para}
         </p>
       ))}
-      {r.photos.length > 0 ? (
+      {ownPhotos.length > 0 ? (
         <>
           <h2>Photos</h2>
           <ul class="report-photos">
-            {r.photos.map((ph, i) => (
+            {ownPhotos.map((ph, i) => (
               <li key={ph.full}>
                 <ModeratedMark visibility={ph.visibility} />
                 <a href={ph.full}>
                   <img
                     src={ph.thumb}
-                    alt={`Photo ${i + 1} of ${r.photos.length} for this report (opens the full size)`}
+                    alt={`Photo ${i + 1} of ${ownPhotos.length} for this report (opens the full size)`}
                     width={Math.round((ph.width * 400) / Math.max(ph.width, ph.height))}
                     height={Math.round((ph.height * 400) / Math.max(ph.width, ph.height))}
                     loading="lazy"
@@ -107,11 +112,33 @@ export function ReportDetail({
             <DateTime iso={u.at} withTime />: <HistoryHeading u={u} first={i === 0} />
             {u.note ? <p class="update-note">{u.note}</p> : null}
             {u.note && i > 0 ? <ReportThisLink kind="update" id={String(u.id)} noun="update" /> : null}
+            {r.photos
+              .filter((ph) => ph.updateId === u.id)
+              .map((ph) => (
+                <p class="update-photo" key={ph.full}>
+                  <ModeratedMark visibility={ph.visibility} />
+                  <a href={ph.full}>
+                    <img
+                      src={ph.thumb}
+                      alt="Photo added with this update (opens the full size)"
+                      width={Math.round((ph.width * 400) / Math.max(ph.width, ph.height))}
+                      height={Math.round((ph.height * 400) / Math.max(ph.width, ph.height))}
+                      loading="lazy"
+                    />
+                  </a>{" "}
+                  <ReportThisLink kind="photo" id={String(ph.id)} noun="photo" />
+                </p>
+              ))}
           </li>
         ))}
       </ol>
       {isPublic(r.visibility) ? (
-        <ResidentUpdateForm reference={r.reference} csrfToken={csrfToken} signedIn={signedIn ?? false} />
+        <ResidentUpdateForm
+          reference={r.reference}
+          csrfToken={csrfToken}
+          signedIn={signedIn ?? false}
+          {...(maxPhotoMb === undefined ? {} : { maxPhotoMb })}
+        />
       ) : null}
       {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>

@@ -34,6 +34,7 @@ import * as m0034 from "./0034_response_templates.js";
 import * as m0035 from "./0035_report_map_cells_public.js";
 import * as m0036 from "./0036_resident_updates.js";
 import * as m0038 from "./0038_report_questionnaires.js";
+import * as m0041 from "./0041_update_photos.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -75,6 +76,7 @@ export const migrations: Record<string, Migration> = {
   "0035_report_map_cells_public": m0035,
   "0036_resident_updates": m0036,
   "0038_report_questionnaires": m0038,
+  "0041_update_photos": m0041,
 };
 
 export class MigrationError extends Error {
