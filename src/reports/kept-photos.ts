@@ -127,14 +127,19 @@ export async function deleteAbandonedKeptPhotos(
       .execute();
     for (const { hash } of stale) {
       const used = await db.selectFrom("report_photos").select("id").where("hash", "=", hash).limit(1).execute();
-      // A resident's update waiting for its emailed link keeps its photo (resident-updates.ts).
+      // A resident's update waiting for its emailed link carries its photo as a form does (resident-updates.ts):
+      // kept for another day, then deleted once the retention job has deleted the update never confirmed.
       const waiting = await db
         .selectFrom("report_update_requests")
         .select("id")
         .where("photo_hash", "=", hash)
         .limit(1)
         .execute();
-      if (used.length === 0 && waiting.length === 0) {
+      if (waiting.length > 0) {
+        await db.updateTable("kept_photos").set({ kept_at: now.toISOString() }).where("hash", "=", hash).execute();
+        continue;
+      }
+      if (used.length === 0) {
         await storage.delete(photoKey(hash, "full"));
         await storage.delete(photoKey(hash, "thumb"));
         photosDeleted++;

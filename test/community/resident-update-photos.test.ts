@@ -2,6 +2,10 @@ import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { personalDataSources } from "../../src/accounts/personal-data.js";
 import { sourceContext } from "../../src/accounts/account-service.js";
+import { purgeUnconfirmed } from "../../src/core/jobs/retention.js";
+import { photoKey } from "../../src/core/media/images.js";
+import { mediaStorage } from "../../src/core/media/storage.js";
+import { deleteAbandonedKeptPhotos } from "../../src/reports/kept-photos.js";
 import { type AccountsHarness, accountsHarness, makeReport, tokenIn } from "../accounts/support.js";
 import { describeEachDb } from "../helpers/app.js";
 import { hasGpsTag, jpegWithGps } from "../helpers/images.js";
@@ -169,5 +173,21 @@ describeEachDb("photos on residents' updates", (dialect) => {
     expect(await db().selectFrom("report_update_requests").selectAll().execute()).toHaveLength(0);
     expect((await h.app.inject({ method: "GET", url: page() })).body).not.toContain(`/photos/${photo.hash}`);
     expect((await h.app.inject({ method: "GET", url: `/photos/${photo.hash}.jpg` })).statusCode).toBe(404);
+  });
+
+  it("keeps a waiting update's photo while it waits; the retention of unconfirmed updates takes it", async () => {
+    await send({ "update-note": "Never confirmed.", email: "forgetful@example.org" }, await jpeg("#6633aa"));
+    const [waiting] = await db().selectFrom("report_update_requests").select("photo_hash").execute();
+    const hash = waiting!.photo_hash!;
+    const storage = mediaStorage(h.app.civic.config);
+    const later = (days: number) => new Date(h.app.civic.now().getTime() + days * 86_400_000);
+    await deleteAbandonedKeptPhotos(db(), storage, later(2));
+    expect(await storage.get(photoKey(hash, "full"))).not.toBeNull();
+    await deleteAbandonedKeptPhotos(db(), storage, later(4));
+    expect(await storage.get(photoKey(hash, "full"))).not.toBeNull();
+    await purgeUnconfirmed(db(), later(32));
+    await deleteAbandonedKeptPhotos(db(), storage, later(32));
+    expect(await storage.get(photoKey(hash, "full"))).toBeNull();
+    expect(await storage.get(photoKey(hash, "thumb"))).toBeNull();
   });
 });
