@@ -34,7 +34,7 @@ describeEachDb("photos on residents' updates", (dialect) => {
   afterAll(async () => h?.close());
 
   /** Opens the report page, waits like a person, and sends the update form as multipart with an optional file. */
-  async function send(
+  async function open(
     fields: Record<string, string>,
     photo?: { data: Buffer; name: string; type: string },
     who?: SignedIn,
@@ -43,18 +43,23 @@ describeEachDb("photos on residents' updates", (dialect) => {
     const res = await h.app.inject({ method: "GET", url: page(), headers });
     expect(res.body).toContain('enctype="multipart/form-data"');
     expect(res.body).toContain('name="update-photo"');
+    const csrf = tokenIn(res.body);
     h.advance(4_000);
-    const body = new FormData();
-    for (const [k, v] of Object.entries({ _csrf: tokenIn(res.body), ...fields })) body.append(k, v);
-    if (photo) body.append("update-photo", new Blob([new Uint8Array(photo.data)], { type: photo.type }), photo.name);
-    body.append("website", "");
-    return h.app.inject({
-      method: "POST",
-      url: `${page()}/update`,
-      headers: { ...headers, origin: "http://civic.test" },
-      payload: body,
-    });
+    return () => {
+      const body = new FormData();
+      for (const [k, v] of Object.entries({ _csrf: csrf, ...fields })) body.append(k, v);
+      if (photo) body.append("update-photo", new Blob([new Uint8Array(photo.data)], { type: photo.type }), photo.name);
+      body.append("website", "");
+      return h.app.inject({
+        method: "POST",
+        url: `${page()}/update`,
+        headers: { ...headers, origin: "http://civic.test" },
+        payload: body,
+      });
+    };
   }
+
+  const send = async (...args: Parameters<typeof open>) => (await open(...args))();
 
   const updatePhotos = async () =>
     db()
@@ -72,8 +77,14 @@ describeEachDb("photos on residents' updates", (dialect) => {
   });
 
   it("shows a signed-in resident's photo with the update: a thumbnail with alt text linking to the full size", async () => {
-    const done = await send({ "update-note": "Wider now, see the photo." }, await jpeg(), resident);
+    const post = await open({ "update-note": "Wider now, see the photo." }, await jpeg(), resident);
+    const done = await post();
     expect(done.statusCode, done.body).toBe(303);
+    // A replayed form answers the same and adds no second update or photo.
+    const replay = await post();
+    expect(replay.statusCode).toBe(303);
+    expect(replay.headers.location).toBe(done.headers.location);
+    expect(await updatePhotos()).toHaveLength(1);
     const [photo] = await updatePhotos();
     expect(photo).toMatchObject({ note: "Wider now, see the photo." });
     const shown = (await h.app.inject({ method: "GET", url: page() })).body;
