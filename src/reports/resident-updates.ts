@@ -201,7 +201,7 @@ export async function requestEmailUpdate(
           body: [
             `Someone (we hope you) wrote an update on report ${report.reference} of the ${civic.site.villageName} Community Platform with this address. It is not published yet:`,
             { quote: input.note },
-            ...(input.photo ? ["With a photo, published with it."] : []),
+            ...(input.photo ? ["It comes with a photo, published with it."] : []),
           ],
           action: {
             lead: "To publish it, open this link and press the button on the page:",
