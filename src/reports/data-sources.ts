@@ -143,20 +143,24 @@ function ownUpdates(db: Kysely<DB>, subject: DataSubject) {
 
 /**
  * Updates from residents (reports/resident-updates.ts): those the person published, and those still waiting for
- * their link. Erasure unlinks the published ones from the account and address (they stay public unless the person
- * asks to remove their public contributions) and deletes the waiting ones.
+ * their link, with their photos. Erasure unlinks the published ones from the account and address (they stay public
+ * unless the person asks to remove their public contributions: then their photos are removed with them) and deletes
+ * the waiting ones with their photos.
  */
 export const residentUpdateData: PersonalDataSource = {
   key: "reportUpdatesWritten",
-  tables: ["report_updates", "report_update_requests"],
-  async collect({ db }, subject) {
+  tables: ["report_updates", "report_update_requests", "report_photos"],
+  async collect({ db, storage }, subject) {
     const [published, waiting] = await Promise.all([
       // Their written updates; their "seen too" marks and questionnaire answers are those sources' (seen-data.ts,
       // questionnaire-data.ts), though erasure below unlinks every row of theirs.
       ownUpdates(db, subject)
         .where("report_updates.event", "=", "update")
         .innerJoin("reports", "reports.id", "report_updates.report_id")
+        .leftJoin("report_photos", "report_photos.update_id", "report_updates.id")
         .select([
+          "report_updates.id",
+          "report_photos.hash as photo_hash",
           "reports.reference",
           "report_updates.note",
           "report_updates.created_at",
@@ -171,6 +175,8 @@ export const residentUpdateData: PersonalDataSource = {
         .selectFrom("report_update_requests")
         .innerJoin("reports", "reports.id", "report_update_requests.report_id")
         .select([
+          "report_update_requests.id",
+          "report_update_requests.photo_hash",
           "reports.reference",
           "report_update_requests.note",
           "report_update_requests.email",
@@ -181,6 +187,14 @@ export const residentUpdateData: PersonalDataSource = {
         .limit(10_000)
         .execute(),
     ]);
+    // An update's photo (resident-updates.ts), read one at a time while the download is streamed.
+    const files: ExportedFile[] = [];
+    const photoOf = (hash: string | null, path: string) => {
+      if (hash === null) return null;
+      const key = photoKey(hash, "full");
+      files.push({ path, read: () => storage.get(key) });
+      return path;
+    };
     return {
       data: {
         published: published.map((u) => ({
@@ -190,14 +204,17 @@ export const residentUpdateData: PersonalDataSource = {
           visibility: u.visibility,
           asReporter: u.author_kind === "reporter",
           email: u.author_email,
+          photo: photoOf(u.photo_hash, `photos/update-${u.reference}-${u.id}.jpg`),
         })),
         waitingForConfirmation: waiting.map((u) => ({
           report: u.reference,
           note: u.note,
           email: u.email,
           at: u.created_at,
+          photo: photoOf(u.photo_hash, `photos/waiting-update-${u.reference}-${u.id}.jpg`),
         })),
       },
+      files,
     };
   },
   async erase({ db }, subject, options) {
@@ -212,6 +229,14 @@ export const residentUpdateData: PersonalDataSource = {
         })
         .where("id", "in", ids.slice(i, i + 500))
         .execute();
+      // An update's photo goes with it (a waiting one's files are a kept photo, deleted by kept-photos.ts).
+      if (options.removePublicContent) {
+        await db
+          .updateTable("report_photos")
+          .set({ visibility: "removed" })
+          .where("update_id", "in", ids.slice(i, i + 500))
+          .execute();
+      }
     }
     await db.deleteFrom("report_update_requests").where("email", "in", subjectAddresses(subject)).execute();
   },

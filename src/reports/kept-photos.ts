@@ -104,7 +104,8 @@ const CLEANUP_MAX_BATCHES = 500;
 
 /**
  * Deletes photos kept for forms that were never sent: every photo last kept more than a day before `now` loses
- * its files, unless a report uses the same photo (photos are stored by content hash), and its `kept_photos` rows.
+ * its files, unless a report or an update waiting for its link uses the same photo (photos are stored by content
+ * hash), and its `kept_photos` rows.
  * Works in batches and stops early when `signal` is aborted. Returns how many photos were deleted.
  */
 export async function deleteAbandonedKeptPhotos(
@@ -126,6 +127,18 @@ export async function deleteAbandonedKeptPhotos(
       .execute();
     for (const { hash } of stale) {
       const used = await db.selectFrom("report_photos").select("id").where("hash", "=", hash).limit(1).execute();
+      // A resident's update waiting for its emailed link carries its photo as a form does (resident-updates.ts):
+      // kept for another day, then deleted once the retention job has deleted the update never confirmed.
+      const waiting = await db
+        .selectFrom("report_update_requests")
+        .select("id")
+        .where("photo_hash", "=", hash)
+        .limit(1)
+        .execute();
+      if (waiting.length > 0) {
+        await db.updateTable("kept_photos").set({ kept_at: now.toISOString() }).where("hash", "=", hash).execute();
+        continue;
+      }
       if (used.length === 0) {
         await storage.delete(photoKey(hash, "full"));
         await storage.delete(photoKey(hash, "thumb"));

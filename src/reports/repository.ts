@@ -60,6 +60,8 @@ export interface PublicPhoto {
   thumb: string;
   width: number;
   height: number;
+  /** The resident's update it came with (shown with it in the history), or null for the report's own photos. */
+  updateId: number | null;
 }
 
 export interface PublicUpdate {
@@ -397,7 +399,7 @@ export async function findReport(
   if (!row) return { kind: "unknown" };
   let photoQuery = db
     .selectFrom("report_photos")
-    .select(["id", "hash", "width", "height", "visibility"])
+    .select(["id", "hash", "width", "height", "visibility", "update_id"])
     .where("report_id", "=", row.id)
     .orderBy("position");
   let updateQuery = db
@@ -424,6 +426,7 @@ export async function findReport(
         thumb: reportPhotoUrl(baseUrl, p.hash, "thumb"),
         width: p.width,
         height: p.height,
+        updateId: p.update_id,
       })),
       history: updates.map((u) => ({
         id: u.id,

@@ -2,9 +2,10 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { pageContext } from "../core/context.js";
 import { mailboxKey, normaliseEmail } from "../core/email-address.js";
-import { type FieldProblem, notFound } from "../core/http/errors.js";
+import { type FieldProblem, isAppError, notFound } from "../core/http/errors.js";
 import { publicFormLimit, spamChecks, stringFields } from "../core/http/public-form.js";
 import { formUse } from "../core/http/single-use.js";
+import { type ReceivedFile, withUploads } from "../core/media/uploads.js";
 import { TokenParams } from "../core/tokens.js";
 import { isPublic } from "../core/visibility.js";
 import { ButtonForm } from "../core/web/forms.js";
@@ -14,12 +15,14 @@ import { sendPage } from "../core/web/render.js";
 import { isBanned } from "../moderation/index.js";
 import { ResidentUpdateForm } from "./pages/resident-update.js";
 import { isUniqueViolation, ReferenceParams } from "./reference.js";
+import { photoTooLarge } from "./submit.js";
 import {
   addSignedInUpdate,
   confirmEmailUpdate,
   pendingUpdate,
   requestEmailUpdate,
   residentUpdateText,
+  storeUpdatePhoto,
   UPDATE_CONFIRM,
 } from "./resident-updates.js";
 
@@ -31,6 +34,7 @@ export async function residentUpdateRoutes(root: FastifyInstance): Promise<void>
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { civic } = app;
   const db = () => civic.database.db;
+  const maxPhotoMb = Math.round(civic.config.uploads.maxPhotoBytes / 1048576);
 
   /** The report, or a page saying why it cannot be updated (hidden or removed: 410; unknown: 404). */
   async function findReport(reference: string) {
@@ -83,6 +87,7 @@ export async function residentUpdateRoutes(root: FastifyInstance): Promise<void>
           note={values.note}
           email={values.email}
           problems={problems}
+          maxPhotoMb={maxPhotoMb}
           heading={false}
         />
       </Layout>,
@@ -114,59 +119,87 @@ export async function residentUpdateRoutes(root: FastifyInstance): Promise<void>
     "/reports/:reference/update",
     { schema: { hide: true, params: ReferenceParams }, config: publicFormLimit(civic) },
     async (request, reply) => {
-      const report = await findReport(request.params.reference);
-      const { reference } = report;
-      if (!isPublic(report.visibility)) return notShown(request, reply, reference);
-      const f = stringFields(request.body);
-      // Long enough to say how long it was; the form's own limit is far below.
-      const typedNote = (f["update-note"] ?? "").slice(0, 100_000);
-      const typedEmail = (f.email ?? "").slice(0, 254);
-      const { token, problems } = spamChecks(civic, f);
-      const submission = formUse(civic, token, "report-update");
-      const earlier = await submission?.earlier();
-      if (earlier !== undefined) {
-        // A replayed form: the first answer again, nothing new.
-        if (earlier.startsWith("request-")) return checkYourEmail(request, reply, reference);
-        return reply.redirect(`/reports/${reference}#update-${earlier}`, 303);
-      }
-      const text = residentUpdateText(typedNote);
-      if ("problem" in text) problems.push({ field: "update-note", message: text.problem });
-      const accountId = request.viewer?.accountId ?? null;
-      const email = accountId ? null : normaliseEmail(typedEmail);
-      if (!accountId && !email) {
-        problems.push({ field: "update-email", message: "Enter an email address, like name@example.com" });
-      }
-      const values = { note: typedNote.slice(0, 20_000), email: typedEmail };
-      if (problems.length > 0 || !("note" in text)) return renderForm(request, reply, reference, values, problems);
+      const { reference } = request.params;
       try {
-        if (accountId) {
-          const done = await addSignedInUpdate(civic, { reference, accountId, note: text.note }, submission?.record);
-          if (done.kind === "not-public") return notShown(request, reply, reference);
-          return reply.redirect(
-            done.kind === "published" ? `/reports/${reference}#update-${done.updateId}` : `/reports/${reference}`,
-            303,
-          );
-        }
-        const limited = await civic.limits.hit(PER_EMAIL, mailboxKey(email!));
-        // A banned address gets the usual answer and nothing is kept (moderation/ban-list.ts).
-        const banned = await isBanned(db(), { accountId: null, addresses: [email] });
-        if (limited.allowed && !banned) {
-          const kept = await requestEmailUpdate(
-            civic,
-            { reference, email: email!, note: text.note },
-            submission?.record,
-          );
-          if (!kept) return notShown(request, reply, reference);
-        }
+        return await withUploads(
+          request,
+          (field) => field === "update-photo",
+          (files) => postUpdate(request, reply, reference, files),
+        );
       } catch (error) {
-        // The same form sent twice at once: the first one counts, the second gets its answer.
-        if (!isUniqueViolation(error)) throw error;
-        const first = await submission?.earlier();
-        if (first && !first.startsWith("request-")) return reply.redirect(`/reports/${reference}#update-${first}`, 303);
+        // A photo over the limit is stopped while it arrives: the form again, with the report form's message.
+        if (!isAppError(error) || error.code !== "payload_too_large") throw error;
+        const f = stringFields(request.body);
+        const values = { note: (f["update-note"] ?? "").slice(0, 20_000), email: (f.email ?? "").slice(0, 254) };
+        const message = photoTooLarge("The photo", civic.config.uploads.maxPhotoBytes);
+        return renderForm(request, reply, reference, values, [{ field: "update-photo", message }]);
       }
-      return checkYourEmail(request, reply, reference);
     },
   );
+
+  /** POST /reports/:reference/update with its photo, if any, in the upload store (removed when this returns). */
+  async function postUpdate(request: FastifyRequest, reply: FastifyReply, reference: string, files: ReceivedFile[]) {
+    const report = await findReport(reference);
+    if (!isPublic(report.visibility)) return notShown(request, reply, report.reference);
+    const f = stringFields(request.body);
+    // Long enough to say how long it was; the form's own limit is far below.
+    const typedNote = (f["update-note"] ?? "").slice(0, 100_000);
+    const typedEmail = (f.email ?? "").slice(0, 254);
+    const { token, problems } = spamChecks(civic, f);
+    const submission = formUse(civic, token, "report-update");
+    const earlier = await submission?.earlier();
+    if (earlier !== undefined) {
+      // A replayed form: the first answer again, nothing new.
+      if (earlier.startsWith("request-")) return checkYourEmail(request, reply, reference);
+      return reply.redirect(`/reports/${reference}#update-${earlier}`, 303);
+    }
+    const text = residentUpdateText(typedNote);
+    if ("problem" in text) problems.push({ field: "update-note", message: text.problem });
+    const accountId = request.viewer?.accountId ?? null;
+    const email = accountId ? null : normaliseEmail(typedEmail);
+    if (!accountId && !email) {
+      problems.push({ field: "update-email", message: "Enter an email address, like name@example.com" });
+    }
+    const values = { note: typedNote.slice(0, 20_000), email: typedEmail };
+    if (problems.length > 0 || !("note" in text)) return renderForm(request, reply, reference, values, problems);
+    // The optional photo, through the report form's pipeline (its limits and messages), once the rest is right.
+    const upload = files.find((file) => file.size > 0);
+    const photo = await storeUpdatePhoto(civic, upload);
+    if ("problem" in photo) {
+      return renderForm(request, reply, reference, values, [{ field: "update-photo", message: photo.problem }]);
+    }
+    try {
+      if (accountId) {
+        const done = await addSignedInUpdate(
+          civic,
+          { reference, accountId, note: text.note, photo: photo.photo },
+          submission?.record,
+        );
+        if (done.kind === "not-public") return notShown(request, reply, reference);
+        return reply.redirect(
+          done.kind === "published" ? `/reports/${reference}#update-${done.updateId}` : `/reports/${reference}`,
+          303,
+        );
+      }
+      const limited = await civic.limits.hit(PER_EMAIL, mailboxKey(email!));
+      // A banned address gets the usual answer and nothing is kept (moderation/ban-list.ts).
+      const banned = await isBanned(db(), { accountId: null, addresses: [email] });
+      if (limited.allowed && !banned) {
+        const kept = await requestEmailUpdate(
+          civic,
+          { reference, email: email!, note: text.note, photo: photo.photo },
+          submission?.record,
+        );
+        if (!kept) return notShown(request, reply, reference);
+      }
+    } catch (error) {
+      // The same form sent twice at once: the first one counts, the second gets its answer.
+      if (!isUniqueViolation(error)) throw error;
+      const first = await submission?.earlier();
+      if (first && !first.startsWith("request-")) return reply.redirect(`/reports/${reference}#update-${first}`, 303);
+    }
+    return checkYourEmail(request, reply, reference);
+  }
 
   emailLinkPage(app, {
     path: "/reports/updates/publish",
@@ -196,6 +229,7 @@ export async function residentUpdateRoutes(root: FastifyInstance): Promise<void>
               <p key={i}>{para}</p>
             ))}
           </blockquote>
+          {pending.photo_hash ? <p>With the photo you chose, published with it.</p> : null}
           <ButtonForm action={`/reports/updates/publish/${token}`} csrfToken={csrfToken} label="Publish the update" />
         </>
       );

@@ -4,12 +4,15 @@ import type { DB, ReportEventAuthor } from "../core/db/schema.js";
 import type { RecordSubmission } from "../core/http/single-use.js";
 import { RETENTION } from "../core/jobs/retention.js";
 import { issueLink, useLink } from "../core/links.js";
+import { type PhotoInput, photoKey } from "../core/media/images.js";
+import { mediaStorage } from "../core/media/storage.js";
 import { layoutMail } from "../core/mail/layout.js";
 import { sendUnconfirmedMail } from "../core/mail/policy.js";
 import { isPublic, publicReport } from "../core/visibility.js";
 import { isBanned } from "../moderation/index.js";
 import { recordReportEvent } from "./events.js";
 import { MAX_NOTE_LENGTH } from "./model.js";
+import { checkPhoto } from "./submit.js";
 
 /**
  * Updates from residents (issue 36): anyone may add a public update to a public report, signed in (published at
@@ -20,6 +23,11 @@ import { MAX_NOTE_LENGTH } from "./model.js";
  * report was made with): the row, and the mails to the reporter and the followers, in one transaction. A banned
  * account or address gets the usual answer and nothing is published (moderation/ban-list.ts). Each update can be
  * reported ("Report this"); moderation's "update" kind (moderated-kinds.ts) knows its author for strikes.
+ *
+ * An update may carry one photo, through the report form's pipeline (submit.ts checkPhoto: limits, EXIF stripped,
+ * derived sizes): a `report_photos` row of the report naming the update (`update_id`), moderated as any photo. An
+ * emailed update's photo is cleaned and stored at once and waits with it (its hash on the waiting row, its files a
+ * kept photo, kept-photos.ts, deleted once neither a report nor a waiting update uses them).
  */
 
 /** The longest update a resident may write, in characters (the one limit of a report's public note). */
@@ -38,6 +46,55 @@ export function residentUpdateText(raw: string): { note: string } | { problem: s
     };
   }
   return { note };
+}
+
+/** A cleaned and stored photo of an update. */
+export interface UpdatePhoto {
+  hash: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * The update's optional photo: none, the cleaned photo (its files stored), or the problem to show on the form (the
+ * report form's messages).
+ */
+export async function storeUpdatePhoto(
+  civic: Civic,
+  upload: PhotoInput | undefined,
+): Promise<{ photo: UpdatePhoto | null } | { problem: string }> {
+  if (!upload) return { photo: null };
+  const checked = await checkPhoto(upload, 0, civic.config.uploads.maxPhotoBytes);
+  if ("problem" in checked) return checked;
+  const storage = mediaStorage(civic.config);
+  const { hash, full, thumb, width, height } = checked.photo;
+  await storage.put(photoKey(hash, "full"), full);
+  await storage.put(photoKey(hash, "thumb"), thumb);
+  // Kept until a report or a waiting update uses it (kept-photos.ts), so a refused form leaves nothing behind.
+  await civic.database.db.insertInto("kept_photos").values({ hash, kept_at: civic.now().toISOString() }).execute();
+  return { photo: { hash, width, height } };
+}
+
+/** Adds an update's photo to its report, after the report's own photos. */
+async function addUpdatePhoto(tx: Kysely<DB>, reportId: number, updateId: number, photo: UpdatePhoto, now: Date) {
+  const last = await tx
+    .selectFrom("report_photos")
+    .select((eb) => eb.fn.max("position").as("position"))
+    .where("report_id", "=", reportId)
+    .executeTakeFirst();
+  await tx
+    .insertInto("report_photos")
+    .values({
+      report_id: reportId,
+      update_id: updateId,
+      position: last?.position === null || last?.position === undefined ? 0 : Number(last.position) + 1,
+      hash: photo.hash,
+      width: photo.width,
+      height: photo.height,
+      content_type: "image/jpeg",
+      created_at: now.toISOString(),
+    })
+    .execute();
 }
 
 async function publicReportByReference(db: Kysely<DB>, reference: string) {
@@ -65,7 +122,7 @@ export type SignedInResult = { kind: "published"; updateId: number } | { kind: "
 /** A signed-in resident's update, published at once (in the form's single-use transaction). */
 export async function addSignedInUpdate(
   civic: Civic,
-  input: { reference: string; accountId: string; note: string },
+  input: { reference: string; accountId: string; note: string; photo?: UpdatePhoto | null },
   recordSubmission?: RecordSubmission,
 ): Promise<SignedInResult> {
   const db = civic.database.db;
@@ -83,6 +140,7 @@ export async function addSignedInUpdate(
       report.id,
       { kind: "update", note: input.note },
     );
+    if (input.photo) await addUpdatePhoto(tx, report.id, recorded.updateId, input.photo, now);
     if (recordSubmission) await recordSubmission(tx, String(recorded.updateId));
     return { kind: "published", updateId: recorded.updateId } as const;
   });
@@ -95,7 +153,7 @@ export async function addSignedInUpdate(
  */
 export async function requestEmailUpdate(
   civic: Civic,
-  input: { reference: string; email: string; note: string },
+  input: { reference: string; email: string; note: string; photo?: UpdatePhoto | null },
   recordSubmission?: RecordSubmission,
 ): Promise<boolean> {
   const now = civic.now();
@@ -104,7 +162,15 @@ export async function requestEmailUpdate(
     if (!report) return false;
     const row = await tx
       .insertInto("report_update_requests")
-      .values({ report_id: report.id, email: input.email, note: input.note, created_at: now.toISOString() })
+      .values({
+        report_id: report.id,
+        email: input.email,
+        note: input.note,
+        created_at: now.toISOString(),
+        photo_hash: input.photo?.hash ?? null,
+        photo_width: input.photo?.width ?? null,
+        photo_height: input.photo?.height ?? null,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     if (recordSubmission) await recordSubmission(tx, `request-${row.id}`);
@@ -135,6 +201,7 @@ export async function requestEmailUpdate(
           body: [
             `Someone (we hope you) wrote an update on report ${report.reference} of the ${civic.site.villageName} Community Platform with this address. It is not published yet:`,
             { quote: input.note },
+            ...(input.photo ? ["It comes with a photo, published with it."] : []),
           ],
           action: {
             lead: "To publish it, open this link and press the button on the page:",
@@ -162,6 +229,9 @@ export async function pendingUpdate(db: Kysely<DB>, ref: string | null) {
       "report_update_requests.id",
       "report_update_requests.note",
       "report_update_requests.email",
+      "report_update_requests.photo_hash",
+      "report_update_requests.photo_width",
+      "report_update_requests.photo_height",
       "reports.reference",
       "reports.title",
       "reports.visibility",
@@ -202,6 +272,10 @@ export async function confirmEmailUpdate(civic: Civic, token: string): Promise<C
       report.id,
       { kind: "update", note: pending.note },
     );
+    if (pending.photo_hash !== null && pending.photo_width !== null && pending.photo_height !== null) {
+      const photo = { hash: pending.photo_hash, width: pending.photo_width, height: pending.photo_height };
+      await addUpdatePhoto(tx, report.id, recorded.updateId, photo, now);
+    }
     return { kind: "published", reference: report.reference, updateId: recorded.updateId };
   });
 }

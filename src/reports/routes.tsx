@@ -602,6 +602,7 @@ export async function reportRoutes(root: FastifyInstance): Promise<void> {
             signedIn={ctx.signedIn === true}
             seen={{ count: seen, signedIn: ctx.signedIn === true }}
             forwardings={forwardings}
+            maxPhotoMb={Math.round(config.uploads.maxPhotoBytes / 1048576)}
           />
         </Layout>,
       );

@@ -237,17 +237,9 @@ async function check(civic: Civic, input: ReportSubmission): Promise<Checked> {
     problem("photos", maxPhotos === 0 ? "Photos are not accepted" : `Add at most ${maxPhotos} photos`);
   } else {
     for (const [i, photo] of given.entries()) {
-      const label = photo.filename ? `“${photo.filename.slice(0, 80)}”` : `Photo ${i + 1}`;
-      if (photoSize(photo) > maxPhotoBytes) {
-        problem("photos", `${label} is larger than ${Math.round(maxPhotoBytes / 1024 / 1024)} MB`);
-        continue;
-      }
-      try {
-        photos.push(await processPhoto(photoSource(photo)));
-      } catch (error) {
-        if (!(error instanceof ImageError)) throw error;
-        problem("photos", `${label} ${error.message}`);
-      }
+      const checked = await checkPhoto(photo, i, maxPhotoBytes);
+      if ("problem" in checked) problem("photos", checked.problem);
+      else photos.push(checked.photo);
     }
   }
 
@@ -408,4 +400,33 @@ export async function submitReport(
       throw error;
     }
   }
+}
+
+/**
+ * One uploaded photo through the photo pipeline (core/media/images.ts: size limit, a real image of an accepted type,
+ * EXIF stripped, derived sizes), or the problem to show on the form: the one home of the photo messages of the
+ * report form and of residents' updates.
+ */
+export async function checkPhoto(
+  photo: PhotoInput,
+  index: number,
+  maxPhotoBytes: number,
+): Promise<{ photo: ProcessedImage } | { problem: string }> {
+  const label = photoLabel(photo.filename, index);
+  if (photoSize(photo) > maxPhotoBytes) return { problem: photoTooLarge(label, maxPhotoBytes) };
+  try {
+    return { photo: await processPhoto(photoSource(photo)) };
+  } catch (error) {
+    if (!(error instanceof ImageError)) throw error;
+    return { problem: `${label} ${error.message}` };
+  }
+}
+
+function photoLabel(filename: string | undefined, index: number): string {
+  return filename ? `“${filename.slice(0, 80)}”` : `Photo ${index + 1}`;
+}
+
+/** The problem of a photo over the size limit (also for one the upload stopped at the limit, core/media/uploads.ts). */
+export function photoTooLarge(label: string, maxPhotoBytes: number): string {
+  return `${label} is larger than ${Math.round(maxPhotoBytes / 1024 / 1024)} MB`;
 }

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { accountsHarness, makeReport } from "../accounts/support.js";
 import { axeViolations, browserAvailable, browserSite, formatViolations } from "../helpers/browser.js";
+import { jpegWithGps } from "../helpers/images.js";
 import { hasJava, nuErrors } from "../helpers/nu.js";
 
 /**
  * "Add an update" on a report page (issue 36) in real Chromium without JavaScript, by keyboard, 320 px wide: the
  * error states first (no text, no address: the form comes back with both errors and what was typed), then a good
- * update, the emailed link's page and its button, and the update in the report's history. Every page passes axe.
+ * update with a photo, the emailed link's page and its button, and the update with its photo in the report's
+ * history. Every page passes axe.
  */
 describe.skipIf(!browserAvailable())("resident updates in Chromium without JavaScript", { timeout: 120_000 }, () => {
   const site = browserSite((base) => accountsHarness("sqlite", { BASE_URL: base }));
@@ -56,6 +58,11 @@ describe.skipIf(!browserAvailable())("resident updates in Chromium without JavaS
     await page.focus("#update-note");
     await page.keyboard.type("The hole has a cone in it now, but it is still deep.");
     await page.fill("#update-email", "browser.walker@example.org");
+    await page.setInputFiles("#update-photo", {
+      name: "cone.jpg",
+      mimeType: "image/jpeg",
+      buffer: await jpegWithGps(),
+    });
     site.harness.advance(4_000);
     await page.focus("button[type=submit]:has-text('Send the update')");
     await page.keyboard.press("Enter");
@@ -75,6 +82,11 @@ describe.skipIf(!browserAvailable())("resident updates in Chromium without JavaS
     await page.click(`a:has-text('Back to report ${reference}')`);
     await page.waitForSelector("text=Update from a resident");
     expect(await page.textContent(".report-history")).toContain("The hole has a cone in it now");
+    const photo = page.locator(".report-history .update-photo img");
+    expect(await photo.getAttribute("alt")).toBe("Photo added with this update (opens the full size)");
+    const thumb = await page.request.get(`${site.base}${await photo.getAttribute("src")}`);
+    expect(thumb.status()).toBe(200);
+    expect(thumb.headers()["content-type"]).toBe("image/jpeg");
     await axe("report page with the update");
     await context.close();
     if (hasJava) expect(await nuErrors(served)).toEqual([]);

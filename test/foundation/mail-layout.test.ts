@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { moderate, suspendAccount, unsuspendAccount } from "../../src/moderation/decisions.js";
 import { queueNextBatch } from "../../src/newsletter/service.js";
+import { sendQuestionnaires } from "../../src/reports/questionnaire.js";
 import { recordReportEvent } from "../../src/reports/events.js";
 import { sendAlertDigests, sendNewReportAlerts } from "../../src/reports/alerts.js";
 import {
@@ -44,6 +45,9 @@ const NOT_MAIL_KINDS = new Set([
   "seen",
   "questionnaire",
   "moderation",
+  // The answers of a resident's update (reports/resident-updates.ts), not mails.
+  "published",
+  "not-public",
 ]);
 
 function sources(dir: string): string[] {
@@ -144,11 +148,21 @@ describeEachDb("every mail in the one layout", (dialect) => {
         website: "",
         email: "seen@example.org",
       });
+      // A resident's update with an address: the link to publish it.
+      await v.post(`/reports/${report.reference}/update`, {
+        _csrf: await fresh(`/reports/${report.reference}`),
+        website: "",
+        "update-note": "Still there this <morning>.",
+        email: "updater@example.org",
+      });
       await recordReportEvent(db, { civic, now: civic.now(), by: "staff", accountId: null }, report.id, {
         kind: "status",
         to: "in_progress",
         note: "A volunteer is looking <into> it.",
       });
+      // "Is it fixed?" once the report has waited its days (reports/questionnaire.ts).
+      const later = new Date(civic.now().getTime() + (civic.config.questionnaireAfterDays + 1) * 86_400_000);
+      await sendQuestionnaires({ ...civic, now: () => later });
 
       // Account mail: another address added, an email change asked and confirmed (the old address is told), a
       // password set.

@@ -58,7 +58,7 @@ describeEachDb("the staff inbox in context", (dialect) => {
     expect(rowOf(res.body, middle)).toContain("open 7 days");
     expect(rowOf(res.body, fresh)).toContain("open less than a day");
     // makeReport's point is by the war memorial in the seed's gazetteer.
-    expect(rowOf(res.body, old)).toMatch(/data-label="Place">[^<]*(War memorial|from)/i);
+    expect(rowOf(res.body, old)).toMatch(/data-label="Place" class="free-text">[^<]*(War memorial|from)/i);
     expect(rowOf(res.body, old)).toMatch(/data-label="Flags">2</);
     expect(rowOf(res.body, middle)).toMatch(/data-label="Flags">0</);
     expect(rowOf(res.body, middle)).toMatch(/data-label="Seen too">3</);

@@ -124,6 +124,23 @@ describeEachDb("emailed links", (dialect) => {
     ).id;
     const [recipient] = await updateRecipients(h.app.civic, h.app.civic.database.db, reportId);
     links.set("/reports/updates/unsubscribe/:token", pathOf(recipient!.unsubscribeUrl));
+    await submitSlowly(h, visitor, `/reports/${report.reference}`, `/reports/${report.reference}/seen`, {
+      email: "sandpiper@example.org",
+      website: "",
+    });
+    links.set(
+      "/reports/seen/confirm/:token",
+      linkIn((await h.mailTo("sandpiper@example.org")).parsed.text ?? "", "/reports/seen/confirm/"),
+    );
+    await submitSlowly(h, visitor, `/reports/${report.reference}`, `/reports/${report.reference}/update`, {
+      "update-note": "The hole is bigger today.",
+      email: "whimbrel@example.org",
+      website: "",
+    });
+    links.set(
+      "/reports/updates/publish/:token",
+      linkIn((await h.mailTo("whimbrel@example.org")).parsed.text ?? "", "/reports/updates/publish/"),
+    );
     const asked = await questionnaireText(reportId, "dunlin@example.org");
     links.set("/reports/fixed/yes/:token", linkIn(asked, "/reports/fixed/yes/"));
     links.set("/reports/fixed/no/:token", linkIn(asked, "/reports/fixed/no/"));

@@ -225,6 +225,8 @@ export interface ReportPhotosTable {
   content_type: string;
   created_at: Timestamp;
   visibility: ColumnType<ReportVisibility, ReportVisibility | undefined, ReportVisibility>;
+  /** The resident's update it came with (0041); null for the report's own photos. */
+  update_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** Who made a report event (0033). */
@@ -637,6 +639,10 @@ export interface ReportUpdateRequestsTable {
   email: string;
   note: string;
   created_at: Timestamp;
+  /** Its cleaned photo, if it has one, waiting with it (0041). */
+  photo_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  photo_width: ColumnType<number | null, number | null | undefined, number | null>;
+  photo_height: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** "I have seen this too" marks, one per person and report (reports/seen.ts, migration 0037; personal data). */

@@ -18,6 +18,7 @@ export function ReportDetail({
   signedIn,
   seen,
   forwardings = [],
+  maxPhotoMb,
 }: {
   r: PublicReportDetail;
   tiles: MapTiles;
@@ -29,7 +30,11 @@ export function ReportDetail({
   seen: { count: number; signedIn: boolean };
   /** Where it was sent (forward.ts), newest first: sent ones only. */
   forwardings?: ForwardingRow[];
+  /** The largest photo the update form accepts, in MB. */
+  maxPhotoMb?: number;
 }) {
+  // The report's own photos; an update's photo is shown with the update in the history.
+  const ownPhotos = r.photos.filter((ph) => ph.updateId === null);
   return (
     <>
       <p>
@@ -99,17 +104,17 @@ export function ReportDetail({
           {para}
         </p>
       ))}
-      {r.photos.length > 0 ? (
+      {ownPhotos.length > 0 ? (
         <>
           <h2>Photos</h2>
           <ul class="report-photos">
-            {r.photos.map((ph, i) => (
+            {ownPhotos.map((ph, i) => (
               <li key={ph.full}>
                 <ModeratedMark visibility={ph.visibility} />
                 <a href={ph.full}>
                   <img
                     src={ph.thumb}
-                    alt={`Photo ${i + 1} of ${r.photos.length} for this report (opens the full size)`}
+                    alt={`Photo ${i + 1} of ${ownPhotos.length} for this report (opens the full size)`}
                     width={Math.round((ph.width * 400) / Math.max(ph.width, ph.height))}
                     height={Math.round((ph.height * 400) / Math.max(ph.width, ph.height))}
                     loading="lazy"
@@ -128,6 +133,23 @@ export function ReportDetail({
             <DateTime iso={u.at} withTime />: <HistoryHeading u={u} first={i === 0} />
             {u.note ? <p class="update-note">{u.note}</p> : null}
             {u.note && i > 0 ? <ReportThisLink kind="update" id={String(u.id)} noun="update" /> : null}
+            {r.photos
+              .filter((ph) => ph.updateId === u.id)
+              .map((ph) => (
+                <p class="update-photo" key={ph.full}>
+                  <ModeratedMark visibility={ph.visibility} />
+                  <a href={ph.full}>
+                    <img
+                      src={ph.thumb}
+                      alt="Photo added with this update (opens the full size)"
+                      width={Math.round((ph.width * 400) / Math.max(ph.width, ph.height))}
+                      height={Math.round((ph.height * 400) / Math.max(ph.width, ph.height))}
+                      loading="lazy"
+                    />
+                  </a>{" "}
+                  <ReportThisLink kind="photo" id={String(ph.id)} noun="photo" />
+                </p>
+              ))}
           </li>
         ))}
       </ol>
@@ -137,7 +159,12 @@ export function ReportDetail({
         <p>{seenWords(seen.count)}</p>
       )}
       {isPublic(r.visibility) ? (
-        <ResidentUpdateForm reference={r.reference} csrfToken={csrfToken} signedIn={signedIn ?? false} />
+        <ResidentUpdateForm
+          reference={r.reference}
+          csrfToken={csrfToken}
+          signedIn={signedIn ?? false}
+          {...(maxPhotoMb === undefined ? {} : { maxPhotoMb })}
+        />
       ) : null}
       {isPublic(r.visibility) ? <FollowForm reference={r.reference} csrfToken={csrfToken} /> : null}
       <p>

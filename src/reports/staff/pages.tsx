@@ -137,7 +137,6 @@ export function InboxPage(p: InboxProps) {
               <th scope="col">Title</th>
               <th scope="col">Category</th>
               <th scope="col">Status</th>
-              <th scope="col">Reported</th>
               <th scope="col">Age</th>
               <th scope="col">Place</th>
               <th scope="col">Flags</th>
@@ -151,7 +150,7 @@ export function InboxPage(p: InboxProps) {
                 <td data-label="Reference">
                   <a href={`/admin/reports/${r.reference}`}>{r.reference}</a>
                 </td>
-                <td data-label="Title">
+                <td data-label="Title" class="free-text">
                   {r.title}
                   {!isPublic(r.visibility) ? <strong> ({r.visibility})</strong> : null}
                 </td>
@@ -159,11 +158,12 @@ export function InboxPage(p: InboxProps) {
                 <td data-label="Status">
                   <StatusTag status={r.status} />
                 </td>
-                <td data-label="Reported">
-                  <DateTime iso={r.createdAt} />
+                <td data-label="Age">
+                  {ageWords(r)}, reported <DateTime iso={r.createdAt} />
                 </td>
-                <td data-label="Age">{ageWords(r)}</td>
-                <td data-label="Place">{r.placeInWords ?? "Not given"}</td>
+                <td data-label="Place" class="free-text">
+                  {r.placeInWords ?? "Not given"}
+                </td>
                 <td data-label="Flags">{r.flags}</td>
                 <td data-label="Seen too">{r.seen}</td>
                 <td data-label="Assigned to">{r.assignedTo ?? "Nobody"}</td>

@@ -71,15 +71,16 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
           </tr>
           <tr>
             <td data-label="Information">
-              Updates you add to a report: the text, and your account or the email address you confirmed it with
+              Updates you add to a report: the text, its photo if you add one (without the location and camera details
+              stored inside it), and your account or the email address you confirmed it with
             </td>
             <td data-label="Why we use it">
               To publish the update on the report, tell its reporter and followers, and let the moderators deal with
               misuse.
             </td>
             <td data-label="Who can see it">
-              Everyone sees the text and date, marked “Update from a resident” or “from the reporter”; your name and
-              address are never shown.
+              Everyone sees the text, the photo and the date, marked “Update from a resident” or “from the reporter”;
+              your name and address are never shown.
             </td>
           </tr>
           <tr>

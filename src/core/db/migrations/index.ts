@@ -36,6 +36,7 @@ import * as m0036 from "./0036_resident_updates.js";
 import * as m0037 from "./0037_report_seen.js";
 import * as m0038 from "./0038_report_questionnaires.js";
 import * as m0040 from "./0040_forwarding.js";
+import * as m0041 from "./0041_update_photos.js";
 
 /**
  * The one migration set for SQLite and PostgreSQL, in order. Each feature adds its own file here; names sort in
@@ -79,6 +80,7 @@ export const migrations: Record<string, Migration> = {
   "0037_report_seen": m0037,
   "0038_report_questionnaires": m0038,
   "0040_forwarding": m0040,
+  "0041_update_photos": m0041,
 };
 
 export class MigrationError extends Error {
