@@ -82,7 +82,38 @@ export interface MapAnswer {
   clusters: MapCluster[];
 }
 
-const round = (n: number) => Math.round(n * 1e5) / 1e5;
+/** A position as the map data gives it: 5 decimals (about a metre). */
+export const round = (n: number) => Math.round(n * 1e5) / 1e5;
+
+/** The columns of a report the map data gives one by one (a MapPoint). */
+export const POINT_COLUMNS = [
+  "reports.reference",
+  "reports.latitude",
+  "reports.longitude",
+  "reports.status",
+  "reports.title",
+] as const;
+
+/** The answer of a box whose reports are few enough to give one by one (rows of POINT_COLUMNS). */
+export function pointsAnswer(
+  rows: {
+    reference: string;
+    latitude: number | null;
+    longitude: number | null;
+    status: ReportStatus;
+    title: string;
+  }[],
+  box: Bbox,
+  zoom: number,
+): MapAnswer {
+  return {
+    bbox: box,
+    zoom,
+    total: rows.length,
+    points: rows.map((r) => [r.reference, round(r.latitude ?? 0), round(r.longitude ?? 0), r.status, r.title]),
+    clusters: [],
+  };
+}
 
 /** Reports matching the filters inside `box`, through the near-here cells when there are few enough of them. */
 function located(db: Kysely<DB>, filter: MapFilter, box: Bbox) {
@@ -144,20 +175,12 @@ export async function mapReports(
   // reach a little past the box), so a whole village of a million reports is never read to find out.
   if (zoom > GRID_MAX_ZOOM && cells.reduce((sum, c) => sum + c.n, 0) <= MAX_POINTS) {
     const rows = await located(db, filter, box)
-      .select(["reports.reference", "reports.latitude", "reports.longitude", "reports.status", "reports.title"])
+      .select(POINT_COLUMNS)
       .orderBy("reports.created_at", "desc")
       .orderBy("reports.id", "desc")
       .limit(MAX_POINTS + 1)
       .execute();
-    if (rows.length <= MAX_POINTS) {
-      return {
-        bbox: box,
-        zoom,
-        total: rows.length,
-        points: rows.map((r) => [r.reference, round(r.latitude ?? 0), round(r.longitude ?? 0), r.status, r.title]),
-        clusters: [],
-      };
-    }
+    if (rows.length <= MAX_POINTS) return pointsAnswer(rows, box, zoom);
   }
   // 64 px of a 256 px tile at this zoom, in degrees of longitude; latitude degrees are longer on the map by 1/cos(φ).
   const midLat = ((south + north) / 2) * (Math.PI / 180);

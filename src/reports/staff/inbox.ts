@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { DB, ReportStatus } from "../../core/db/schema.js";
 import { openFlagCounts } from "../../moderation/index.js";
 import { UNRESOLVED_STATUSES } from "../model.js";
-import type { Bbox, MapAnswer } from "../map-data.js";
+import { type Bbox, type MapAnswer, POINT_COLUMNS, pointsAnswer, round } from "../map-data.js";
 import { describePlace, loadGazetteer } from "../place-words.js";
 import { looksLikeReference, normaliseReference } from "../reference.js";
 
@@ -178,7 +178,6 @@ const STAFF_MAP_POINTS = 500;
 /** Past STAFF_MAP_POINTS, at most this many reports are counted into cells (their newest first). */
 const STAFF_MAP_COUNTED = 20_000;
 const CELLS_ACROSS = 32;
-const round = (n: number) => Math.round(n * 1e5) / 1e5;
 
 /**
  * The filtered inbox on a map (the reports map's answer, map-data.ts MapAnswer): every visibility, as staff see
@@ -199,20 +198,12 @@ export async function staffMapReports(
     .where("reports.longitude", ">=", west)
     .where("reports.longitude", "<=", east);
   const rows = await q
-    .select(["reports.reference", "reports.latitude", "reports.longitude", "reports.status", "reports.title"])
+    .select(POINT_COLUMNS)
     .orderBy("reports.created_at", "desc")
     .orderBy("reports.id", "desc")
     .limit(STAFF_MAP_POINTS + 1)
     .execute();
-  if (rows.length <= STAFF_MAP_POINTS) {
-    return {
-      bbox: box,
-      zoom,
-      total: rows.length,
-      points: rows.map((r) => [r.reference, round(r.latitude ?? 0), round(r.longitude ?? 0), r.status, r.title]),
-      clusters: [],
-    };
-  }
+  if (rows.length <= STAFF_MAP_POINTS) return pointsAnswer(rows, box, zoom);
   const all = await q
     .select(["reports.latitude", "reports.longitude"])
     .orderBy("reports.created_at", "desc")
