@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import pg from "pg";
 import { type Dialect, openDatabase } from "../../src/core/db/database.js";
+import { MAP_CELL_SLOTS } from "../../src/core/db/migrations/0032_map_cell_slots.js";
 import { migrations, migrateToLatest } from "../../src/core/db/migrations/index.js";
 import type { DB } from "../../src/core/db/schema.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
@@ -152,6 +153,24 @@ async function generate(db: Kysely<DB>, dialect: Dialect, size: number, nowS: nu
   process.stdout.write("\n");
 }
 
+/**
+ * Fills what PostgreSQL's row triggers keep, after a generation with triggers off: the reports' search documents
+ * (migration 0028) and the map's cell sums (0032, with 0035's index). Their migrations fill them the same way.
+ */
+async function rebuildDerived(db: Kysely<DB>): Promise<void> {
+  const t0 = performance.now();
+  await sql`delete from report_search`.execute(db);
+  await sql`insert into report_search (report_id, document)
+    select id, civic_report_document(title, description, location_text, place_id) from reports`.execute(db);
+  const cell = sql.raw("(floor((latitude + 90) * 500)::bigint * 1000000 + floor((longitude + 180) * 500)::bigint)");
+  await sql`delete from report_map_cells`.execute(db);
+  await sql`insert into report_map_cells (cell, category_code, status, visibility, slot, n, lat_sum, lng_sum)
+    select ${cell}, category_code, status, visibility, id % ${sql.lit(MAP_CELL_SLOTS)}, count(*), sum(latitude), sum(longitude)
+    from reports where latitude is not null and longitude is not null
+    group by ${cell}, category_code, status, visibility, id % ${sql.lit(MAP_CELL_SLOTS)}`.execute(db);
+  console.log(`  search documents and map cells filled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+}
+
 function pgBin(cmd: string): string {
   const found = spawnSync("sh", ["-c", `ls /usr/lib/postgresql/*/bin/${cmd} 2>/dev/null | sort -V | tail -n 1`], {
     encoding: "utf8",
@@ -268,7 +287,16 @@ async function build(dialect: Dialect, size: number, target: string): Promise<vo
       const database = openDatabase({ databaseUrl: cluster.url, dataDir: tmp, poolSize: 2 });
       await migrateBase(database.db);
       await seedDemoVillage(database.db, new Date(nowS * 1000));
-      await generate(database.db, dialect, size, nowS);
+      // PostgreSQL's row triggers (search documents, map cells, the public read version) would fire a million
+      // times: each version counter row updated ~60,000 times in one statement walks an ever longer chain of its own
+      // dead versions, so generation never finished. The rows are written with triggers off (replica mode, this
+      // session only), then the tables the triggers keep are filled in one statement each, as their migrations do.
+      await database.db.connection().execute(async (conn) => {
+        await sql`set session_replication_role = replica`.execute(conn);
+        await generate(conn, dialect, size, nowS);
+        await sql`reset session_replication_role`.execute(conn);
+      });
+      await rebuildDerived(database.db);
       await sql`VACUUM (ANALYZE)`.execute(database.db);
       await sql`CHECKPOINT`.execute(database.db);
       await database.close();
