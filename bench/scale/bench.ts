@@ -20,7 +20,13 @@ import { type CompiledQuery, type LogEvent, sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { type Database, type Dialect, openDatabase, sqlitePath } from "../../src/core/db/database.js";
+import {
+  type Database,
+  type Dialect,
+  openDatabase,
+  PG_SESSION_OPTIONS,
+  sqlitePath,
+} from "../../src/core/db/database.js";
 import { village } from "../../src/demo/village.js";
 import { createApiKey } from "../../src/open311/keys.js";
 import { type Dataset, openDataset } from "./dataset.js";
@@ -352,7 +358,7 @@ async function plans(ds: Dataset, list: Scenario[]): Promise<void> {
   });
   const app = await buildApp(loadConfig(env(ds)), { database, logger: false });
   const raw = ds.url === null ? new SQLite(sqlitePath(ds.dataDir), { readonly: true }) : null;
-  const client = ds.url ? new pg.Client({ connectionString: ds.url, options: "-c TimeZone=UTC" }) : null;
+  const client = ds.url ? new pg.Client({ connectionString: ds.url, options: PG_SESSION_OPTIONS }) : null;
   await client?.connect();
   for (const s of list) {
     if (s.name.includes("POST")) {

@@ -75,6 +75,13 @@ function installPgTypeParsers(): void {
   pg.types.setTypeParser(1114, (v) => new Date(`${v.replace(" ", "T")}Z`).toISOString());
 }
 
+/**
+ * Every PostgreSQL session works in UTC, so timestamps compare and print the same on both dialects, and without
+ * parallel workers: the platform's reads are short, and starting a worker cost a search for a rare word 7 to 15 ms of
+ * its 15 at a million reports (bench/scale/README.md), more than any of its reads could gain.
+ */
+export const PG_SESSION_OPTIONS = "-c TimeZone=UTC -c max_parallel_workers_per_gather=0";
+
 /** Opens SQLite under DATA_DIR, or PostgreSQL when a DATABASE_URL is given. */
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
@@ -82,8 +89,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      // Every session works in UTC so timestamps compare and print the same on both dialects.
-      options: "-c TimeZone=UTC",
+      options: PG_SESSION_OPTIONS,
     });
     // A broken idle connection must not crash the process; the next query gets a fresh one.
     pool.on("error", () => {});
