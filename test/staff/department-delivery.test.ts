@@ -167,4 +167,15 @@ describeEachDb("a department's delivery method on the admin pages", (dialect) =>
     expect([401, 403]).toContain(refused.statusCode);
     expect((await department()).delivery).toBe("email");
   });
+
+  it("tells residents and operators about forwarding: the privacy notice and /llms.txt", async () => {
+    const privacy = (await t.app.inject("/privacy")).body;
+    expect(privacy).toContain("by email or through the council’s Open311 service");
+    expect(privacy).toContain(
+      "Your name, email address and phone number go with it only when you ticked that the council may contact you",
+    );
+    const llms = (await t.app.inject("/llms.txt")).body;
+    expect(llms).toContain("by email or through the council's Open311 GeoReport v2 service");
+    expect(llms).toContain("go to the council only when they ticked that the council may contact them");
+  });
 });
