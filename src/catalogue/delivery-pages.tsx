@@ -125,21 +125,27 @@ export function DeliverySection(p: DeliverySectionProps) {
           <legend>Council service code for each of our categories</legend>
           <HintAndError id="admin-services" hint={servicesHint} error={servicesError} />
           {settings.categories.length === 0 ? <p>No category is forwarded to this department yet.</p> : null}
-          {settings.categories.map((c) => (
-            <p class="field" key={c.code}>
-              <label for={`admin-service-${c.code}`}>
-                {c.name} (<code>{c.code}</code>)
-              </label>
-              <input
-                id={`admin-service-${c.code}`}
-                name={`service:${c.code}`}
-                maxLength={100}
-                value={values.services[c.code] ?? ""}
-                spellcheck={false}
-                aria-invalid={servicesError ? "true" : undefined}
-              />
-            </p>
-          ))}
+          {settings.categories.map((c) => {
+            const id = `admin-service-${c.code}`;
+            const error = problems.find((x) => x.field === `service-${c.code}`)?.message ?? null;
+            return (
+              <p class="field" key={c.code}>
+                <label for={id}>
+                  {c.name} (<code>{c.code}</code>)
+                </label>
+                <HintAndError id={id} error={error} />
+                <input
+                  id={id}
+                  name={`service:${c.code}`}
+                  maxLength={100}
+                  value={values.services[c.code] ?? ""}
+                  spellcheck={false}
+                  aria-describedby={hintAndErrorIds(id, null, error)}
+                  aria-invalid={error || servicesError ? "true" : undefined}
+                />
+              </p>
+            );
+          })}
         </fieldset>
         <Field
           name="attributes"

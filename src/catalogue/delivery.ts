@@ -27,14 +27,16 @@ function fail(field: string, message: string): never {
   throw new AppError("validation_failed", message, { fields: [{ field, message }] });
 }
 
+/** A code in a mapping: ours (a category or question) or the council's (a service or attribute). */
+export const MAPPING_CODE = /^[\w.:-]{1,100}$/;
+export const MAPPING_CODE_MESSAGE = "Codes are 1 to 100 letters, digits, dots, colons, hyphens or underscores.";
+
 function checkMapping(field: string, value: Record<string, string> | undefined): string | undefined {
   if (value === undefined) return undefined;
   const entries = Object.entries(value);
   if (entries.length > 500) fail(field, "At most 500 pairs.");
   for (const [k, v] of entries) {
-    if (!/^[\w.:-]{1,100}$/.test(k) || typeof v !== "string" || !/^[\w.:-]{1,100}$/.test(v)) {
-      fail(field, "Codes are 1 to 100 letters, digits, dots, colons, hyphens or underscores.");
-    }
+    if (!MAPPING_CODE.test(k) || typeof v !== "string" || !MAPPING_CODE.test(v)) fail(field, MAPPING_CODE_MESSAGE);
   }
   return JSON.stringify(value);
 }

@@ -31,6 +31,8 @@ import {
   checkDepartmentConnection,
   type ConnectionCheck,
   deliverySettings,
+  MAPPING_CODE,
+  MAPPING_CODE_MESSAGE,
   parseMapping,
   setDepartmentDelivery,
 } from "./delivery.js";
@@ -393,6 +395,12 @@ export function catalogueRoutes(scope: StaffScope): void {
       if (values.method !== "email" && values.method !== "open311") {
         throw new AppError("validation_failed", "Choose how reports are sent.", {
           fields: [{ field: "method", message: "Choose email or Open311." }],
+        });
+      }
+      const wrong = Object.entries(typed).filter(([, theirs]) => theirs.trim() && !MAPPING_CODE.test(theirs.trim()));
+      if (wrong.length > 0) {
+        throw new AppError("validation_failed", MAPPING_CODE_MESSAGE, {
+          fields: wrong.map(([code]) => ({ field: `service-${code}`, message: `${MAPPING_CODE_MESSAGE} (${code})` })),
         });
       }
       // Codes of categories that are no longer this department's keep their mapping (they may come back).

@@ -70,8 +70,12 @@ describeEachDb("a department's delivery method on the admin pages", (dialect) =>
 
     const code = await save({ method: "open311", endpoint: council.url, "service:streetlight": "street light" });
     expect(code.statusCode).toBe(400);
-    expect(code.body).toContain('href="#admin-services"');
-    expect(code.body).toMatch(/id="admin-service-streetlight"[^>]*aria-invalid="true"/);
+    expect(code.body).toContain('href="#admin-service-streetlight"');
+    expect(code.body).toMatch(/id="admin-service-streetlight-error"[^]*Codes are 1 to 100 letters/);
+    expect(code.body).toMatch(
+      /id="admin-service-streetlight"[^>]*aria-describedby="admin-service-streetlight-error"[^>]*aria-invalid="true"/,
+    );
+    expect(code.body).toContain('value="street light"');
 
     const none = await save({ endpoint: council.url });
     expect(none.statusCode).toBe(400);
