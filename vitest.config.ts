@@ -36,6 +36,7 @@ const FAST = [
 const SLOW = [
   "test/browser/**/*.test.{ts,tsx}",
   "test/hardening/crash.test.ts",
+  "test/forwarding/kill-mid-send.test.ts",
   "test/scale/two-instances.test.ts",
   "test/foundation/server.test.ts",
   "test/scale/checkpointer.test.ts",

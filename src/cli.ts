@@ -83,7 +83,7 @@ export async function runCli(
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(database.db);
-    return await command.run({ config, database, args, out: io.out, err: io.err });
+    return await command.run({ config, database, args, env, out: io.out, err: io.err });
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\nUsage: ${command.usage}`);

@@ -12,7 +12,7 @@ export const departmentCommands: Record<string, Command> = {
       "[--services ourCategory=theirService,...] [--attributes theirAttribute=ourQuestion,...]\n" +
       "  The API key is read from the environment variable named by --api-key-env (never from the command line), " +
       "stored sealed with FORWARDING_SECRET (or SESSION_SECRET) and never shown again.",
-    async run({ config, database, args, out }) {
+    async run({ config, database, args, env, out }) {
       const { values, positionals } = parseArgs({
         args,
         allowPositionals: true,
@@ -31,7 +31,7 @@ export const departmentCommands: Record<string, Command> = {
       if (values.method !== "email" && values.method !== "open311") throw new UsageError("--method email|open311");
       let apiKey: string | undefined;
       if (values["api-key-env"] !== undefined) {
-        apiKey = process.env[values["api-key-env"]];
+        apiKey = (env ?? process.env)[values["api-key-env"]];
         if (apiKey === undefined) throw new UsageError(`The variable ${values["api-key-env"]} is not set.`);
       }
       await setDepartmentDelivery(
@@ -73,6 +73,12 @@ export const departmentCommands: Record<string, Command> = {
             : "mapped, but the council does not offer it";
         out([c.code, c.serviceCode ?? "-", verdict].join("\t"));
       }
+      for (const s of check.unmappedServices)
+        out(`Council service not mapped: ${s.code}${s.name ? ` (${s.name})` : ""}`);
+      for (const a of check.unmappedAttributes) {
+        out(`Required question not mapped: ${a.code} of ${a.service}${a.description ? ` (${a.description})` : ""}`);
+      }
+      for (const d of check.definitionErrors) out(`The questions of ${d.service} could not be read: ${d.error}`);
       return 0;
     },
   },

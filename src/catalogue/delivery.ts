@@ -5,7 +5,7 @@ import { AppError } from "../core/http/errors.js";
 import { OutboundError } from "../core/http/outbound.js";
 import { seal } from "../core/sealed.js";
 import { recordAudit } from "../core/staff/audit.js";
-import { COUNCIL_KEY_PURPOSE, type CouncilService, fetchServices } from "../reports/index.js";
+import { COUNCIL_KEY_PURPOSE, type CouncilService, fetchServiceDefinition, fetchServices } from "../reports/index.js";
 
 /**
  * A department's delivery method (issue 37): email, or a council's Open311 endpoint with its API key (sealed,
@@ -27,25 +27,27 @@ function fail(field: string, message: string): never {
   throw new AppError("validation_failed", message, { fields: [{ field, message }] });
 }
 
+/** A code in a mapping: ours (a category or question) or the council's (a service or attribute). */
+export const MAPPING_CODE = /^[\w.:-]{1,100}$/;
+export const MAPPING_CODE_MESSAGE = "Codes are 1 to 100 letters, digits, dots, colons, hyphens or underscores.";
+
 function checkMapping(field: string, value: Record<string, string> | undefined): string | undefined {
   if (value === undefined) return undefined;
   const entries = Object.entries(value);
   if (entries.length > 500) fail(field, "At most 500 pairs.");
   for (const [k, v] of entries) {
-    if (!/^[\w.:-]{1,100}$/.test(k) || typeof v !== "string" || !/^[\w.:-]{1,100}$/.test(v)) {
-      fail(field, "Codes are 1 to 100 letters, digits, dots, colons, hyphens or underscores.");
-    }
+    if (!MAPPING_CODE.test(k) || typeof v !== "string" || !MAPPING_CODE.test(v)) fail(field, MAPPING_CODE_MESSAGE);
   }
   return JSON.stringify(value);
 }
 
 /** Parses `a=b,c=d` (the CLI's and the form's mapping notation). */
-export function parseMapping(text: string): Record<string, string> {
+export function parseMapping(text: string, field = "mapping"): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of text.split(/[,\n]/)) {
     const [k, v, extra] = pair.split("=").map((p) => p.trim());
     if (!k && !v) continue;
-    if (!k || !v || extra !== undefined) fail("mapping", `"${pair.trim().slice(0, 40)}" is not code=code.`);
+    if (!k || !v || extra !== undefined) fail(field, `"${pair.trim().slice(0, 40)}" is not code=code.`);
     out[k] = v;
   }
   return out;
@@ -114,6 +116,50 @@ export async function setDepartmentDelivery(
   });
 }
 
+function storedMapping(json: string): Record<string, string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    value = null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/** A department's delivery settings as the admin form shows them: never the key, only whether one is stored. */
+export interface DeliverySettings {
+  method: "email" | "open311";
+  endpoint: string;
+  hasKey: boolean;
+  jurisdiction: string;
+  services: Record<string, string>;
+  attributes: Record<string, string>;
+  /** Our categories (active or retired) forwarded to this department. */
+  categories: { code: string; name: string }[];
+}
+
+export async function deliverySettings(db: Kysely<DB>, departmentId: number): Promise<DeliverySettings> {
+  const department = await db.selectFrom("departments").selectAll().where("id", "=", departmentId).executeTakeFirst();
+  if (!department) throw new AppError("not_found", "There is no department with this id.");
+  const categories = await db
+    .selectFrom("categories")
+    .select(["code", "name"])
+    .where("department_id", "=", departmentId)
+    .orderBy("name")
+    .limit(500)
+    .execute();
+  return {
+    method: department.delivery === "open311" ? "open311" : "email",
+    endpoint: department.open311_endpoint ?? "",
+    hasKey: department.open311_key_sealed !== null,
+    jurisdiction: department.open311_jurisdiction ?? "",
+    services: storedMapping(department.open311_services),
+    attributes: storedMapping(department.open311_attributes),
+    categories,
+  };
+}
+
 export interface ConnectionCheck {
   ok: boolean;
   /** Why the services could not be read (plain text; escape it where shown). */
@@ -121,9 +167,21 @@ export interface ConnectionCheck {
   services: CouncilService[];
   /** Each of our categories forwarded to this department, with the service code it maps to and whether the council offers it. */
   categories: { code: string; name: string; serviceCode: string | null; offered: boolean }[];
+  /** The council's services that none of our categories maps to. */
+  unmappedServices: CouncilService[];
+  /** Required questions of the mapped services that no answer of ours is mapped to. */
+  unmappedAttributes: { service: string; code: string; description: string }[];
+  /** Services whose questions could not be read, with why (plain text). */
+  definitionErrors: { service: string; error: string }[];
 }
 
-/** Fetches the council's services.json (bounded) and shows what maps and what does not. */
+/** At most this many service definitions are fetched by one check. */
+const MAX_DEFINITIONS = 20;
+
+/**
+ * Fetches the council's services.json (bounded) and, for the mapped services that ask questions, their definitions,
+ * and shows what maps and what does not.
+ */
 export async function checkDepartmentConnection(
   db: Kysely<DB>,
   config: Config,
@@ -138,26 +196,43 @@ export async function checkDepartmentConnection(
   } catch (e) {
     error = e instanceof OutboundError ? e.message : "the services could not be read";
   }
-  let mapping: Record<string, unknown> = {};
-  try {
-    mapping = JSON.parse(department.open311_services) as Record<string, unknown>;
-  } catch {
-    mapping = {};
-  }
+  const mapping = storedMapping(department.open311_services);
+  const answers = storedMapping(department.open311_attributes);
   const offered = new Set(services.map((s) => s.code));
-  const categories = await db
-    .selectFrom("categories")
-    .select(["code", "name"])
-    .where("department_id", "=", departmentId)
-    .orderBy("code")
-    .execute();
+  const categories = (
+    await db
+      .selectFrom("categories")
+      .select(["code", "name"])
+      .where("department_id", "=", departmentId)
+      .orderBy("code")
+      .execute()
+  ).map((c) => {
+    const serviceCode = mapping[c.code] ?? null;
+    return { code: c.code, name: c.name, serviceCode, offered: serviceCode !== null && offered.has(serviceCode) };
+  });
+  const used = new Set(categories.map((c) => c.serviceCode));
+  const unmappedAttributes: ConnectionCheck["unmappedAttributes"] = [];
+  const definitionErrors: ConnectionCheck["definitionErrors"] = [];
+  const asking = services.filter((s) => s.metadata && used.has(s.code)).slice(0, MAX_DEFINITIONS);
+  for (const service of asking) {
+    try {
+      for (const a of await fetchServiceDefinition(config, department, service.code)) {
+        if (a.required && answers[a.code] === undefined) {
+          unmappedAttributes.push({ service: service.code, code: a.code, description: a.description });
+        }
+      }
+    } catch (e) {
+      const why = e instanceof OutboundError ? e.message : "the definition could not be read";
+      definitionErrors.push({ service: service.code, error: why });
+    }
+  }
   return {
     ok: error === null,
     error,
     services,
-    categories: categories.map((c) => {
-      const serviceCode = typeof mapping[c.code] === "string" ? (mapping[c.code] as string) : null;
-      return { code: c.code, name: c.name, serviceCode, offered: serviceCode !== null && offered.has(serviceCode) };
-    }),
+    categories,
+    unmappedServices: services.filter((s) => !used.has(s.code)),
+    unmappedAttributes,
+    definitionErrors,
   };
 }

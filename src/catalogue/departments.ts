@@ -16,6 +16,8 @@ export interface DepartmentListing {
   id: number;
   name: string;
   email: string;
+  /** "email" or "open311" (catalogue/delivery.ts). */
+  delivery: string;
   categories: number;
 }
 
@@ -28,13 +30,20 @@ export async function listDepartments(db: Kysely<DB>): Promise<DepartmentListing
       "departments.id",
       "departments.name",
       "departments.email",
+      "departments.delivery",
       eb.fn.count<string | number>("categories.code").as("n"),
     ])
-    .groupBy(["departments.id", "departments.name", "departments.email"])
+    .groupBy(["departments.id", "departments.name", "departments.email", "departments.delivery"])
     .orderBy("departments.name")
     .limit(1000)
     .execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, email: r.email, categories: Number(r.n) }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    delivery: r.delivery,
+    categories: Number(r.n),
+  }));
 }
 
 export async function findDepartment(db: Kysely<DB>, id: number) {

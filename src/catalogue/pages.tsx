@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { ErrorSummary } from "../core/web/forms.js";
 import type { FieldProblem } from "../core/http/errors.js";
 import { CsrfField } from "../core/web/layout.js";
@@ -147,7 +148,7 @@ export function CategoryFormPage({ csrfToken, existing, values, departments, pro
         <Field
           name="department"
           label="Forwarded to"
-          hint="New reports are emailed to this department. Without one, the village volunteers handle them."
+          hint="New reports are forwarded to this department, by email or Open311 as set on its page. Without one, the village volunteers handle them."
           problems={formProblems}
           control={(p) => (
             <select {...p}>
@@ -227,10 +228,13 @@ export interface DepartmentsProps {
   values: { name: string; email: string; reason: string };
   problems: FieldProblem[];
   notice?: string;
+  /** How reports reach the department being edited (delivery-pages.tsx). */
+  delivery?: ComponentChildren;
 }
 
-/** /admin/departments (list and add) and /admin/departments/:id (edit, delete when unused). */
-export function DepartmentsPage({ csrfToken, departments, editing, values, problems, notice }: DepartmentsProps) {
+/** /admin/departments (list and add) and /admin/departments/:id (edit, delivery, delete when unused). */
+export function DepartmentsPage(props: DepartmentsProps) {
+  const { csrfToken, departments, editing, values, problems, notice } = props;
   const deleteProblems = problems.filter((p) => p.field === "delete" || p.field === "delete_reason");
   const formProblems = problems.filter((p) => !deleteProblems.includes(p));
   return (
@@ -254,6 +258,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
             <tr>
               <th scope="col">Department</th>
               <th scope="col">Reports are forwarded to</th>
+              <th scope="col">By</th>
               <th scope="col">Categories</th>
             </tr>
           </thead>
@@ -264,6 +269,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
                   <a href={`/admin/departments/${d.id}`}>{d.name}</a>
                 </td>
                 <td data-label="Reports are forwarded to">{d.email}</td>
+                <td data-label="By">{d.delivery === "open311" ? "Open311" : "Email"}</td>
                 <td data-label="Categories">{d.categories}</td>
               </tr>
             ))}
@@ -282,7 +288,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
         <Field
           name="email"
           label="Forwarding email address"
-          hint="New reports in its categories are emailed here."
+          hint="New reports in its categories are emailed here, unless it receives them by Open311 (below)."
           problems={formProblems}
           control={(p) => <input {...p} type="email" required maxLength={254} value={values.email} />}
         />
@@ -291,6 +297,7 @@ export function DepartmentsPage({ csrfToken, departments, editing, values, probl
           <button type="submit">{editing ? "Save the department" : "Add the department"}</button>
         </p>
       </form>
+      {props.delivery}
       {editing ? (
         <section aria-labelledby="delete-heading">
           <h2 id="delete-heading">Delete this department</h2>

@@ -26,6 +26,16 @@ import {
   updateDepartment,
 } from "./departments.js";
 import { CategoriesPage, CategoryFormPage, DepartmentsPage } from "./pages.js";
+import { DeliverySection, type DeliveryFormValues, deliveryValues } from "./delivery-pages.js";
+import {
+  checkDepartmentConnection,
+  type ConnectionCheck,
+  deliverySettings,
+  MAPPING_CODE,
+  MAPPING_CODE_MESSAGE,
+  parseMapping,
+  setDepartmentDelivery,
+} from "./delivery.js";
 import { emptyQuestion, QuestionPage, QuestionsPage, questionValues } from "./question-pages.js";
 import { addQuestion, editQuestion, moveQuestion, type QuestionInput, removeQuestion } from "./questions.js";
 
@@ -48,6 +58,8 @@ const NOTICES: Record<string, string> = {
   moved: "The question is moved.",
   removed: "The question is removed; earlier answers keep their label.",
   department: "The department is saved.",
+  delivery: "How reports reach the department is saved.",
+  "delivery-key": "How reports reach the department is saved. The API key is stored sealed; it is not shown again.",
   deleted: "The department is deleted.",
 };
 /** `?done=` on the pages a successful post redirects to: which notice they show. */
@@ -55,6 +67,8 @@ const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) }
 const notice = (query: Static<typeof Done>) => NOTICES[query.done ?? ""];
 /** How a page is shown: with the problems of a refused post (and its status), or with the notice of a done one. */
 type Shown = { problems?: FieldProblem[]; status?: number; notice?: string | undefined };
+/** The department page's delivery part: what was posted (when refused) and a connection check's result. */
+type DeliveryShown = { delivery?: DeliveryFormValues; check?: ConnectionCheck };
 const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) });
 const QuestionParams = Type.Object({
   code: Type.String({ minLength: 1, maxLength: 100 }),
@@ -299,13 +313,14 @@ export function catalogueRoutes(scope: StaffScope): void {
     reply: FastifyReply,
     editingId: number | null,
     values: DepartmentInput | null,
-    o: Shown = {},
+    o: Shown & DeliveryShown = {},
   ) {
     const departments = await listDepartments(db());
     const editing = editingId === null ? undefined : departments.find((d) => d.id === editingId);
     if (editingId !== null && !editing) {
       throw new AppError("not_found", "There is no department with this id.");
     }
+    const settings = editing ? await deliverySettings(db(), editing.id) : null;
     const problems = o.problems ?? [];
     return renderAdminPage(
       request,
@@ -319,6 +334,19 @@ export function catalogueRoutes(scope: StaffScope): void {
           values={values ?? { name: editing?.name ?? "", email: editing?.email ?? "", reason: "" }}
           problems={problems}
           notice={o.notice}
+          delivery={
+            editing && settings ? (
+              <DeliverySection
+                departmentId={editing.id}
+                email={editing.email}
+                csrfToken={ctx.csrfToken}
+                settings={settings}
+                values={o.delivery ?? deliveryValues(settings)}
+                problems={problems}
+                check={o.check}
+              />
+            ) : null
+          }
         />
       ),
       { status: o.status, hasErrors: problems.length > 0 },
@@ -347,6 +375,63 @@ export function catalogueRoutes(scope: StaffScope): void {
     } catch (error) {
       return showDepartments(request, reply, request.params.id, input, problemsOf(error));
     }
+  });
+  scope.post("/departments/:id/delivery", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
+    const id = request.params.id;
+    const settings = await deliverySettings(db(), id);
+    const typed = Object.fromEntries(
+      settings.categories.map((c) => [c.code, posted(request, `service:${c.code}`, 200)]),
+    );
+    const values: DeliveryFormValues = {
+      method: posted(request, "method", 20),
+      endpoint: posted(request, "endpoint", 600),
+      jurisdiction: posted(request, "jurisdiction", 300),
+      services: typed,
+      attributes: posted(request, "attributes", 20000),
+    };
+    const apiKey = posted(request, "api_key", 600).trim();
+    const removeKey = posted(request, "remove_key", 10) === "yes";
+    try {
+      if (values.method !== "email" && values.method !== "open311") {
+        throw new AppError("validation_failed", "Choose how reports are sent.", {
+          fields: [{ field: "method", message: "Choose email or Open311." }],
+        });
+      }
+      const wrong = Object.entries(typed).filter(([, theirs]) => theirs.trim() && !MAPPING_CODE.test(theirs.trim()));
+      if (wrong.length > 0) {
+        throw new AppError("validation_failed", MAPPING_CODE_MESSAGE, {
+          fields: wrong.map(([code]) => ({ field: `service-${code}`, message: `${MAPPING_CODE_MESSAGE} (${code})` })),
+        });
+      }
+      // Codes of categories that are no longer this department's keep their mapping (they may come back).
+      const shown = new Set(settings.categories.map((c) => c.code));
+      const kept = Object.entries(settings.services).filter(([code]) => !shown.has(code));
+      const filled = Object.entries(typed)
+        .map(([code, theirs]) => [code, theirs.trim()] as const)
+        .filter(([, theirs]) => theirs !== "");
+      await setDepartmentDelivery(
+        db(),
+        civic.config,
+        id,
+        {
+          method: values.method,
+          endpoint: values.endpoint,
+          apiKey: removeKey ? "" : apiKey || undefined,
+          jurisdiction: values.jurisdiction,
+          services: Object.fromEntries([...kept, ...filled]),
+          attributes: parseMapping(values.attributes, "attributes"),
+        },
+        { accountId: staffViewer(request).accountId, at: civic.now() },
+      );
+      const done = apiKey && !removeKey && values.method === "open311" ? "delivery-key" : "delivery";
+      return reply.redirect(`/admin/departments/${id}?done=${done}`, 303);
+    } catch (error) {
+      return showDepartments(request, reply, id, null, { ...problemsOf(error), delivery: values });
+    }
+  });
+  scope.post("/departments/:id/check", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
+    const check = await checkDepartmentConnection(db(), civic.config, request.params.id);
+    return showDepartments(request, reply, request.params.id, null, { check });
   });
   scope.post("/departments/:id/delete", { schema: { ...hide, params: IdParams } }, async (request, reply) => {
     try {

@@ -6,6 +6,8 @@ export interface CommandContext {
   config: Config;
   database: Database;
   args: string[];
+  /** The environment the configuration was read from, when not process.env (a command reads a secret from it). */
+  env?: Record<string, string | undefined>;
   out: (line: string) => void;
   err: (line: string) => void;
 }

@@ -25,6 +25,15 @@ export interface CouncilEndpoint {
 export interface CouncilService {
   code: string;
   name: string;
+  /** The council asks questions (attributes) for it: its definition says which (fetchServiceDefinition). */
+  metadata: boolean;
+}
+
+/** One question of a council's service definition. */
+export interface CouncilAttribute {
+  code: string;
+  description: string;
+  required: boolean;
 }
 
 /** Plain one-line text from an untrusted answer: control characters out, at most MAX_TEXT characters. */
@@ -94,9 +103,51 @@ export async function fetchServices(config: Config, endpoint: CouncilEndpoint): 
     if (!item || typeof item !== "object") continue;
     const { service_code: code, service_name: name } = item as Record<string, unknown>;
     if (typeof code !== "string" && typeof code !== "number") continue;
-    services.push({ code: plainText(String(code)), name: typeof name === "string" ? plainText(name) : "" });
+    const metadata = (item as Record<string, unknown>).metadata;
+    services.push({
+      code: plainText(String(code)),
+      name: typeof name === "string" ? plainText(name) : "",
+      metadata: metadata === true || metadata === "true",
+    });
   }
   return services;
+}
+
+/** GET {base}/services/{code}.json: the questions the council asks for a service. Throws OutboundError. */
+export async function fetchServiceDefinition(
+  config: Config,
+  endpoint: CouncilEndpoint,
+  serviceCode: string,
+): Promise<CouncilAttribute[]> {
+  if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
+  const query: Record<string, string> = {};
+  if (endpoint.open311_jurisdiction) query.jurisdiction_id = endpoint.open311_jurisdiction;
+  const path = `services/${encodeURIComponent(serviceCode)}.json`;
+  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, path, query), {
+    ...requestOptions(config),
+    headers: { accept: "application/json" },
+  });
+  if (answer.status !== 200) throw new OutboundError(councilErrorText(answer.status, answer.body), answer.status);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    throw new OutboundError("the council's service definition is not JSON", answer.status);
+  }
+  const list = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>).attributes : null;
+  if (!Array.isArray(list)) return [];
+  const attributes: CouncilAttribute[] = [];
+  for (const item of list.slice(0, 200)) {
+    if (!item || typeof item !== "object") continue;
+    const { code, description, required, variable } = item as Record<string, unknown>;
+    if ((typeof code !== "string" && typeof code !== "number") || variable === false || variable === "false") continue;
+    attributes.push({
+      code: plainText(String(code)),
+      description: typeof description === "string" ? plainText(description) : "",
+      required: required === true || required === "true",
+    });
+  }
+  return attributes;
 }
 
 /** The council's answer to a POST: its id for the request, or a token to resolve later. */

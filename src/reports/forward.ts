@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Civic } from "../core/context.js";
 import type { DB, ReportForwardingsTable } from "../core/db/schema.js";
@@ -20,7 +21,7 @@ import { describePlace, loadGazetteer } from "./place-words.js";
  *   worker (core/mail/worker.ts) is its job: leases, retries, backoff. The row is "sent" (queued) at once.
  * - Open311: the row is the job ("pending"); the forwarding job (forwardingJob) claims due rows one by one with a
  *   lease (a compare-and-set on locked_until, so of several processes one sends), posts the report to the council
- *   with an Idempotency-Key that is the same on every attempt for the report and department, and keeps the
+ *   with an Idempotency-Key that is the same on every attempt of the same content (forwardingKey), and keeps the
  *   council's service_request_id or token, or the error and the next attempt (backoff), or "failed" (refused, or
  *   too many attempts) for staff to see and resend.
  *
@@ -43,9 +44,17 @@ function mapping(json: string): Record<string, string> {
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
-/** The Idempotency-Key of every attempt to send this report to this department (stable across resends). */
-export function forwardingKey(reference: string, departmentId: number | null): string {
-  return `civic-forward-${reference}-${departmentId ?? "none"}`;
+/**
+ * The Idempotency-Key of every attempt to send this report to this department. It names what is sent (a digest of
+ * the request's fields, the API key left out): the retries of one sending and a "forward again" of an unchanged
+ * report carry the same key, so the council answers with the same request; a "forward again" after the report was
+ * edited carries a new one, so a council that honours the key takes it as a new request instead of refusing a
+ * known key with other content (422).
+ */
+export function forwardingKey(reference: string, departmentId: number | null, fields: [string, string][] = []): string {
+  const sent = fields.filter(([name]) => name !== "api_key");
+  const digest = createHash("sha256").update(JSON.stringify(sent)).digest("hex").slice(0, 16);
+  return `civic-forward-${reference}-${departmentId ?? "none"}-${digest}`;
 }
 
 async function reportFacts(tx: Kysely<DB>, reportId: number) {
@@ -110,7 +119,6 @@ export async function forwardReport(
   const r = await reportFacts(tx, reportId);
   const at = now.toISOString();
   const departmentName = r.department_name ?? "the council";
-  const key = forwardingKey(r.reference, r.department_id);
   if (r.delivery === "open311") {
     const serviceCode = mapping(r.open311_services ?? "{}")[r.category_code] ?? null;
     const refused = !r.open311_endpoint
@@ -118,6 +126,8 @@ export async function forwardReport(
       : !serviceCode
         ? `The category ${r.category_code} has no council service code in the department's mapping.`
         : null;
+    const sent = serviceCode ? (await requestFields(civic, reportId, serviceCode, null, tx)).fields : [];
+    const key = forwardingKey(r.reference, r.department_id, sent);
     const row = {
       report_id: reportId,
       department_id: r.department_id,
@@ -182,7 +192,7 @@ export async function forwardReport(
       method: "email",
       destination: r.department_email,
       service_code: null,
-      idempotency_key: key,
+      idempotency_key: forwardingKey(r.reference, r.department_id),
       state: "sent",
       next_attempt_at: at,
       created_at: at,
@@ -226,8 +236,13 @@ async function claimForwarding(db: Kysely<DB>, id: number, now: Date) {
 }
 
 /** The form fields of the POST to the council (GeoReport v2 requests.json). */
-async function requestFields(civic: Civic, reportId: number, serviceCode: string, key: string | null) {
-  const db = civic.database.db;
+async function requestFields(
+  civic: Civic,
+  reportId: number,
+  serviceCode: string,
+  key: string | null,
+  db: Kysely<DB> = civic.database.db,
+) {
   const r = await reportFacts(db, reportId);
   const { baseUrl } = civic.config;
   const gazetteer = await loadGazetteer(db);

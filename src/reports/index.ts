@@ -25,5 +25,5 @@ export { sentPagePath } from "./sent-page.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";
 export { MEDIA_URL_MAX, mediaUrlPattern, shownMediaUrl } from "./media-url.js";
-export { COUNCIL_KEY_PURPOSE, fetchServices } from "./council-client.js";
-export type { CouncilService } from "./council-client.js";
+export { COUNCIL_KEY_PURPOSE, fetchServiceDefinition, fetchServices } from "./council-client.js";
+export type { CouncilAttribute, CouncilService } from "./council-client.js";

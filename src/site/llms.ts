@@ -33,6 +33,12 @@ export function llmsTxt(site: SiteInfo, features: readonly Feature[]): string {
       "the reporter's name and contact details, which are never published. There are no tracking cookies and " +
       "personal data is never sold.",
     "",
+    "Forwarding: a report is sent to the council department responsible for its category, by email or through the " +
+      "council's Open311 GeoReport v2 service (with an Idempotency-Key, so a retry never makes a second copy); the " +
+      "report's page says where and when it went and gives the council's reference. The reporter's name and email " +
+      "go to the council only when they ticked that the council may contact them. Operators set a department's " +
+      "delivery method on /admin/departments or with `civic departments delivery`.",
+    "",
     "Two open APIs: a schema.org JSON-LD business directory under /api/v1/ (with a static dataset export) and an " +
       "Open311 GeoReport v2 API under /api/v2/ (reading is open; submitting needs an API key); the public reports " +
       "are also offered as RFC 7946 GeoJSON at /api/reports.geojson (bbox, filters, 1,000 an answer, Link rel=next). Every API read and " +

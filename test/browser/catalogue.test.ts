@@ -8,7 +8,10 @@ import { signInAs } from "../helpers/staff.js";
  * category and a question are added by keyboard without JavaScript.
  */
 describe.skipIf(!browserAvailable())("category administration in Chromium", { timeout: 120_000 }, () => {
-  const site = browserSite((base) => createTestApp("sqlite", { seed: true, env: { BASE_URL: base } }));
+  // The site's own Open311 API plays the council of a department's connection check (on loopback).
+  const site = browserSite((base) =>
+    createTestApp("sqlite", { seed: true, env: { BASE_URL: base, FORWARDING_ALLOW_PRIVATE_ADDRESSES: "true" } }),
+  );
   let cookie: string;
 
   beforeAll(async () => {
@@ -96,6 +99,59 @@ describe.skipIf(!browserAvailable())("category administration in Chromium", { ti
     expect(form?.status()).toBe(200);
     expect(await p.textContent("main")).toContain("Which side of the road?");
 
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("a department's delivery method is set and its connection checked by keyboard without JavaScript", async () => {
+    const { department_id: id } = await site.harness.db.database.db
+      .selectFrom("categories")
+      .select("department_id")
+      .where("code", "=", "streetlight")
+      .executeTakeFirstOrThrow();
+    const path = `${site.base}/admin/departments/${id}`;
+    const noJs = await site.newContext({ javaScriptEnabled: false, cookie: cookie });
+    const q = await noJs.newPage();
+    await q.goto(path);
+    await q.focus("#admin-method-email");
+    await q.keyboard.press("ArrowDown");
+    expect(await q.isChecked("#admin-method-open311")).toBe(true);
+    await q.keyboard.press("Tab");
+    await q.keyboard.type(`${site.base}/api/v2/`);
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("typed-council-key-42");
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("streetlight");
+    await q.keyboard.press("Tab");
+    await q.keyboard.type("fault=fault");
+    await q.keyboard.press("Tab");
+    await q.keyboard.press("Enter");
+    await q.waitForURL(`${path}?done=delivery-key`);
+    expect(await q.textContent("[role=status]")).toContain("The API key is stored sealed; it is not shown again.");
+    expect(await q.content()).not.toContain("typed-council-key-42");
+    expect(await q.inputValue("#admin-service-streetlight")).toBe("streetlight");
+
+    await q.focus("button:has-text('Check the connection')");
+    await q.keyboard.press("Enter");
+    await q.waitForSelector("#check-result");
+    expect(q.url()).toBe(`${path}/check#check-result`);
+    expect(await q.textContent("#check-result")).toContain("Maps");
+    await noJs.close();
+
+    // The same states pass axe (with JavaScript): the form, the check's answer, and a refused save.
+    const { context, page: p, problems, failures, check } = await site.checkedPage(cookie);
+    await p.goto(path);
+    await check("department delivery");
+    await p.click("button:has-text('Check the connection')");
+    await p.waitForSelector("#check-result");
+    await check("department connection check");
+    await p.fill("#admin-endpoint", "ftp://council.example.org/");
+    await p.click("button:has-text('Save how reports are sent')");
+    await p.waitForSelector(".error-summary");
+    expect(await p.textContent(".error-summary")).toContain("Enter the endpoint");
+    await check("department delivery with errors");
     expect(failures, failures.join("\n\n")).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

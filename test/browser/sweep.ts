@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Page, Response } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { setDepartmentDelivery } from "../../src/catalogue/delivery.js";
 import { staffPages } from "../../src/core/staff/console.js";
 import { sitePages } from "../../src/core/web/sitemap.js";
 import { FEATURES } from "../../src/features.js";
@@ -109,7 +110,12 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
       createTestApp("sqlite", {
         seed: true,
         // A closed loopback port: nothing leaves the machine, and the map copes with tiles that do not load.
-        env: { BASE_URL: base, MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png" },
+        // The site's own Open311 API plays the council of a department's connection check (on loopback).
+        env: {
+          BASE_URL: base,
+          MAP_TILE_URL: "http://127.0.0.1:9/tiles/{z}/{x}/{y}.png",
+          FORWARDING_ALLOW_PRIVATE_ADDRESSES: "true",
+        },
         routes: (app) =>
           app.get("/test-server-error", async () => {
             throw new Error("boom");
@@ -242,6 +248,46 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
             await page.fill("#staff-body", "   ");
             await page.getByRole("button", { name: "Save the note" }).click();
             await page.waitForSelector(".error-summary");
+          },
+        },
+      );
+      // A department that receives reports by Open311 (issue 37): its delivery form, a refused save, a check.
+      const lighting = await app.civic.database.db
+        .selectFrom("categories")
+        .select("department_id")
+        .where("code", "=", "streetlight")
+        .executeTakeFirstOrThrow();
+      const departmentPath = `/admin/departments/${lighting.department_id}`;
+      await setDepartmentDelivery(
+        app.civic.database.db,
+        app.civic.config,
+        lighting.department_id as number,
+        { method: "open311", endpoint: `${site.base}/api/v2/`, services: { streetlight: "streetlight" } },
+        { accountId: admin.accountId, at: new Date() },
+      );
+      states.push(
+        { name: "staff-department-delivery", path: departmentPath, who: "admin", axe: BOTH, staff: true },
+        {
+          name: "staff-department-delivery-error",
+          path: departmentPath,
+          who: "admin",
+          axe: WIDE,
+          staff: true,
+          act: async (page) => {
+            await page.fill("#admin-attributes", "lamp_id");
+            await page.getByRole("button", { name: "Save how reports are sent" }).click();
+            await page.waitForSelector(".error-summary");
+          },
+        },
+        {
+          name: "staff-department-check",
+          path: departmentPath,
+          who: "admin",
+          axe: BOTH,
+          staff: true,
+          act: async (page) => {
+            await page.getByRole("button", { name: "Check the connection" }).click();
+            await page.waitForSelector("#check-result");
           },
         },
       );

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { createApiKey } from "../../src/open311/keys.js";
+import { redactReport } from "../../src/moderation/decisions.js";
 import { sendDueForwardings } from "../../src/reports/forward.js";
 import { createTestApp, describeEachDb, type TestApp } from "../helpers/app.js";
+import { signInAs } from "../helpers/staff.js";
 import { deliverStreetlightsTo, freePort, postReport, Relay } from "./support.js";
 
 /**
@@ -154,6 +156,34 @@ describeEachDb("forwarding to a council that runs this platform", (dialect) => {
     expect(rows).toHaveLength(2);
     expect(rows[0]?.service_request_id).toBe(rows[1]?.service_request_id);
     expect((await councilReports()).filter((r) => r.description.includes(reference))).toHaveLength(1);
+  });
+
+  it("forwarding again after the report was edited reaches the council as a new request, not a refused repeat", async () => {
+    const reference = await postReport(first.app, ourKey, "Lamp buzzing loudly.");
+    await sendDueForwardings(first.app.civic);
+    const db = first.app.civic.database.db;
+    const { id } = await db
+      .selectFrom("reports")
+      .select("id")
+      .where("reference", "=", reference)
+      .executeTakeFirstOrThrow();
+    const moderator = await signInAs(first.app, "moderator@example.org", "moderator");
+    await redactReport(first.app.civic, {
+      reference,
+      title: "Lamp buzzing",
+      description: "The lamp by the school buzzes loudly at night.",
+      reason: "Clearer words",
+      actor: { accountId: moderator.accountId, role: "moderator" },
+    });
+    const { forwardReport } = await import("../../src/reports/forward.js");
+    await db.transaction().execute((tx) => forwardReport(first.app.civic, tx, id, new Date()));
+    const result = await sendDueForwardings(first.app.civic);
+    const rows = (await forwardings()).filter((f) => f.report_id === id);
+    expect(result, JSON.stringify(rows)).toMatchObject({ sent: 1, failed: 0 });
+    expect(rows.map((r) => r.state)).toEqual(["sent", "sent"]);
+    expect(rows[1]?.service_request_id).not.toBe(rows[0]?.service_request_id);
+    const copies = (await councilReports()).filter((r) => r.description.includes(reference));
+    expect(copies.map((c) => c.description.includes("buzzes loudly at night"))).toEqual([false, true]);
   });
 
   it("two sending instances racing send each report once", async () => {

@@ -28,6 +28,8 @@ const ADMIN_ONLY = new Set<string>([
   "* /admin/departments",
   "* /admin/departments/:id",
   "POST /admin/departments/:id/delete",
+  "POST /admin/departments/:id/delivery",
+  "POST /admin/departments/:id/check",
   "* /admin/response-templates",
   "* /admin/response-templates/:id",
   "POST /admin/response-templates/:id/delete",

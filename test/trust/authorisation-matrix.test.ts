@@ -181,6 +181,8 @@ const MATRIX: Record<string, Entry> = {
   "POST /admin/departments": { action: "staff.administer" },
   "POST /admin/departments/:id": { action: "staff.administer" },
   "POST /admin/departments/:id/delete": { action: "staff.administer" },
+  "POST /admin/departments/:id/delivery": { action: "staff.administer" },
+  "POST /admin/departments/:id/check": { action: "staff.administer" },
   "POST /admin/response-templates": { action: "staff.administer" },
   "POST /admin/response-templates/:id": { action: "staff.administer" },
   "POST /admin/response-templates/:id/delete": { action: "staff.administer" },

@@ -53,7 +53,8 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
               (your answer is published on the report without your name or address).
             </td>
             <td data-label="Who can see it">
-              Our volunteers. It is never published. We only share it with the council if you agree.
+              Our volunteers. It is never published. It goes to the council with your report only if you ticked that the
+              council may contact you.
             </td>
           </tr>
           <tr>
@@ -177,8 +178,11 @@ export function PrivacyContent({ site, mapTiles }: ContentProps & { mapTiles?: M
         <strong>We never sell, rent or share your personal data with third parties.</strong>
       </p>
       <p>
-        The only exception is when you agree that we can forward your report to {site.councilName} or another body
-        responsible for the problem. Even then, we only send what they need to deal with it.
+        A report is forwarded to the department of {site.councilName} responsible for its category, by email or through
+        the council’s Open311 service (a standard way for council systems to receive reports). We send what they need to
+        deal with it: the report’s title, description, category, location, your answers to the category’s questions and
+        links to its public photos. Your name, email address and phone number go with it only when you ticked that the
+        council may contact you about the report.
       </p>
 
       <h2>Emails to an address that has not been confirmed</h2>
