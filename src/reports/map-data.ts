@@ -246,7 +246,7 @@ export async function cellSums(db: Kysely<DB>, filter: MapFilter, range?: CellRa
         .where("cell", "<=", range.last)
         .where(sql<boolean>`cell % 1000000 between ${range.lng0} and ${range.lng1}`)
     : q.limit(MAX_KEPT_CELLS + 1);
-  const rows = await q.groupBy("cell").execute();
+  const rows = await q.groupBy("cell").orderBy("cell").execute();
   const sums: CellSum[] = [];
   for (const r of rows) {
     const n = Number(r.n);

@@ -5,6 +5,7 @@ import { Type } from "typebox";
 import { contentEtag, notModified } from "../core/http/conditional.js";
 import { notFound } from "../core/http/errors.js";
 import { publicReadVersion } from "./data-version.js";
+import { MapCellCopy } from "./map-cells.js";
 import {
   BBOX_PATTERN,
   type CellSum,
@@ -202,6 +203,8 @@ export async function reportMapRoutes(root: FastifyInstance): Promise<void> {
     string,
     { version: number; sums?: CellSum[] | null; loading: Promise<CellSum[] | null> }
   >({ maxSize: 4 * MAX_KEPT_CELLS, sizeCalculation: (e) => 1 + (e.sums?.length ?? 0) });
+  // This process's copy of the cells' rows, brought up to date by reading only the rows changed since (map-cells.ts).
+  const copy = new MapCellCopy(db);
   function keptCells(filter: MapFilter, version: number): KeptCellSums {
     const key = `${filter.category ?? ""}|${filter.status ?? ""}|${filter.unresolved ? 1 : 0}`;
     const current = () => {
@@ -213,7 +216,10 @@ export async function reportMapRoutes(root: FastifyInstance): Promise<void> {
       load: () => {
         const e = current();
         if (e) return e.loading;
-        const loading = cellSums(db(), filter).then((sums) => (sums.length > MAX_KEPT_CELLS ? null : sums));
+        const loading = copy
+          .sums(filter, version)
+          .then((sums) => sums ?? cellSums(db(), filter))
+          .then((sums) => (sums.length > MAX_KEPT_CELLS ? null : sums));
         const entry: { version: number; sums?: CellSum[] | null; loading: Promise<CellSum[] | null> } = {
           version,
           loading,

@@ -243,6 +243,61 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     expect(corner).toEqual(await fresh(moved(CORNER, 8), 15));
   });
 
+  it("keeps the whole area's counts right after every kind of change, by whatever code and while writers are still at work", async () => {
+    const db = t.db.database.db;
+    const moved = (box: string, k: number) =>
+      box
+        .split(",")
+        .map((v) => (Number(v) + k * 0.00001).toFixed(5))
+        .join(",");
+    const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
+      mapReports(db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
+    let k = 100;
+    /** The whole village after a change: counted from this process's copy of the cells, as the database counts. */
+    const same = async (filter = "", asked: MapFilter = {}) => {
+      const box = moved(VILLAGE, k++);
+      const kept = await map(`bbox=${box}&zoom=12${filter}`);
+      expect(kept).toEqual(await fresh(box, 12, asked));
+      return kept;
+    };
+    const first = await same();
+    await same("&category=pothole&hide_closed=true", { category: "pothole", unresolved: true });
+    const one = await submitReport(t.app.civic, reportSubmission({ title: "Copy pothole", lat: 50.985, lng: -2.05 }));
+    expect((await same()).total).toBe(first.total + 1);
+    const change = (values: Record<string, unknown>) =>
+      db.updateTable("reports").set(values).where("reference", "=", one.reference).execute();
+    await change({ status: "fixed" });
+    await same("&hide_closed=true", { unresolved: true });
+    await change({ latitude: 50.99, longitude: -2.03 });
+    await same();
+    await change({ category_code: "streetlight" });
+    await same("&category=streetlight", { category: "streetlight" });
+    await change({ visibility: "hidden" });
+    expect((await same()).total).toBe(first.total);
+    await change({ visibility: "public" });
+    await same();
+    if (dialect === "postgres") {
+      // A writer still at work while the copy catches up (another change committed meanwhile): its change is counted
+      // once it commits. (SQLite's writers take turns, so there a copy never reads while one is at work.)
+      let inTransaction!: () => void;
+      let finish!: () => void;
+      const started = new Promise<void>((resolve) => (inTransaction = resolve));
+      const gate = new Promise<void>((resolve) => (finish = resolve));
+      const writer = db.transaction().execute(async (trx) => {
+        await trx.updateTable("reports").set({ status: "closed" }).where("reference", "=", one.reference).execute();
+        inTransaction();
+        await gate;
+      });
+      await started;
+      await submitReport(t.app.civic, reportSubmission({ title: "Meanwhile pothole", lat: 50.986, lng: -2.051 }));
+      await same();
+      finish();
+      await writer;
+      await same("&status=closed", { status: "closed" });
+      await same();
+    }
+  });
+
   it("refuses a hostile or broken box or zoom with a 400 in problem+json", async () => {
     const bad = [
       "bbox=NaN,50,-2,51&zoom=15",

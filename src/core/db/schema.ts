@@ -763,6 +763,8 @@ export interface ReportMapCellsTable {
   n: number;
   lat_sum: number;
   lng_sum: number;
+  /** Who changed the row last (migration 0043): a transaction id (PostgreSQL) or a rising stamp (SQLite). */
+  changed: Generated<number>;
 }
 
 export interface SharedSecretsTable {
