@@ -27,3 +27,6 @@ export { ownReports } from "./data-sources.js";
 export { MEDIA_URL_MAX, mediaUrlPattern, shownMediaUrl } from "./media-url.js";
 export { COUNCIL_KEY_PURPOSE, fetchServices } from "./council-client.js";
 export type { CouncilService } from "./council-client.js";
+export { councilStatusWord } from "./council-client.js";
+export { councilStatusTable, DEFAULT_COUNCIL_STATUSES, isCouncilStatusTarget } from "./council-poll.js";
+export type { CouncilStatusTarget } from "./council-poll.js";
