@@ -5,7 +5,7 @@ import type { DepartmentsTable, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { OutboundError } from "../core/http/outbound.js";
 import type { Job, JobContext } from "../core/jobs/runner.js";
-import { type CouncilRequest, councilKey, fetchRequests, plainText, resolveToken } from "./council-client.js";
+import { type CouncilRequest, councilKey, fetchRequests, resolveToken } from "./council-client.js";
 import { type ReportEvent, recordReportEvent } from "./events.js";
 import { canTransition, isReportStatus, open311Status } from "./model.js";
 
@@ -75,6 +75,28 @@ export function councilStatusTable(json: string | null): Record<string, CouncilS
 
 const BATCH = 50;
 const TOKENS_PER_ROUND = 20;
+/** At most this many service_request_ids per department per round (20 requests); more are taken in turns. */
+const IDS_PER_ROUND = 1000;
+
+/**
+ * The ids asked about this round, in a stable order so each batch is the same query as last time (and its entity
+ * tag still applies). Beyond IDS_PER_ROUND, the ones synced longest ago go first (never synced before all).
+ */
+function idsThisRound(watched: Watched[]): string[] {
+  const last = new Map<string, string>();
+  for (const w of watched) {
+    if (w.service_request_id === null) continue;
+    const at = w.synced_at ?? "";
+    const seen = last.get(w.service_request_id);
+    if (seen === undefined || at < seen) last.set(w.service_request_id, at);
+  }
+  let ids = [...last.keys()];
+  if (ids.length > IDS_PER_ROUND) {
+    ids = ids.sort((a, b) => ((last.get(a) ?? "") < (last.get(b) ?? "") ? -1 : 1)).slice(0, IDS_PER_ROUND);
+  }
+  const order = new Map(watched.map((w, i) => [w.service_request_id, i] as const));
+  return ids.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+}
 const hash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 
 interface Watched {
@@ -85,6 +107,7 @@ interface Watched {
   council_status: string | null;
   council_updated_at: string | null;
   council_notes_hash: string | null;
+  synced_at: string | null;
 }
 
 export interface PollFigures {
@@ -125,6 +148,7 @@ export async function pollCouncils(
         "council_status",
         "council_updated_at",
         "council_notes_hash",
+        "synced_at",
       ])
       .where("department_id", "=", department.id)
       .where("method", "=", "open311")
@@ -134,45 +158,59 @@ export async function pollCouncils(
       .execute();
     if (watched.length === 0) continue;
     figures.departments++;
-    const key = councilKey(civic.config, department);
-    const base: Record<string, string> = {};
-    if (department.open311_jurisdiction) base.jurisdiction_id = department.open311_jurisdiction;
-    const withKey = key ? { ...base, api_key: key } : base;
+    // The ids not asked about yet this round: when the council fails, their forwardings record the failure.
+    let waiting: string[] | null = null;
     try {
-      await resolveTokens(civic, department, watched, withKey);
+      const key = councilKey(civic.config, department);
+      const base: Record<string, string> = {};
+      if (department.open311_jurisdiction) base.jurisdiction_id = department.open311_jurisdiction;
+      const withKey = key ? { ...base, api_key: key } : base;
+      await resolveTokens(civic, department, watched, withKey, options.log);
       const table = councilStatusTable(department.open311_statuses);
-      const ids = [...new Set(watched.map((w) => w.service_request_id).filter((id): id is string => id !== null))];
+      const ids = idsThisRound(watched);
+      const keys: string[] = [];
       for (let i = 0; i < ids.length; i += BATCH) {
         if (options.signal?.aborted) break;
+        waiting = ids.slice(i);
         const batch = ids.slice(i, i + BATCH);
         const query = { ...base, service_request_id: batch.join(",") };
-        await pollBatch(
-          civic,
-          department,
-          table,
-          batch,
-          query,
-          { ...query, ...withKey },
-          watched,
-          figures,
-          options.log,
-        );
+        const sent = { ...query, ...withKey };
+        keys.push(await pollBatch(civic, department, table, batch, query, sent, watched, figures, options.log));
+      }
+      waiting = null;
+      // Entity tags of queries no longer asked (their batches changed) are dropped.
+      if (!options.signal?.aborted) {
+        await db
+          .deleteFrom("council_polls")
+          .where("department_id", "=", department.id)
+          .where("query_key", "not in", keys.length > 0 ? keys : [""])
+          .execute();
       }
     } catch (error) {
+      // One failure per department per round: the rest of its batches wait for the next round.
       figures.failed++;
-      const message =
-        error instanceof OutboundError ? error.message : plainText(error instanceof Error ? error.message : "failed");
+      if (!(error instanceof OutboundError)) {
+        // Not the council's answer: our side failed (the database); logged as an error, tried again next round.
+        options.log?.error({ department: department.id, err: error }, "open311 poll: recording the answer failed");
+      }
+      const message = error instanceof OutboundError ? error.message : "the council's answer could not be recorded";
       // The message names the host at most, never the query (the key travels in it).
       options.log?.warn({ department: department.id, error: message }, "open311 poll: the council failed");
-      await db
-        .updateTable("report_forwardings")
-        .set({ synced_at: civic.now().toISOString(), sync_error: message })
-        .where(
-          "id",
-          "in",
-          watched.map((w) => w.id),
-        )
-        .execute();
+      const failed = waiting ? new Set(waiting) : null;
+      const rows = watched.filter(
+        (w) => !failed || (w.service_request_id !== null && failed.has(w.service_request_id)),
+      );
+      if (rows.length > 0) {
+        await db
+          .updateTable("report_forwardings")
+          .set({ synced_at: civic.now().toISOString(), sync_error: message })
+          .where(
+            "id",
+            "in",
+            rows.map((w) => w.id),
+          )
+          .execute();
+      }
     }
   }
   return figures;
@@ -180,16 +218,39 @@ export async function pollCouncils(
 
 type Department = Selectable<DepartmentsTable>;
 
-async function resolveTokens(civic: Civic, department: Department, watched: Watched[], query: Record<string, string>) {
+/**
+ * Resolves tokens the council gave instead of an id (GET tokens/{token}.json). A token the council cannot resolve
+ * yet waits for the next round; a failing tokens endpoint is recorded on those forwardings only.
+ */
+async function resolveTokens(
+  civic: Civic,
+  department: Department,
+  watched: Watched[],
+  query: Record<string, string>,
+  log: Log,
+) {
+  const db = civic.database.db;
   const tokens = [...new Set(watched.filter((w) => !w.service_request_id && w.token).map((w) => w.token as string))];
   for (const token of tokens.slice(0, TOKENS_PER_ROUND)) {
-    const id = await resolveToken(civic.config, department, token, query);
+    const rows = watched.filter((w) => w.token === token && !w.service_request_id).map((w) => w.id);
+    let id: string | null;
+    try {
+      id = await resolveToken(civic.config, department, token, query);
+    } catch (error) {
+      const message = error instanceof OutboundError ? error.message : "the token could not be resolved";
+      log?.warn({ department: department.id, error: message }, "open311 poll: a token could not be resolved");
+      await db
+        .updateTable("report_forwardings")
+        .set({ synced_at: civic.now().toISOString(), sync_error: message })
+        .where("id", "in", rows)
+        .execute();
+      continue;
+    }
     if (!id) continue;
-    await civic.database.db
+    await db
       .updateTable("report_forwardings")
       .set({ service_request_id: id })
-      .where("department_id", "=", department.id)
-      .where("token", "=", token)
+      .where("id", "in", rows)
       .where("service_request_id", "is", null)
       .execute();
     for (const w of watched) if (w.token === token && !w.service_request_id) w.service_request_id = id;
@@ -206,7 +267,7 @@ async function pollBatch(
   watched: Watched[],
   figures: PollFigures,
   log: Log,
-) {
+): Promise<string> {
   const db = civic.database.db;
   const queryKey = hash(`${department.open311_endpoint ?? ""}?${new URLSearchParams(query).toString()}`);
   const kept = await db
@@ -264,6 +325,7 @@ async function pollBatch(
       )
       .execute();
   }
+  return queryKey;
 }
 
 /** Records what the council says about one request on each report forwarded as it. Returns the events recorded. */
