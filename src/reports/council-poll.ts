@@ -284,6 +284,20 @@ async function pollBatch(
   if (!answer.modified) {
     figures.unchanged++;
     for (const id of batch) listed.add(id);
+    // A forwarding added since the last answer (forward again: the same request) takes what its twin last heard.
+    for (const fresh of rows.filter((w) => w.council_status === null)) {
+      const twin = rows.find((w) => w.service_request_id === fresh.service_request_id && w.council_status !== null);
+      if (!twin) continue;
+      await db
+        .updateTable("report_forwardings")
+        .set({
+          council_status: twin.council_status,
+          council_updated_at: twin.council_updated_at,
+          council_notes_hash: twin.council_notes_hash,
+        })
+        .where("id", "=", fresh.id)
+        .execute();
+    }
   } else {
     const asked = new Set(batch);
     for (const request of answer.requests) {
@@ -341,11 +355,15 @@ async function applyCouncilRequest(
   const notesHash = request.notes ? hash(request.notes) : null;
   let recorded = 0;
   for (const reportId of new Set(rows.map((r) => r.report_id))) {
-    const seen = rows.find((r) => r.report_id === reportId) as Watched;
-    const same =
-      seen.council_status === request.status &&
-      seen.council_updated_at === request.updatedAt &&
-      seen.council_notes_hash === notesHash;
+    const mine = rows.filter((r) => r.report_id === reportId);
+    // What the council last said, as heard by any forwarding of this report as this request (forward again adds one).
+    const seen = mine.find((r) => r.council_status !== null) ?? (mine[0] as Watched);
+    const same = mine.every(
+      (r) =>
+        r.council_status === request.status &&
+        r.council_updated_at === request.updatedAt &&
+        r.council_notes_hash === notesHash,
+    );
     if (same) continue;
     const report = await db.selectFrom("reports").select("status").where("id", "=", reportId).executeTakeFirst();
     if (!report) continue;

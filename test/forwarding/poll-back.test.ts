@@ -20,7 +20,7 @@ import { staffHtml } from "./staff-view.js";
  * answer is a 304.
  */
 describeEachDb("bringing a council's answers back", (dialect) => {
-  const POLL_SECONDS = 1;
+  const POLL_SECONDS = 2;
   let council: TestApp;
   let first: TestApp;
   let relay: Relay;
@@ -205,5 +205,30 @@ describeEachDb("bringing a council's answers back", (dialect) => {
     } finally {
       await second.close();
     }
+  });
+
+  it("forwarded again (the same council request), the new forwarding shows the council's last status; nothing is recorded twice", async () => {
+    const { id } = await db()
+      .selectFrom("reports")
+      .select("id")
+      .where("reference", "=", reference)
+      .executeTakeFirstOrThrow();
+    const { forwardReport } = await import("../../src/reports/forward.js");
+    await db()
+      .transaction()
+      .execute((tx) => forwardReport(first.app.civic, tx, id, new Date()));
+    expect(await sendDueForwardings(first.app.civic)).toMatchObject({ sent: 1 });
+    const before = (await councilUpdates()).length;
+    expect(await pollCouncils(first.app.civic)).toMatchObject({ unchanged: 1, updates: 0, failed: 0 });
+    expect(await councilUpdates()).toHaveLength(before);
+    const rows = await db()
+      .selectFrom("report_forwardings")
+      .select(["service_request_id", "council_status", "sync_error"])
+      .where("report_id", "=", id)
+      .execute();
+    expect(rows).toEqual([
+      { service_request_id: councilReference, council_status: "open", sync_error: null },
+      { service_request_id: councilReference, council_status: "open", sync_error: null },
+    ]);
   });
 });
