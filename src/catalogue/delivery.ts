@@ -77,8 +77,9 @@ export function parseStatusTable(text: string): Record<string, CouncilStatusTarg
   for (const pair of text.split(/[,\n]/)) {
     const [k, v, extra] = pair.split("=").map((p) => p.trim());
     if (!k && !v) continue;
-    if (!k || !v || extra !== undefined)
+    if (!k || !v || extra !== undefined) {
       fail("statuses", `"${pair.trim().slice(0, 40)}" is not councilStatus=ourStatus.`);
+    }
     const word = councilStatusWord(k);
     if (!/^[a-z0-9_]{1,50}$/.test(word)) {
       fail("statuses", `"${k.slice(0, 40)}": a council status is 1 to 50 letters, digits or underscores.`);
