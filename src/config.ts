@@ -156,6 +156,8 @@ export interface Config {
     timeoutMs: number;
     /** How often the Open311 sender looks for due forwardings (FORWARDING_INTERVAL_SECONDS, default 30). */
     intervalMs: number;
+    /** How often each Open311 council is asked for its answers to forwarded reports (OPEN311_POLL_SECONDS, default 300). */
+    pollIntervalMs: number;
     /**
      * FORWARDING_ALLOW_PRIVATE_ADDRESSES (default false): allow endpoints on loopback and private addresses. Only
      * for tests and a council on the same private network.
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: forwardingSecret ?? sessionSecret ?? null,
     timeoutMs: int("FORWARDING_TIMEOUT_SECONDS", 10, 1, 120) * 1000,
     intervalMs: int("FORWARDING_INTERVAL_SECONDS", 30, 1, 3600) * 1000,
+    pollIntervalMs: int("OPEN311_POLL_SECONDS", 300, 1, 86400) * 1000,
     allowPrivateAddresses: bool("FORWARDING_ALLOW_PRIVATE_ADDRESSES", false),
   };
   if (problems.length > 0) throw new ConfigError(problems);

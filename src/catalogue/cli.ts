@@ -1,7 +1,13 @@
 import { parseArgs } from "node:util";
 import { type Command, UsageError } from "../core/cli.js";
 import { parseId } from "../core/http/ids.js";
-import { checkDepartmentConnection, parseMapping, setDepartmentDelivery } from "./delivery.js";
+import {
+  checkDepartmentConnection,
+  DEFAULT_STATUS_TABLE_TEXT,
+  parseMapping,
+  parseStatusTable,
+  setDepartmentDelivery,
+} from "./delivery.js";
 
 /** `civic departments delivery|check`: a department's delivery method (email or Open311), for operators. */
 export const departmentCommands: Record<string, Command> = {
@@ -9,9 +15,12 @@ export const departmentCommands: Record<string, Command> = {
     summary: "Set how a department receives reports: email, or a council's Open311 endpoint",
     usage:
       "civic departments delivery ID --method email|open311 [--endpoint URL] [--api-key-env VAR] [--jurisdiction ID] " +
-      "[--services ourCategory=theirService,...] [--attributes theirAttribute=ourQuestion,...]\n" +
+      "[--services ourCategory=theirService,...] [--attributes theirAttribute=ourQuestion,...] " +
+      "[--statuses theirStatus=ourStatus,...]\n" +
       "  The API key is read from the environment variable named by --api-key-env (never from the command line), " +
-      "stored sealed with FORWARDING_SECRET (or SESSION_SECRET) and never shown again.",
+      "stored sealed with FORWARDING_SECRET (or SESSION_SECRET) and never shown again.\n" +
+      "  --statuses maps the council's Open311 status words to ours (or to ignore: its notes only), over the default " +
+      `table (${DEFAULT_STATUS_TABLE_TEXT.replace(/\n/g, ",")}); --statuses "" keeps the default table only.`,
     async run({ config, database, args, env, out }) {
       const { values, positionals } = parseArgs({
         args,
@@ -24,6 +33,7 @@ export const departmentCommands: Record<string, Command> = {
           jurisdiction: { type: "string" },
           services: { type: "string" },
           attributes: { type: "string" },
+          statuses: { type: "string" },
         },
       });
       const id = parseId(positionals[0]);
@@ -45,6 +55,7 @@ export const departmentCommands: Record<string, Command> = {
           jurisdiction: values.jurisdiction,
           services: values.services === undefined ? undefined : parseMapping(values.services),
           attributes: values.attributes === undefined ? undefined : parseMapping(values.attributes),
+          statuses: values.statuses === undefined ? undefined : parseStatusTable(values.statuses),
         },
         { accountId: null, at: new Date() },
       );

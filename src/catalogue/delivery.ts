@@ -5,13 +5,26 @@ import { AppError } from "../core/http/errors.js";
 import { OutboundError } from "../core/http/outbound.js";
 import { seal } from "../core/sealed.js";
 import { recordAudit } from "../core/staff/audit.js";
-import { COUNCIL_KEY_PURPOSE, type CouncilService, fetchServiceDefinition, fetchServices } from "../reports/index.js";
+import {
+  COUNCIL_KEY_PURPOSE,
+  type CouncilService,
+  type CouncilStatusTarget,
+  councilStatusTable,
+  councilStatusWord,
+  DEFAULT_COUNCIL_STATUSES,
+  fetchServiceDefinition,
+  fetchServices,
+  isCouncilStatusTarget,
+  REPORT_STATUSES,
+} from "../reports/index.js";
 
 /**
  * A department's delivery method (issue 37): email, or a council's Open311 endpoint with its API key (sealed,
  * core/sealed.ts: a database dump alone does not reveal it; it is never shown again, logged or audited), optional
  * jurisdiction_id and two mappings: our category codes to the council's service codes, and the council's attribute
- * codes to our questions' codes. Sending is the reports feature's (reports/forward.ts).
+ * codes to our questions' codes, and a status table: the council's Open311 status words to our statuses, over
+ * the default table (DEFAULT_COUNCIL_STATUSES). Sending and polling are the reports feature's (reports/forward.ts,
+ * reports/council-poll.ts).
  */
 export interface DeliveryInput {
   method: "email" | "open311";
@@ -21,6 +34,8 @@ export interface DeliveryInput {
   jurisdiction?: string | undefined;
   services?: Record<string, string> | undefined;
   attributes?: Record<string, string> | undefined;
+  /** The council's status words → our statuses or `ignore` (parseStatusTable); {} for the default table. */
+  statuses?: Record<string, string> | undefined;
 }
 
 function fail(field: string, message: string): never {
@@ -52,6 +67,58 @@ export function parseMapping(text: string, field = "mapping"): Record<string, st
   }
   return out;
 }
+
+const STATUS_TARGETS = [...REPORT_STATUSES.filter((st) => st !== "duplicate"), "ignore"].join(", ");
+
+/**
+ * Parses a status table in the CLI's and the form's notation, `open=open,closed=fixed,…` (commas or new lines):
+ * each council status word (normalised: `In Progress` is `in_progress`) to one of our statuses (not "duplicate":
+ * the council names no original) or `ignore` (its notes only). Throws a validation error for the field `statuses`.
+ */
+export function parseStatusTable(text: string): Record<string, CouncilStatusTarget> {
+  const out: Record<string, CouncilStatusTarget> = {};
+  for (const pair of text.split(/[,\n]/)) {
+    const [k, v, extra] = pair.split("=").map((p) => p.trim());
+    if (!k && !v) continue;
+    if (!k || !v || extra !== undefined) {
+      fail("statuses", `"${pair.trim().slice(0, 40)}" is not councilStatus=ourStatus.`);
+    }
+    const word = councilStatusWord(k);
+    if (!/^[a-z0-9_]{1,50}$/.test(word)) {
+      fail("statuses", `"${k.slice(0, 40)}": a council status is 1 to 50 letters, digits or underscores.`);
+    }
+    const target = v.toLowerCase();
+    if (!isCouncilStatusTarget(target)) fail("statuses", `"${v.slice(0, 40)}" is not one of: ${STATUS_TARGETS}.`);
+    out[word] = target;
+  }
+  if (Object.keys(out).length > 100) fail("statuses", "At most 100 pairs.");
+  return out;
+}
+
+/** A status table in the notation parseStatusTable reads (the stored JSON, or a table), one pair per line. */
+export function formatStatusTable(table: string | Record<string, string>): string {
+  let value: unknown = table;
+  if (typeof table === "string") {
+    try {
+      value = JSON.parse(table);
+    } catch {
+      value = {};
+    }
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return "";
+  return Object.entries(value as Record<string, unknown>)
+    .filter((e): e is [string, string] => typeof e[1] === "string")
+    .map(([k, v]) => `${k}=${v}`)
+    .join("\n");
+}
+
+/** The table a department's polling uses: its own pairs over the default table, in the same notation. */
+export function effectiveStatusTable(json: string | null): string {
+  return formatStatusTable(councilStatusTable(json));
+}
+
+/** The default status table, in the same notation (for the form's hint and the docs). */
+export const DEFAULT_STATUS_TABLE_TEXT = formatStatusTable({ ...DEFAULT_COUNCIL_STATUSES });
 
 /** Sets a department's delivery method. Audited without the key. */
 export async function setDepartmentDelivery(
@@ -97,6 +164,10 @@ export async function setDepartmentDelivery(
     if (services !== undefined) changes.open311_services = services;
     const attributes = checkMapping("attributes", input.attributes);
     if (attributes !== undefined) changes.open311_attributes = attributes;
+    if (input.statuses !== undefined) {
+      // Checked again here, whoever built the table (the CLI and the form parse text with parseStatusTable).
+      changes.open311_statuses = JSON.stringify(parseStatusTable(formatStatusTable(input.statuses)));
+    }
   }
   await db.transaction().execute(async (tx) => {
     await tx

@@ -212,3 +212,129 @@ export async function postRequest(
   }
   return { ok: true, serviceRequestId, token };
 }
+
+/** One request as the council's GET requests.json describes it, cleaned: plain, bounded text only. */
+export interface CouncilRequest {
+  serviceRequestId: string;
+  /** The council's status, lower-cased with spaces and hyphens as underscores (`in_progress`), at most 50 characters. */
+  status: string;
+  /** Its status_notes as plain text (tags and control characters out), at most 1,000 characters; null when none. */
+  notes: string | null;
+  /** Its updated_datetime as it wrote it (at most 40 characters), or null. */
+  updatedAt: string | null;
+}
+
+/** The council's answer to a poll: unchanged since the entity tag we sent (304), or its requests and new tag. */
+export type PollAnswer = { modified: false } | { modified: true; etag: string | null; requests: CouncilRequest[] };
+
+const MAX_NOTES = 1000;
+
+/** status_notes as plain text: tags out (a council may send HTML), control characters out, bounded. */
+export function councilNotes(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const text = value
+    .replace(/<[^>]*>/g, " ")
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (!text) return null;
+  return text.length > MAX_NOTES ? `${text.slice(0, MAX_NOTES)}…` : text;
+}
+
+/** A council's status word in the form the status tables use: `In Progress` → `in_progress`. */
+export function councilStatusWord(value: string): string {
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_")
+    .slice(0, 50);
+}
+
+function councilRequest(item: unknown): CouncilRequest | null {
+  if (!item || typeof item !== "object" || Array.isArray(item)) return null;
+  const r = item as Record<string, unknown>;
+  const id =
+    typeof r.service_request_id === "string" || typeof r.service_request_id === "number"
+      ? plainText(String(r.service_request_id)).slice(0, 100)
+      : "";
+  if (!id || typeof r.status !== "string") return null;
+  const status = councilStatusWord(plainText(r.status));
+  if (!status) return null;
+  const updatedAt = typeof r.updated_datetime === "string" ? plainText(r.updated_datetime).slice(0, 40) || null : null;
+  return { serviceRequestId: id, status, notes: councilNotes(r.status_notes), updatedAt };
+}
+
+/**
+ * GET {base}/requests.json with the given query (service_request_id list, jurisdiction_id, api_key), sending
+ * `If-None-Match` when an entity tag is known. Throws OutboundError (a message for staff and the log, never the
+ * query) when there is no usable answer: an error status, a redirect (never followed), JSON that is not a list.
+ * Items that are not requests (wrong types, no id or status) are left out.
+ */
+export async function fetchRequests(
+  config: Config,
+  endpoint: CouncilEndpoint,
+  query: Record<string, string>,
+  etag: string | null,
+): Promise<PollAnswer> {
+  if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
+  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, "requests.json", query), {
+    ...requestOptions(config),
+    headers: { accept: "application/json", ...(etag ? { "if-none-match": etag } : {}) },
+  });
+  if (answer.status === 304) return { modified: false };
+  if (answer.status >= 300 && answer.status < 400) {
+    throw new OutboundError(`HTTP ${answer.status}: the council redirected the request; not followed`, answer.status);
+  }
+  if (answer.status !== 200) throw new OutboundError(councilErrorText(answer.status, answer.body), answer.status);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    throw new OutboundError("the council's requests list is not JSON", answer.status);
+  }
+  // GeoReport v2 JSON is a list; some servers wrap it as {"service_requests": [...]}.
+  const list =
+    parsed && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as { service_requests?: unknown }).service_requests
+      : parsed;
+  if (!Array.isArray(list)) throw new OutboundError("the council's requests list is not a list", answer.status);
+  const requests = list
+    .slice(0, 1000)
+    .map(councilRequest)
+    .filter((r): r is CouncilRequest => r !== null);
+  const tag = answer.headers.etag;
+  return { modified: true, etag: typeof tag === "string" && tag.length <= 200 ? tag : null, requests };
+}
+
+/** GET {base}/tokens/{token}.json: the council's service_request_id for a token, or null while it has none. */
+export async function resolveToken(
+  config: Config,
+  endpoint: CouncilEndpoint,
+  token: string,
+  query: Record<string, string>,
+): Promise<string | null> {
+  if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
+  const answer = await outboundRequest(
+    endpointUrl(endpoint.open311_endpoint, `tokens/${encodeURIComponent(token)}.json`, query),
+    { ...requestOptions(config), headers: { accept: "application/json" } },
+  );
+  if (answer.status === 404) return null;
+  if (answer.status !== 200) {
+    throw new OutboundError(
+      answer.status >= 300 && answer.status < 400
+        ? `HTTP ${answer.status}: the council redirected the request; not followed`
+        : councilErrorText(answer.status, answer.body),
+      answer.status,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    throw new OutboundError("the council's token answer is not JSON", answer.status);
+  }
+  const first: unknown = Array.isArray(parsed) ? parsed[0] : parsed;
+  const id = first && typeof first === "object" ? (first as Record<string, unknown>).service_request_id : null;
+  return typeof id === "string" || typeof id === "number" ? plainText(String(id)).slice(0, 100) || null : null;
+}

@@ -19,6 +19,7 @@ function updateLine(u: PublicUpdate): string {
   const day = u.at.slice(0, 10);
   if (u.event === "update" && u.by === "resident") return `Update from a resident ${day}`;
   if (u.event === "update" && u.by === "reporter") return `Update from the reporter ${day}`;
+  if (u.by === "council") return `Update from the council ${day} (${u.statusLabel})`;
   return `Update ${day} (${u.statusLabel})`;
 }
 

@@ -25,7 +25,8 @@ import { describePlace, loadGazetteer } from "./place-words.js";
  *   council's service_request_id or token, or the error and the next attempt (backoff), or "failed" (refused, or
  *   too many attempts) for staff to see and resend.
  *
- * Bringing the council's answers back (polling) reads the rows' service_request_id and token: not here yet.
+ * Bringing the council's answers back (council-poll.ts) reads the rows' service_request_id and token and keeps
+ * each row's last sync (when, how it went, the council's last status).
  */
 
 export type Forwarding = Pick<ReportForwardingsTable, "department_name" | "method" | "state">;
@@ -408,6 +409,9 @@ export async function reportForwardings(db: Kysely<DB>, reference: string) {
       "report_forwardings.sent_at",
       "report_forwardings.failed_at",
       "report_forwardings.next_attempt_at",
+      "report_forwardings.council_status",
+      "report_forwardings.synced_at",
+      "report_forwardings.sync_error",
     ])
     .where("reports.reference", "=", reference)
     .orderBy("report_forwardings.id", "desc")
@@ -426,4 +430,18 @@ export function forwardingWords(f: ForwardingRow): string {
       ? `, council token ${f.token} (reference to come)`
       : "";
   return `${f.department_name}, ${METHOD_WORDS[f.method]}${ref}`;
+}
+
+/**
+ * The last sync with the council in words, without its time: the council's last status as it wrote it, or that the
+ * last try got no answer about the report (staff also read why). null for email, and before the first sync.
+ */
+export function syncWords(f: ForwardingRow, staff = false): string | null {
+  if (f.method !== "open311" || !f.synced_at) return null;
+  const status = f.council_status ? `the council's status “${f.council_status.replace(/_/g, " ")}”` : null;
+  if (f.sync_error) {
+    const failed = staff ? `no answer about this report (${f.sync_error})` : "no answer about this report";
+    return status ? `${failed}; last known, ${status}` : failed;
+  }
+  return status ?? "the council gave no status yet";
 }

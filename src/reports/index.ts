@@ -25,5 +25,7 @@ export { sentPagePath } from "./sent-page.js";
 export type { ReportSubmission } from "./submit.js";
 export { ownReports } from "./data-sources.js";
 export { MEDIA_URL_MAX, mediaUrlPattern, shownMediaUrl } from "./media-url.js";
-export { COUNCIL_KEY_PURPOSE, fetchServiceDefinition, fetchServices } from "./council-client.js";
+export { COUNCIL_KEY_PURPOSE, councilStatusWord, fetchServiceDefinition, fetchServices } from "./council-client.js";
 export type { CouncilAttribute, CouncilService } from "./council-client.js";
+export { councilStatusTable, DEFAULT_COUNCIL_STATUSES, isCouncilStatusTarget } from "./council-poll.js";
+export type { CouncilStatusTarget } from "./council-poll.js";

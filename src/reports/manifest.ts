@@ -7,6 +7,7 @@ import { reportSeenData } from "./seen-data.js";
 import { alertJobs } from "./alerts.js";
 import { questionnaireData } from "./questionnaire-data.js";
 import { questionnaireJobs } from "./questionnaire.js";
+import { councilPollJob } from "./council-poll.js";
 import { forwardingJob } from "./forward.js";
 import { keptPhotoCleanupJob } from "./kept-photos.js";
 import { reportKind, reportPhotoKind, reportUpdateKind } from "./moderated-kinds.js";
@@ -99,6 +100,7 @@ export const reports: Feature = {
     ...alertJobs(civic),
     ...questionnaireJobs(civic),
     forwardingJob(civic),
+    councilPollJob(civic),
   ],
   sitemap: [reportPages],
   search: [reportSearch],

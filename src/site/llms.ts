@@ -48,6 +48,9 @@ export function llmsTxt(site: SiteInfo, features: readonly Feature[]): string {
       "by the OpenAPI 3.1 document at /openapi.yaml, which is a tested contract: every status, body, required " +
       "field and pattern it gives is what the server does (text never holds control characters or broken Unicode).",
     "",
+    "Reports forwarded to a council department with an Open311 service get its answers back: the council's status " +
+      "changes and notes appear on the report as “Update from the council” and are emailed to the reporter and followers.",
+    "",
     "## Pages",
     "",
     ...main.map((p) => item(p.title, p.path, p.summary)),

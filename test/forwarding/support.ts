@@ -18,12 +18,15 @@ export async function freePort(): Promise<number> {
 export class Relay {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  /** Called for each connection (this platform's outbound requests make one connection each). */
+  onConnection: (() => void) | null = null;
   constructor(
     readonly port: number,
     private readonly target: number,
   ) {}
   async start(): Promise<void> {
     this.server = createNetServer((client) => {
+      this.onConnection?.();
       const upstream = connect(this.target, "127.0.0.1");
       this.sockets.add(client).add(upstream);
       client.pipe(upstream).pipe(client);

@@ -128,6 +128,8 @@ export interface DepartmentsTable {
   open311_services: ColumnType<string, string | undefined, string>;
   /** JSON object: the council's attribute code → our question's code. */
   open311_attributes: ColumnType<string, string | undefined, string>;
+  /** JSON object (0042): the council's Open311 status → ours; `{}` is the default table (reports/council-poll.ts). */
+  open311_statuses: ColumnType<string, string | undefined, string>;
 }
 
 /** One forwarding of a report to a department (0040), a job row for the Open311 sender. Written by reports only. */
@@ -150,6 +152,23 @@ export interface ReportForwardingsTable {
   created_at: Timestamp;
   sent_at: Timestamp | null;
   failed_at: Timestamp | null;
+  /** What the council last said (0042): its status as it wrote it, its updated_datetime, a hash of its notes. */
+  council_status: ColumnType<string | null, string | null | undefined, string | null>;
+  council_updated_at: ColumnType<string | null, string | null | undefined, string | null>;
+  council_notes_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last sync with the council (0042): when, and its failure in words (null when it went well). */
+  synced_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  sync_error: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Per department and query, the council's last entity tag (If-None-Match) and answer time (0042). Reports only. */
+export interface CouncilPollsTable {
+  id: Id;
+  department_id: number;
+  query_key: string;
+  etag: string | null;
+  polled_at: Timestamp;
+  answered_at: Timestamp | null;
 }
 
 /** One row (id 1): bumped by triggers on every change to categories or departments. */
@@ -808,6 +827,7 @@ export interface DB {
   categories: CategoriesTable;
   departments: DepartmentsTable;
   report_forwardings: ReportForwardingsTable;
+  council_polls: CouncilPollsTable;
   catalogue_version: CatalogueVersionTable;
   reports: ReportsTable;
   report_photos: ReportPhotosTable;

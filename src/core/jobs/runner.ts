@@ -11,6 +11,8 @@ export interface JobContext {
   now: Date;
   /** Aborted when the process stops: a job works in bounded batches and returns early when this is set. */
   signal: AbortSignal;
+  /** The process's logger, when it has one: a job logs what an operator needs to know, never secrets. */
+  log?: Pick<FastifyBaseLogger, "info" | "warn" | "error">;
 }
 
 /** A periodic job: run once per interval by one of the processes sharing the database. */
@@ -27,7 +29,7 @@ export interface JobRunnerOptions {
   db: Kysely<DB>;
   jobs: Job[];
   now: () => Date;
-  log?: Pick<FastifyBaseLogger, "info" | "error">;
+  log?: Pick<FastifyBaseLogger, "info" | "warn" | "error">;
   /** How often to look for due jobs, ms. */
   pollMs?: number;
   /** Names this process in lease rows. */
@@ -158,7 +160,7 @@ export class JobRunner implements Worker {
     renew.unref();
     let error: string | null = null;
     try {
-      const figures = await job.run({ now: startedAt, signal: this.abort.signal });
+      const figures = await job.run({ now: startedAt, signal: this.abort.signal, log });
       log?.info({ job: job.name, ...figures }, "job finished");
     } catch (e) {
       error = (e instanceof Error ? e.message : String(e)).slice(0, 500);

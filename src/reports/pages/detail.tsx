@@ -8,7 +8,7 @@ import { FollowForm } from "./follow.js";
 import { SeenForm, seenWords } from "./seen.js";
 import { DateTime, PlaceLine, ReportViewMap, StatusTag } from "./common.js";
 import type { MapTiles } from "./list.js";
-import { type ForwardingRow, forwardingWords } from "../forward.js";
+import { type ForwardingRow, forwardingWords, syncWords } from "../forward.js";
 
 export function ReportDetail({
   r,
@@ -73,6 +73,12 @@ export function ReportDetail({
                 <span key={f.id}>
                   {i > 0 ? <br /> : null}
                   {forwardingWords(f)}, <DateTime iso={f.sent_at ?? f.created_at} />.
+                  {f.synced_at && syncWords(f) ? (
+                    <>
+                      {" "}
+                      Last sync <DateTime iso={f.synced_at} withTime />: {syncWords(f)}.
+                    </>
+                  ) : null}
                 </span>
               ))}{" "}
               Response times depend on the council.

@@ -15,7 +15,7 @@ import { type ActionChoices, ActionForms, ErrorFor, StatusForm } from "./action-
 import type { ResponseTemplate } from "./templates.js";
 import { ModerationSection, StaffPhotosView } from "./moderation-forms.js";
 import type { ReportModeration } from "./moderation-view.js";
-import { type ForwardingRow, forwardingWords } from "../forward.js";
+import { type ForwardingRow, forwardingWords, syncWords } from "../forward.js";
 
 export interface InboxProps {
   rows: InboxRow[];
@@ -277,6 +277,12 @@ export function StaffReportPage(props: StaffReportProps) {
                     </>
                   )}
                   {f.last_error ? <> The council's answer: “{f.last_error}”</> : null}
+                  {f.synced_at && syncWords(f, true) ? (
+                    <>
+                      {" "}
+                      Last sync <DateTime iso={f.synced_at} withTime />: {syncWords(f, true)}.
+                    </>
+                  ) : null}
                 </li>
               ))}
             </ul>

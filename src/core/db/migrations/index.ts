@@ -37,6 +37,7 @@ import * as m0037 from "./0037_report_seen.js";
 import * as m0038 from "./0038_report_questionnaires.js";
 import * as m0040 from "./0040_forwarding.js";
 import * as m0041 from "./0041_update_photos.js";
+import * as m0042 from "./0042_council_polling.js";
 import * as m0043 from "./0043_map_cell_changes.js";
 
 /**
@@ -82,6 +83,7 @@ export const migrations: Record<string, Migration> = {
   "0038_report_questionnaires": m0038,
   "0040_forwarding": m0040,
   "0041_update_photos": m0041,
+  "0042_council_polling": m0042,
   "0043_map_cell_changes": m0043,
 };
 
