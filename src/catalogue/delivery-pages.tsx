@@ -1,7 +1,7 @@
 import type { FieldProblem } from "../core/http/errors.js";
 import { HintAndError, hintAndErrorIds } from "../core/web/forms.js";
 import { CsrfField } from "../core/web/layout.js";
-import type { ConnectionCheck, DeliverySettings } from "./delivery.js";
+import { type ConnectionCheck, DEFAULT_STATUS_TABLE_TEXT, type DeliverySettings } from "./delivery.js";
 import { ActionForm, Field } from "./form-parts.js";
 
 /** What the delivery form shows: the stored settings, or what was posted when it is refused. */
@@ -13,6 +13,8 @@ export interface DeliveryFormValues {
   services: Record<string, string>;
   /** The council's attribute code = our question's code, one per line. */
   attributes: string;
+  /** The council's status word = our status (or ignore), one per line, over the default table. */
+  statuses: string;
 }
 
 export const deliveryValues = (s: DeliverySettings): DeliveryFormValues => ({
@@ -23,6 +25,7 @@ export const deliveryValues = (s: DeliverySettings): DeliveryFormValues => ({
   attributes: Object.entries(s.attributes)
     .map(([theirs, ours]) => `${theirs}=${ours}`)
     .join("\n"),
+  statuses: s.statuses,
 });
 
 export interface DeliverySectionProps {
@@ -155,6 +158,17 @@ export function DeliverySection(p: DeliverySectionProps) {
           control={(c) => (
             <textarea {...c} rows={4} maxLength={20000} spellcheck={false}>
               {values.attributes}
+            </textarea>
+          )}
+        />
+        <Field
+          name="statuses"
+          label="The council’s statuses as ours (optional)"
+          hint={`One per line: the council’s status, =, ours (or ignore: its notes only). Over the default table: ${DEFAULT_STATUS_TABLE_TEXT.replace(/\n/g, ", ")}.`}
+          problems={problems}
+          control={(c) => (
+            <textarea {...c} rows={4} maxLength={5000} spellcheck={false}>
+              {values.statuses}
             </textarea>
           )}
         />

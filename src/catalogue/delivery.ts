@@ -206,6 +206,8 @@ export interface DeliverySettings {
   jurisdiction: string;
   services: Record<string, string>;
   attributes: Record<string, string>;
+  /** The department's own status table (the council's status words → ours), over the default one. */
+  statuses: string;
   /** Our categories (active or retired) forwarded to this department. */
   categories: { code: string; name: string }[];
 }
@@ -227,6 +229,7 @@ export async function deliverySettings(db: Kysely<DB>, departmentId: number): Pr
     jurisdiction: department.open311_jurisdiction ?? "",
     services: storedMapping(department.open311_services),
     attributes: storedMapping(department.open311_attributes),
+    statuses: formatStatusTable(department.open311_statuses ?? "{}"),
     categories,
   };
 }

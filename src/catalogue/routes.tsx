@@ -34,6 +34,7 @@ import {
   MAPPING_CODE,
   MAPPING_CODE_MESSAGE,
   parseMapping,
+  parseStatusTable,
   setDepartmentDelivery,
 } from "./delivery.js";
 import { emptyQuestion, QuestionPage, QuestionsPage, questionValues } from "./question-pages.js";
@@ -388,6 +389,7 @@ export function catalogueRoutes(scope: StaffScope): void {
       jurisdiction: posted(request, "jurisdiction", 300),
       services: typed,
       attributes: posted(request, "attributes", 20000),
+      statuses: posted(request, "statuses", 5000),
     };
     const apiKey = posted(request, "api_key", 600).trim();
     const removeKey = posted(request, "remove_key", 10) === "yes";
@@ -420,6 +422,7 @@ export function catalogueRoutes(scope: StaffScope): void {
           jurisdiction: values.jurisdiction,
           services: Object.fromEntries([...kept, ...filled]),
           attributes: parseMapping(values.attributes, "attributes"),
+          statuses: parseStatusTable(values.statuses),
         },
         { accountId: staffViewer(request).accountId, at: civic.now() },
       );

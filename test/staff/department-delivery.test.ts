@@ -135,6 +135,30 @@ describeEachDb("a department's delivery method on the admin pages", (dialect) =>
     expect(list.body).toContain('<td data-label="By">Open311</td>');
   });
 
+  it("sets the council's status table over the default one, with a wrong pair refused at its field", async () => {
+    // The mapping the next tests use stays as the previous test left it.
+    const kept = {
+      method: "open311",
+      endpoint: council.url,
+      "service:streetlight": "streetlight",
+      attributes: "fault_type=fault\nlamp_id=lamp_post_number",
+    };
+    const page1 = await admin.get(page);
+    expect(page1.body).toContain("The council’s statuses as ours (optional)");
+    expect(page1.body).toMatch(/Over the default table: [^<]*closed=fixed/);
+    const bad = await save({ ...kept, statuses: "closed=duplicate" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toMatch(/id="admin-statuses-error"[^]*is not one of/);
+    expect(bad.body).toContain("closed=duplicate</textarea>");
+    const res = await save({ ...kept, statuses: "Closed = closed\nwaiting=ignore" });
+    expect(res.statusCode).toBe(303);
+    expect(JSON.parse((await department()).open311_statuses ?? "{}")).toEqual({ closed: "closed", waiting: "ignore" });
+    expect((await admin.get(page)).body).toContain("closed=closed\nwaiting=ignore</textarea>");
+    // Emptied: the default table alone again.
+    await save({ ...kept, statuses: "" });
+    expect(JSON.parse((await department()).open311_statuses ?? "{}")).toEqual({});
+  });
+
   it("checks the connection: what maps, the council's services and required questions nothing answers", async () => {
     const res = await admin.post(`${page}/check`, {}, page);
     expect(res.statusCode).toBe(200);
