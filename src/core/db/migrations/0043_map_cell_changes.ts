@@ -26,6 +26,9 @@ export async function up(db: MigrationDb): Promise<void> {
       begin NEW.changed := pg_current_xact_id()::text::bigint; return NEW; end $$`.execute(db);
     await sql`create trigger report_map_cells_stamp before insert or update on report_map_cells
       for each row execute function report_map_cells_stamp()`.execute(db);
+    // Statistics for the new column now (every stamp 0), so the planner reads "changed since" through its index
+    // from the first map after the upgrade instead of scanning the table until autovacuum analyses it.
+    await sql`analyze report_map_cells`.execute(db);
   } else {
     const stamp = sql`update report_map_cells
       set changed = (select coalesce(max(changed), 0) + 1 from report_map_cells) where rowid = NEW.rowid`;
