@@ -147,7 +147,10 @@ export const ServiceRequest = Type.Object({
   service_request_id: Type.String({ description: "The report's reference number." }),
   status: Type.Union([Type.Literal("open"), Type.Literal("closed")]),
   status_notes: Nullable(
-    Type.String({ description: "The latest public update's note; null (an empty element in XML) when there is none." }),
+    Type.String({
+      description:
+        "The note of the latest public update by staff or the council (never a resident's); null (an empty element in XML) when there is none.",
+    }),
   ),
   service_name: Nullable(Type.String()),
   service_code: Type.String(),

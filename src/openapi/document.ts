@@ -208,6 +208,13 @@ rate-limited: it is served from prepared, cacheable responses.
   platform's accounts. \`media_url\` is a link to media elsewhere that is never fetched, published and mailed to the
   council as a plain link: only an absolute \`https:\`/\`http:\` URL without \`user:pass@\`, on a public host name
   (no IP address, single-label or local name) other than this site's, is taken (else 400); send photos as \`media\`.
+* **Forwarding to councils**: a report goes to the council department of its category, by email or, where the
+  department speaks Open311, to the council's own GeoReport v2 service: a form-encoded \`POST requests.json\` with
+  the place in words as \`address_string\`, public photo URLs as \`media_url\`, the same \`Idempotency-Key\` on every
+  attempt, and the reporter's name and email only when they agreed that the council may contact them. The council's
+  answers are asked for again by \`service_request_id\` (with \`If-None-Match\`) every \`OPEN311_POLL_SECONDS\`; a
+  change of status or a note from the council becomes this report's \`status\` and \`status_notes\` here, and
+  "Update from the council" on its web page and Atom feeds. \`service_notice\` says when and to whom it was sent.
 * **Tokens**: none are issued, because every service is realtime. A token that is a public report's reference maps to
   that request; anything else is a 404 that explains this.
 * **Services**: only categories that take new reports are listed; a category the council's administrators retire
