@@ -81,23 +81,27 @@ function requestOptions(config: Config) {
   };
 }
 
-/** GET {base}/services.json. Throws OutboundError with a message for staff. */
-export async function fetchServices(config: Config, endpoint: CouncilEndpoint): Promise<CouncilService[]> {
+/** GET {base}/{path} (with the jurisdiction), parsed as JSON. Throws OutboundError with a message for staff. */
+async function getCouncilJson(config: Config, endpoint: CouncilEndpoint, path: string, what: string): Promise<unknown> {
   if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
   const query: Record<string, string> = {};
   if (endpoint.open311_jurisdiction) query.jurisdiction_id = endpoint.open311_jurisdiction;
-  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, "services.json", query), {
+  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, path, query), {
     ...requestOptions(config),
     headers: { accept: "application/json" },
   });
   if (answer.status !== 200) throw new OutboundError(councilErrorText(answer.status, answer.body), answer.status);
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(answer.body);
+    return JSON.parse(answer.body);
   } catch {
-    throw new OutboundError("the council's services list is not JSON", answer.status);
+    throw new OutboundError(`the council's ${what} is not JSON`, answer.status);
   }
-  if (!Array.isArray(parsed)) throw new OutboundError("the council's services list is not a list", answer.status);
+}
+
+/** GET {base}/services.json. Throws OutboundError with a message for staff. */
+export async function fetchServices(config: Config, endpoint: CouncilEndpoint): Promise<CouncilService[]> {
+  const parsed = await getCouncilJson(config, endpoint, "services.json", "services list");
+  if (!Array.isArray(parsed)) throw new OutboundError("the council's services list is not a list", 200);
   const services: CouncilService[] = [];
   for (const item of parsed.slice(0, 1000)) {
     if (!item || typeof item !== "object") continue;
@@ -119,21 +123,8 @@ export async function fetchServiceDefinition(
   endpoint: CouncilEndpoint,
   serviceCode: string,
 ): Promise<CouncilAttribute[]> {
-  if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
-  const query: Record<string, string> = {};
-  if (endpoint.open311_jurisdiction) query.jurisdiction_id = endpoint.open311_jurisdiction;
   const path = `services/${encodeURIComponent(serviceCode)}.json`;
-  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, path, query), {
-    ...requestOptions(config),
-    headers: { accept: "application/json" },
-  });
-  if (answer.status !== 200) throw new OutboundError(councilErrorText(answer.status, answer.body), answer.status);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer.body);
-  } catch {
-    throw new OutboundError("the council's service definition is not JSON", answer.status);
-  }
+  const parsed = await getCouncilJson(config, endpoint, path, "service definition");
   const list = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>).attributes : null;
   if (!Array.isArray(list)) return [];
   const attributes: CouncilAttribute[] = [];

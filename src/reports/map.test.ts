@@ -75,6 +75,15 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
     return res.json() as MapAnswer;
   };
   const titles = (a: MapAnswer) => a.points.map((p) => p[4]).sort();
+  /** The box moved east and north by k × 0.00001°: a new answer (the answers are kept by their box). */
+  const moved = (box: string, k: number) =>
+    box
+      .split(",")
+      .map((v) => (Number(v) + k * 0.00001).toFixed(5))
+      .join(",");
+  /** The map's answer as the database gives it now, without anything kept. */
+  const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
+    mapReports(t.db.database.db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
 
   it("gives every public report in the box, with its status, and never a hidden one", async () => {
     const a = await map(`bbox=${CORNER}&zoom=17`);
@@ -210,15 +219,6 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
   });
 
   it("counts a moved map from the cells kept for this version of the public data, as the database would", async () => {
-    const db = t.db.database.db;
-    /** The box moved east and north by k × 0.00001°: a new answer (the answers are kept by their box). */
-    const moved = (box: string, k: number) =>
-      box
-        .split(",")
-        .map((v) => (Number(v) + k * 0.00001).toFixed(5))
-        .join(",");
-    const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
-      mapReports(db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
     // The whole village reads (and keeps) every cell's sums; the later boxes, large or small, are counted from them
     // (at zoom 12 and below always per cell of a grid).
     const whole = await map(`bbox=${moved(VILLAGE, 1)}&zoom=12`);
@@ -245,13 +245,6 @@ describeEachDb("the reports map's data (/api/reports/map.json) and GeoJSON (/api
 
   it("keeps the whole area's counts right after every kind of change, by whatever code and while writers are still at work", async () => {
     const db = t.db.database.db;
-    const moved = (box: string, k: number) =>
-      box
-        .split(",")
-        .map((v) => (Number(v) + k * 0.00001).toFixed(5))
-        .join(",");
-    const fresh = (box: string, zoom: number, filter: MapFilter = {}) =>
-      mapReports(db, filter, parseBbox(box), zoom).then((a) => JSON.parse(JSON.stringify(a)) as MapAnswer);
     let k = 100;
     /** The whole village after a change: counted from this process's copy of the cells, as the database counts. */
     const same = async (filter = "", asked: MapFilter = {}) => {
