@@ -52,7 +52,7 @@ const ALL = ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"];
 /** How TSX is compiled, for the root and every project (a project has its own Vite config). */
 const oxc = { jsx: { runtime: "automatic", importSource: "preact" } } as const;
 
-/** What every tier shares. Two workers: the test machines have two cores. */
+/** What every tier shares. Two workers: the test machines have two cores (the slow tier has three, see there). */
 const common = {
   pool: "forks",
   maxWorkers: 2,
@@ -92,6 +92,10 @@ export default defineConfig({
           isolate: false,
           // After fast and db, so Chromium and the crash test's load never run beside a timing-sensitive db test.
           sequence: { groupOrder: 1 },
+          // Three files at once on the two cores: these tests wait much of their time (on Chromium, on a child
+          // process, on timers), and two workers left about half of the two cores idle. (The db tier is busy on
+          // both cores with two: a third worker made it slower.)
+          maxWorkers: 3,
         },
       },
     ],

@@ -38,7 +38,7 @@ import { signInAs } from "../helpers/staff.js";
  *   of every state with SWEEP_SCREENSHOTS=1 (the screenshots are for people to look at, nothing compares them, and
  *   taking all of them was a quarter of the sweep's time).
  */
-/** The widths swept, each by a file of its own (sweep-320/390/1280.test.ts), so the two test workers share them. */
+/** The widths swept, each by a file of its own (sweep-320/390/1280.test.ts), so the test workers share them. */
 export const SWEEP_VIEWPORTS = {
   320: { width: 320, height: 640 },
   390: { width: 390, height: 844 },
