@@ -44,6 +44,12 @@ const SLOW = [
   "test/foundation/mail-layout.test.ts",
 ];
 
+/**
+ * Timing measured in the page (long tasks on a CPU slowed 4 times): alone, after every other tier, so no other test
+ * file's Chromium competes with the page it measures.
+ */
+const SLOW_ALONE = ["test/browser/map-long-tasks.test.ts"];
+
 /** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */
 const DB_ISOLATED = ["test/scale/prepared.test.ts"];
 
@@ -89,6 +95,7 @@ export default defineConfig({
           ...common,
           name: "slow",
           include: SLOW,
+          exclude: SLOW_ALONE,
           isolate: false,
           // After fast and db, so Chromium and the crash test's load never run beside a timing-sensitive db test.
           sequence: { groupOrder: 1 },
@@ -98,6 +105,7 @@ export default defineConfig({
           maxWorkers: 3,
         },
       },
+      { oxc, test: { ...common, name: "slow-alone", include: SLOW_ALONE, sequence: { groupOrder: 2 }, maxWorkers: 1 } },
     ],
   },
 });
