@@ -45,6 +45,12 @@ const SLOW = [
   "test/foundation/mail-layout.test.ts",
 ];
 
+/**
+ * Timing measured in the page (long tasks on a CPU slowed 4 times): alone, after every other tier, so no other test
+ * file's Chromium competes with the page it measures.
+ */
+const SLOW_ALONE = ["test/browser/map-long-tasks.test.ts"];
+
 /** db tests that change state kept per process (prepared.test.ts fills the set of named prepared statements). */
 const DB_ISOLATED = ["test/scale/prepared.test.ts"];
 
@@ -53,7 +59,7 @@ const ALL = ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"];
 /** How TSX is compiled, for the root and every project (a project has its own Vite config). */
 const oxc = { jsx: { runtime: "automatic", importSource: "preact" } } as const;
 
-/** What every tier shares. Two workers: the test machines have two cores. */
+/** What every tier shares. Two workers: the test machines have two cores (the slow tier has three, see there). */
 const common = {
   pool: "forks",
   maxWorkers: 2,
@@ -90,11 +96,17 @@ export default defineConfig({
           ...common,
           name: "slow",
           include: SLOW,
+          exclude: SLOW_ALONE,
           isolate: false,
           // After fast and db, so Chromium and the crash test's load never run beside a timing-sensitive db test.
           sequence: { groupOrder: 1 },
+          // Three files at once on the two cores: these tests wait much of their time (on Chromium, on a child
+          // process, on timers), and two workers left about half of the two cores idle. (The db tier is busy on
+          // both cores with two: a third worker made it slower.)
+          maxWorkers: 3,
         },
       },
+      { oxc, test: { ...common, name: "slow-alone", include: SLOW_ALONE, sequence: { groupOrder: 2 }, maxWorkers: 1 } },
     ],
   },
 });

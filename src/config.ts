@@ -52,6 +52,8 @@ export interface Config {
   databaseUrl: string | null;
   smtpUrl: string | null;
   mailFrom: string;
+  /** How often the outbox worker looks for mail to send (MAIL_POLL_SECONDS, default 5). */
+  mailPollMs: number;
   seedDemo: boolean;
   logLevel: LogLevel;
   /**
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
   const mailFrom =
     str("MAIL_FROM") ?? `${displayName(`${villageName} Community Platform`)} <no-reply@${hostOf(baseUrl)}>`;
   if (!/@/.test(mailFrom)) problems.push(`MAIL_FROM="${mailFrom}" must contain an email address`);
+  const mailPollMs = int("MAIL_POLL_SECONDS", 5, 1, 3600) * 1000;
   const seedDemo = bool("SEED_DEMO", true);
   const logLevelRaw = (str("LOG_LEVEL") ?? "info").toLowerCase();
   let logLevel: LogLevel = "info";
@@ -317,6 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     smtpUrl,
     mailFrom,
+    mailPollMs,
     seedDemo,
     logLevel,
     logNotModified,

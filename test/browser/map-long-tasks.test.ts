@@ -65,10 +65,22 @@ describe.skipIf(!browserAvailable())("long tasks on the reports map", { timeout:
     }
   }
 
+  /**
+   * Up to three loads, until one has no task over LONGEST_MS: a page counts as slow only if every one of three
+   * loads was (the machine running the tests is shared), so a fast load ends the trial.
+   */
+  async function loads(path: string, ready: string): Promise<{ start: number; duration: number }[][]> {
+    const runs: { start: number; duration: number }[][] = [];
+    while (runs.length < 3) {
+      const tasks = await longTasks(path, ready);
+      runs.push(tasks);
+      if (tasks.every((t) => Math.round(t.duration) <= LONGEST_MS)) break;
+    }
+    return runs;
+  }
+
   it(`/reports: no task over ${LONGEST_MS} ms while its map loads (4× slower CPU)`, async () => {
-    // A load counts only if every one of three was slow: the machine running the tests is shared.
-    const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await longTasks("/reports", ".map-in-view li"));
+    const runs = await loads("/reports", ".map-in-view li");
     const longest = runs.map((tasks) => Math.max(0, ...tasks.map((t) => Math.round(t.duration))));
     console.log(`/reports long tasks at 4x: ${JSON.stringify(runs.map((r) => r.map((t) => Math.round(t.duration))))}`);
     expect(Math.min(...longest), `longest task per load: ${longest.join(", ")} ms`).toBeLessThanOrEqual(LONGEST_MS);
@@ -78,8 +90,7 @@ describe.skipIf(!browserAvailable())("long tasks on the reports map", { timeout:
     const html = await (await fetch(`${site.base}/reports`)).text();
     const path = /href="(\/reports\/[A-Z]+-\d+)"/.exec(html)?.[1];
     expect(path).toBeDefined();
-    const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await longTasks(path as string, ".report-view-map .leaflet-marker-icon"));
+    const runs = await loads(path as string, ".report-view-map .leaflet-marker-icon");
     const longest = runs.map((tasks) => Math.max(0, ...tasks.map((t) => Math.round(t.duration))));
     console.log(
       `report page long tasks at 4x: ${JSON.stringify(runs.map((r) => r.map((t) => Math.round(t.duration))))}`,

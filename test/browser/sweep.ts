@@ -34,16 +34,20 @@ import { signInAs } from "../helpers/staff.js";
  * - no Content-Security-Policy violation or script error on any page at any width;
  * - the served HTML of each state is valid by the Nu HTML Checker, once per state (html-valid.test.ts checks the
  *   plain pages without a browser; this adds the form-error and success answers);
- * - a full-page screenshot of each state at each width, in test-artifacts/screenshots/<width>/<name>.png, with the
- *   measured overflow and heading positions in test-artifacts/screenshots/<width>/measurements.json.
+ * - the measured overflow and heading positions in test-artifacts/screenshots/<width>/measurements.json, and a
+ *   full-page screenshot in test-artifacts/screenshots/<width>/<name>.png of each state with a problem at that width;
+ *   of every state with SWEEP_SCREENSHOTS=1 (the screenshots are for people to look at, nothing compares them, and
+ *   taking all of them was a quarter of the sweep's time).
  */
-/** The widths swept, each by a file of its own (sweep-320/390/1280.test.ts), so the two test workers share them. */
+/** The widths swept, each by a file of its own (sweep-320/390/1280.test.ts), so the test workers share them. */
 export const SWEEP_VIEWPORTS = {
   320: { width: 320, height: 640 },
   390: { width: 390, height: 844 },
   1280: { width: 1280, height: 800 },
 } as const;
 const SCREENSHOTS = resolve("test-artifacts/screenshots");
+/** SWEEP_SCREENSHOTS=1: a screenshot of every state, not only of those with a problem. */
+const EVERY_SCREENSHOT = process.env.SWEEP_SCREENSHOTS === "1";
 
 const PHONE = [320] as const;
 const WIDE = [1280] as const;
@@ -293,7 +297,7 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
       );
     });
 
-    it(`reflows without sideways scroll, passes axe${checkHtml ? " and the Nu checker" : ""}, and leaves screenshots`, async () => {
+    it(`reflows without sideways scroll, passes axe${checkHtml ? " and the Nu checker" : ""}, and leaves its measurements`, async () => {
       const started = Date.now();
       // Every failure, so one run names every page that fails and why.
       const problems: string[] = [];
@@ -316,6 +320,7 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
             if (cookie) await addSessionCookie(context, site.base, cookie);
             signedInAs = state.who;
           }
+          const problemsBefore = problems.length + pageProblems.length;
           let response: Response | null = await page.goto(`${site.base}${state.path}`, { waitUntil: "load" });
           const where = `${state.name} (${state.path}) at ${viewport.width} px`;
           if (response?.status() !== (state.status ?? 200)) problems.push(`${where}: answered ${response?.status()}`);
@@ -357,7 +362,9 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
             const v = await axeViolations(page);
             if (v.length > 0) problems.push(formatViolations(where, v));
           }
-          await fullPageShot(page, join(dir, `${state.name}.png`));
+          if (EVERY_SCREENSHOT || problems.length + pageProblems.length > problemsBefore) {
+            await fullPageShot(page, join(dir, `${state.name}.png`));
+          }
         }
         await context.close();
         problems.push(...pageProblems.map((p) => `at ${viewport.width} px: ${p}`));
@@ -367,7 +374,7 @@ function describeSweep(width: keyof typeof SWEEP_VIEWPORTS, checkHtml: boolean):
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const widths = WIDTHS.map((w) => w.width).join(", ");
       console.log(
-        `Browser sweep: ${states.length} pages at ${widths} px in ${seconds} s; screenshots in ${SCREENSHOTS}`,
+        `Browser sweep: ${states.length} pages at ${widths} px in ${seconds} s; measurements and screenshots in ${SCREENSHOTS}`,
       );
       expect(states.length).toBeGreaterThanOrEqual(40);
       problems.push(...nu.map((e) => `Nu HTML Checker: ${e}`));

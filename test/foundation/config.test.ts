@@ -100,6 +100,12 @@ describe("configuration", () => {
     expect((error as ConfigError).problems).toHaveLength(6);
   });
 
+  it("sends mail in rounds of MAIL_POLL_SECONDS, 5 unless set", () => {
+    expect(loadConfig({ DATA_DIR: tempDir() }).mailPollMs).toBe(5_000);
+    expect(loadConfig({ DATA_DIR: tempDir(), MAIL_POLL_SECONDS: "1" }).mailPollMs).toBe(1_000);
+    expect(() => loadConfig({ DATA_DIR: tempDir(), MAIL_POLL_SECONDS: "0" })).toThrow(/MAIL_POLL_SECONDS/);
+  });
+
   it("rejects a port out of range and a short session secret", () => {
     expect(() => loadConfig({ DATA_DIR: tempDir(), PORT: "70000" })).toThrow(/PORT/);
     expect(() => loadConfig({ DATA_DIR: tempDir(), SESSION_SECRET: "short" })).toThrow(/SESSION_SECRET/);

@@ -43,7 +43,13 @@ export const CHROMIUM_ARGS = [
 ];
 
 export async function launchBrowser(): Promise<TestBrowser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  return testBrowser(
+    await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }),
+    (browser) => browser.close(),
+  );
+}
+
+function testBrowser(browser: Browser, close: (browser: Browser) => Promise<void>): TestBrowser {
   return {
     browser,
     async newContext(options = {}) {
@@ -51,10 +57,35 @@ export async function launchBrowser(): Promise<TestBrowser> {
       await keepOnLoopback(context);
       return context;
     },
-    async close() {
-      await browser.close();
-    },
+    close: () => close(browser),
   };
+}
+
+/** This worker process's Chromium (see sharedBrowser), launched by the first browser test file that needs it. */
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The Chromium of this test worker, shared by the browser test files it runs one after another (the slow tier does
+ * not isolate its files): launching Chromium for every file cost about a second each. Files share nothing else: each
+ * test makes its own contexts (every context is a fresh, private profile), and a file's `close()` closes the contexts
+ * it left open, not the browser. Chromium ends with the worker process (Playwright closes the browsers it launched
+ * when its process exits, and Chromium quits when the pipe to it closes).
+ */
+export async function sharedBrowser(): Promise<TestBrowser> {
+  shared ??= chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).then((browser) => {
+    browser.once("disconnected", () => {
+      shared = undefined;
+    });
+    return browser;
+  });
+  const launching = shared;
+  const browser = await launching.catch((error: unknown) => {
+    if (shared === launching) shared = undefined;
+    throw error;
+  });
+  return testBrowser(browser, async (b) => {
+    await Promise.all(b.contexts().map((context) => context.close().catch(() => {})));
+  });
 }
 
 /**
@@ -200,8 +231,8 @@ export interface CheckedPage {
 /**
  * The set-up every browser test file shares, registered as its beforeAll and afterAll: a free port on `host`,
  * `start(base)` building the app (with `base` as its BASE_URL where its pages' absolute addresses must be the ones
- * the browser visits; otherwise it may ignore it), the app listening there, and Chromium; afterwards Chromium and
- * the app are closed. The default host, localhost, is a secure context whose name is a valid WebAuthn relying-party
+ * the browser visits; otherwise it may ignore it), the app listening there, and the worker's Chromium
+ * (sharedBrowser); afterwards the contexts the file left open and the app are closed. The default host, localhost, is a secure context whose name is a valid WebAuthn relying-party
  * id, unlike 127.0.0.1.
  */
 export function browserSite<H extends Served>(
@@ -217,7 +248,7 @@ export function browserSite<H extends Served>(
     base = `http://${host}:${port}`;
     harness = await start(base);
     await harness.app.listen({ port, host });
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

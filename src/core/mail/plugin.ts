@@ -24,6 +24,7 @@ export const mailWorkerPlugin = fp(
         db: civic.database.db,
         transport: configuredTransport(civic.config),
         from: civic.config.mailFrom,
+        pollMs: civic.config.mailPollMs,
         now: () => civic.now(),
         log: app.log,
       }),
