@@ -26,7 +26,8 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
   const site = browserSite(
     async () => {
       smtp = await startTestSmtp();
-      const t = await createTestApp("sqlite", { seed: true, env: { SMTP_URL: smtp.url } });
+      // The outbox worker's round every second (5 s unless set), so the mail is waited for less.
+      const t = await createTestApp("sqlite", { seed: true, env: { SMTP_URL: smtp.url, MAIL_POLL_SECONDS: "1" } });
       return {
         ...t,
         async close() {

@@ -44,6 +44,8 @@ describe.skipIf(!browserAvailable())("reporting an issue in Chromium", { timeout
         now: () => new Date(Date.now() + offset),
         env: {
           SMTP_URL: smtp.url,
+          // The outbox worker's round every second (5 s unless set), so the mails are waited for less.
+          MAIL_POLL_SECONDS: "1",
           MAP_TILE_URL: `http://127.0.0.1:${tilePort}/{z}/{x}/{y}.png`,
           MAP_TILE_ATTRIBUTION: "Test tiles",
         },

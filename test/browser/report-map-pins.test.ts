@@ -1,3 +1,4 @@
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { seedDemoVillage } from "../../src/demo/seed.js";
@@ -35,6 +36,29 @@ function markersNow(): string {
   return [...document.querySelectorAll<HTMLElement>(".report-view-map .leaflet-marker-icon")]
     .map((el) => `${el.title}@${el.style.transform}`)
     .join("|");
+}
+
+/**
+ * Presses Enter on the focused zoom button of the reports map and waits for the zoom to end: the map asks for its
+ * reports at the new zoom on "moveend" (its zoom control takes no press while it moves). A disabled button (the end
+ * of the map's zooms) moves nothing, so nothing is waited for.
+ */
+async function pressZoom(page: Page): Promise<void> {
+  const disabled = await page.evaluate(() => document.activeElement?.classList.contains("leaflet-disabled") ?? false);
+  const asked = (url: string) => new URL(url).searchParams.get("zoom");
+  const from = await page.evaluate(() => {
+    const entries = performance.getEntriesByType("resource").map((e) => e.name);
+    return entries.reverse().find((u) => /[?&]bbox=.*[?&]zoom=\d+/.test(u)) ?? null;
+  });
+  const zoomBefore = from ? asked(from) : null;
+  const moved = disabled
+    ? Promise.resolve()
+    : page.waitForRequest((r) => {
+        const zoom = asked(r.url());
+        return zoom !== null && new URL(r.url()).searchParams.has("bbox") && zoom !== zoomBefore;
+      });
+  await page.keyboard.press("Enter");
+  await moved;
 }
 
 describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_000 }, () => {
@@ -126,10 +150,7 @@ describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_0
     expect(await listed.first().getAttribute("href")).toMatch(/^\/reports\/[A-Z0-9]{4}-[A-Z0-9]{4}$/);
     // Zooming in (the map's zoom button, by keyboard) shows fewer reports, and says so.
     await page.focus(".reports-map .leaflet-control-zoom-in");
-    for (let i = 0; i < 4; i++) {
-      await page.keyboard.press("Enter");
-      await page.waitForTimeout(400);
-    }
+    for (let i = 0; i < 4; i++) await pressZoom(page);
     await expect.poll(() => summary.textContent(), { timeout: 10_000 }).not.toBe(`${inView} reports in view.`);
     const violations = await axeViolations(page);
     expect(formatViolations("/reports with its map", violations)).toBe("");
@@ -174,12 +195,12 @@ describe.skipIf(!browserAvailable())("pins on the reports map", { timeout: 120_0
     });
     await page.goto(`${site.base}/reports`, { waitUntil: "load" });
     expect(await page.getAttribute(".reports-map-canvas", "data-tile-zooms")).toBe("12-19");
-    await page.waitForSelector(".reports-map .leaflet-control-zoom-out");
+    // The map has its first view (and has asked for its reports there) before the zooming starts.
+    await expect.poll(() => page.textContent(".map-summary"), { timeout: 10_000 }).toMatch(/in view/);
     await page.focus(".reports-map .leaflet-control-zoom-out");
-    for (let i = 0; i < 8; i++) {
-      await page.keyboard.press("Enter");
-      await page.waitForTimeout(250);
-    }
+    for (let i = 0; i < 8; i++) await pressZoom(page);
+    // At the end of its zooms the button is disabled: the map went as far out as it can.
+    expect(await page.getAttribute(".reports-map .leaflet-control-zoom-out", "class")).toContain("leaflet-disabled");
     expect(zooms.size).toBeGreaterThan(0);
     expect(Math.min(...zooms)).toBeGreaterThanOrEqual(12);
     await context.close();

@@ -51,10 +51,22 @@ export async function nuErrors(documents: Map<string, string>): Promise<string[]
       writeFileSync(file, html);
       files.set(file, label);
     }
-    // --exit-zero-always: the messages are read from its JSON, not its status.
+    // --exit-zero-always: the messages are read from its JSON, not its status. The JVM compiles with its quick
+    // compiler only (TieredStopAtLevel=1): for a run of a few seconds that halves the CPU time (about 6 s → 3 s on
+    // 26 mails) with the same messages; its deeper stack frames need a bigger thread stack than the default 1 MB.
     const { stderr } = await exec(
       "java",
-      ["-jar", vnuJar, "--format", "json", "--errors-only", "--exit-zero-always", ...files.keys()],
+      [
+        "-Xss4m",
+        "-XX:TieredStopAtLevel=1",
+        "-jar",
+        vnuJar,
+        "--format",
+        "json",
+        "--errors-only",
+        "--exit-zero-always",
+        ...files.keys(),
+      ],
       { maxBuffer: 64 * 1024 * 1024 },
     );
     const messages = (JSON.parse(stderr) as { messages: NuMessage[] }).messages;
