@@ -59,10 +59,15 @@ const ALL = ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"];
 /** How TSX is compiled, for the root and every project (a project has its own Vite config). */
 const oxc = { jsx: { runtime: "automatic", importSource: "preact" } } as const;
 
-/** What every tier shares. Two workers: the test machines have two cores (the slow tier has three, see there). */
+/**
+ * What every tier shares. Three workers on the test machines' two cores: the tiers run side by side (the same
+ * `groupOrder`, which vitest requires to share one `maxWorkers`), and the browser and child-process tests wait much of
+ * their time, so a third worker fills the cores (the whole run: 431 s with two workers and the slow tier after the
+ * others, 374 s so).
+ */
 const common = {
   pool: "forks",
-  maxWorkers: 2,
+  maxWorkers: 3,
   testTimeout: 30_000,
   hookTimeout: 60_000,
 } as const;
@@ -98,12 +103,8 @@ export default defineConfig({
           include: SLOW,
           exclude: SLOW_ALONE,
           isolate: false,
-          // After fast and db, so Chromium and the crash test's load never run beside a timing-sensitive db test.
-          sequence: { groupOrder: 1 },
-          // Three files at once on the two cores: these tests wait much of their time (on Chromium, on a child
-          // process, on timers), and two workers left about half of the two cores idle. (The db tier is busy on
-          // both cores with two: a third worker made it slower.)
-          maxWorkers: 3,
+          // Beside fast and db (see `common`); only the map's long-task timing waits for all of them (slow-alone).
+          sequence: { groupOrder: 0 },
         },
       },
       { oxc, test: { ...common, name: "slow-alone", include: SLOW_ALONE, sequence: { groupOrder: 2 }, maxWorkers: 1 } },
