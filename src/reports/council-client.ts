@@ -81,12 +81,15 @@ function requestOptions(config: Config) {
   };
 }
 
+/** The query every read of a council carries: its `jurisdiction_id`, when the department has one. */
+export function jurisdictionQuery(endpoint: Pick<CouncilEndpoint, "open311_jurisdiction">): Record<string, string> {
+  return endpoint.open311_jurisdiction ? { jurisdiction_id: endpoint.open311_jurisdiction } : {};
+}
+
 /** GET {base}/{path} (with the jurisdiction), parsed as JSON. Throws OutboundError with a message for staff. */
 async function getCouncilJson(config: Config, endpoint: CouncilEndpoint, path: string, what: string): Promise<unknown> {
   if (!endpoint.open311_endpoint) throw new OutboundError("no endpoint is set");
-  const query: Record<string, string> = {};
-  if (endpoint.open311_jurisdiction) query.jurisdiction_id = endpoint.open311_jurisdiction;
-  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, path, query), {
+  const answer = await outboundRequest(endpointUrl(endpoint.open311_endpoint, path, jurisdictionQuery(endpoint)), {
     ...requestOptions(config),
     headers: { accept: "application/json" },
   });

@@ -5,7 +5,7 @@ import type { DepartmentsTable, ReportStatus } from "../core/db/schema.js";
 import { AppError } from "../core/http/errors.js";
 import { OutboundError } from "../core/http/outbound.js";
 import type { Job, JobContext } from "../core/jobs/runner.js";
-import { type CouncilRequest, councilKey, fetchRequests, resolveToken } from "./council-client.js";
+import { type CouncilRequest, councilKey, fetchRequests, jurisdictionQuery, resolveToken } from "./council-client.js";
 import { type ReportEvent, recordReportEvent } from "./events.js";
 import { canTransition, isReportStatus, open311Status } from "./model.js";
 
@@ -162,8 +162,7 @@ export async function pollCouncils(
     let waiting: string[] | null = null;
     try {
       const key = councilKey(civic.config, department);
-      const base: Record<string, string> = {};
-      if (department.open311_jurisdiction) base.jurisdiction_id = department.open311_jurisdiction;
+      const base = jurisdictionQuery(department);
       const withKey = key ? { ...base, api_key: key } : base;
       await resolveTokens(civic, department, watched, withKey, options.log);
       const table = councilStatusTable(department.open311_statuses);

@@ -6,7 +6,7 @@ import type { Job } from "../core/jobs/runner.js";
 import { enqueueMail } from "../core/mail/outbox.js";
 import { publicPhoto } from "../core/visibility.js";
 import { type AttributeValues, categoryAttributes } from "./attributes.js";
-import { councilKey, postRequest } from "./council-client.js";
+import { councilKey, jurisdictionQuery, postRequest } from "./council-client.js";
 import { forwardMail, type ReportMailFacts } from "./emails.js";
 import { reportPhotoUrl } from "./photos.js";
 import { shownMediaUrl } from "./media-url.js";
@@ -261,7 +261,7 @@ async function requestFields(
     .join("\n\n");
   const fields: [string, string][] = [];
   if (key) fields.push(["api_key", key]);
-  if (r.open311_jurisdiction) fields.push(["jurisdiction_id", r.open311_jurisdiction]);
+  fields.push(...Object.entries(jurisdictionQuery(r)));
   fields.push(["service_code", serviceCode]);
   if (r.latitude !== null && r.longitude !== null) {
     fields.push(["lat", String(r.latitude)], ["long", String(r.longitude)]);
