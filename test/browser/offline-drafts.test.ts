@@ -364,9 +364,13 @@ describe.skipIf(!browserAvailable())("the installable app and offline drafts in 
     await page.goto(`${site.base}/`);
     expect(await page.locator("#saved-drafts-note").count()).toBe(0);
     await page.goto(`${site.base}/report/drafts`);
-    await expect.poll(() => page.locator(".drafts-empty").count()).toBe(1);
+    // The page itself says "no reports saved" before its script has read the device, so wait for what the script
+    // writes: the note about the other session's draft.
+    await expect
+      .poll(() => page.textContent("#drafts-hidden"))
+      .toContain("1 report saved on this device in another session");
+    expect(await page.locator(".drafts-empty").count()).toBe(1);
     expect(await page.textContent("main")).not.toContain(title);
-    expect(await page.textContent("#drafts-hidden")).toContain("1 report saved on this device in another session");
     await expectAxeClean(page, "drafts page with a draft of another session");
 
     // A signs in again on this browser: the draft is theirs, and is sent under their account only.
